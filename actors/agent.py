@@ -1,0 +1,165 @@
+"""The agent actor: one per configured agent, one incarnation per (re)start.
+
+The actor owns the backend and an event loop on a thread of its own; each model turn
+runs there as a task, so the mailbox stays free for ``CancelTurn``, ``InjectAnswers``
+and stop while the model streams. Failures of start, handler or worker are reported to
+the supervisor, which decides about restarts; the agent never retries itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import threading
+from collections.abc import Coroutine
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from massgen import backends
+from massgen.actors.runtime import Peer, RunContext, TracedActor
+from massgen.actors.turn import BudgetDenied, ModelCallError, TurnIO, TurnRunner, TurnSettings
+from massgen.configs.schema import AgentConfig
+from massgen.messages import (
+    CallPermit,
+    CallPermitRequest,
+    CancelTurn,
+    ChildFailed,
+    ChildStarted,
+    InjectAnswers,
+    Message,
+    PresentFinal,
+    StartTurn,
+)
+
+_PERMIT_TIMEOUT_S = 30.0
+_CLOSE_TIMEOUT_S = 2.0
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """What the supervisor needs to (re)start an agent."""
+
+    agent_id: str
+    label: str
+    config: AgentConfig
+    settings: TurnSettings
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+class AgentActor(TracedActor):
+    def __init__(self, ctx: RunContext, spec: AgentSpec, incarnation: int, supervisor: Peer) -> None:
+        super().__init__(ctx, spec.agent_id, incarnation)
+        self.spec = spec
+        self.supervisor = supervisor
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._runner: TurnRunner | None = None
+        self._backend: backends.Backend | None = None
+        self._turn: concurrent.futures.Future[None] | None = None
+        self._turn_id: int | None = None
+
+    # -- life cycle -------------------------------------------------------------------------
+
+    def on_start(self) -> None:
+        try:
+            self._loop = asyncio.new_event_loop()
+            threading.Thread(
+                target=self._loop.run_forever, name=f"{self.me}-loop", daemon=True
+            ).start()
+            context = backends.BackendContext(
+                agent_id=self.spec.agent_id, incarnation=self.incarnation, run_id=self.ctx.run_id
+            )
+            self._backend = backends.create(self.spec.config.backend, context)
+            self._run(self._backend.start()).result()
+            io = TurnIO(emit=self._emit, permit=self._permit)
+            self._runner = TurnRunner(self._backend, io, self.spec.settings)
+        except Exception as exc:  # noqa: BLE001 - every start failure goes to the supervisor
+            self.send(self.supervisor, ChildFailed, name=self.name, incarnation=self.incarnation,
+                      error=_describe(exc), where="on_start")
+            # Stop instead of raising: Pykka reports neither on_failure nor on_stop for on_start.
+            self.actor_ref.stop(block=False)
+            return
+        self.send(self.supervisor, ChildStarted, name=self.name, incarnation=self.incarnation)
+
+    def on_failure(self, exception_type: Any, exception_value: Any, traceback: Any) -> None:
+        self.send(self.supervisor, ChildFailed, name=self.name, incarnation=self.incarnation,
+                  error=_describe(exception_value), where="handler")
+        self._shutdown()
+
+    def on_stop(self) -> None:
+        self._shutdown()
+
+    def _shutdown(self) -> None:
+        if self._turn is not None:
+            self._turn.cancel()
+        loop, self._loop = self._loop, None
+        if loop is None:
+            return
+        if self._backend is not None and loop.is_running():
+            try:
+                asyncio.run_coroutine_threadsafe(self._backend.aclose(), loop).result(_CLOSE_TIMEOUT_S)
+            except Exception:  # noqa: BLE001 - closing is best effort; the loop thread is a daemon
+                pass
+        loop.call_soon_threadsafe(loop.stop)
+
+    # -- messages -----------------------------------------------------------------------------
+
+    def handle(self, message: Message) -> Any:
+        if isinstance(message, StartTurn):
+            self._begin(message.turn_id, "turn", message)
+        elif isinstance(message, PresentFinal):
+            self._begin(message.turn_id, "present", message)
+        elif isinstance(message, InjectAnswers):
+            if message.turn_id == self._turn_id and self._turn_is_running() and self._loop and self._runner:
+                self._loop.call_soon_threadsafe(self._runner.inject, message.view)
+        elif isinstance(message, CancelTurn):
+            if message.turn_id == self._turn_id and self._turn is not None:
+                self._turn.cancel()
+        return None
+
+    def _turn_is_running(self) -> bool:
+        return self._turn is not None and not self._turn.done()
+
+    def _begin(self, turn_id: int, kind: Literal["turn", "present"], message: StartTurn | PresentFinal) -> None:
+        if self._runner is None:
+            return
+        if self._turn is not None:
+            self._turn.cancel()
+        self._turn_id = turn_id
+        if kind == "turn":
+            assert isinstance(message, StartTurn)
+            coro = self._runner.run_turn(message)
+        else:
+            assert isinstance(message, PresentFinal)
+            coro = self._runner.present(message)
+        self._turn = self._run(self._guard(coro, message.msg_id))
+
+    def _run(self, coro: Coroutine[Any, Any, Any]) -> concurrent.futures.Future[Any]:
+        assert self._loop is not None
+        return asyncio.run_coroutine_threadsafe(coro, self._loop)
+
+    async def _guard(self, coro: Coroutine[Any, Any, None], cause: str) -> None:
+        try:
+            await coro
+        except asyncio.CancelledError:
+            raise
+        except BudgetDenied:
+            pass
+        except ModelCallError as exc:
+            self._emit(ChildFailed, cause, {"name": self.name, "incarnation": self.incarnation,
+                                            "error": f"model call failed: {exc}", "where": "worker"})
+        except Exception as exc:  # noqa: BLE001 - a crashing turn is this incarnation's failure
+            self._emit(ChildFailed, cause, {"name": self.name, "incarnation": self.incarnation,
+                                            "error": _describe(exc), "where": "worker"})
+
+    # -- what the turn worker uses (any thread) --------------------------------------------------
+
+    def _emit(self, cls: type[Message], cause: str, fields: dict[str, Any]) -> None:
+        self.ctx.tell(self.supervisor, self.make(cls, causation_id=cause, **fields))
+
+    def _permit(self, turn_id: int, cause: str) -> CallPermit | None:
+        request = self.make(CallPermitRequest, causation_id=cause, turn_id=turn_id)
+        return self.ctx.ask(self.supervisor, request, CallPermit, timeout=_PERMIT_TIMEOUT_S)

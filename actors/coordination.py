@@ -1,0 +1,77 @@
+"""The coordination state the supervisor keeps: answers, versions, caps, best answer.
+
+Pure data and rules, no actors or threads, so each rule is tested directly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from massgen.configs.schema import OrchestratorConfig
+from massgen.messages import AnswerEntry, AnswerView, TallyUpdated
+
+
+@dataclass
+class Answer:
+    agent: str
+    label: str
+    content: str
+    order: int
+
+
+@dataclass
+class Coordination:
+    """Answers in submission order; ``version`` counts them and names the vote round."""
+
+    agents: list[str]
+    labels: dict[str, str]
+    rules: OrchestratorConfig
+    answers: list[Answer] = field(default_factory=list)
+    answer_now: bool = False
+
+    @property
+    def version(self) -> int:
+        return len(self.answers)
+
+    def agent_of_label(self, label: str) -> str | None:
+        return next((agent for agent, lab in self.labels.items() if lab == label), None)
+
+    def latest(self, agent: str) -> Answer | None:
+        return next((a for a in reversed(self.answers) if a.agent == agent), None)
+
+    def count(self, agent: str) -> int:
+        return sum(1 for a in self.answers if a.agent == agent)
+
+    def add_answer(self, agent: str, content: str) -> Answer:
+        label = f"{self.labels[agent]}.{self.count(agent) + 1}"
+        answer = Answer(agent=agent, label=label, content=content, order=len(self.answers))
+        self.answers.append(answer)
+        return answer
+
+    def view(self) -> AnswerView:
+        entries = []
+        for agent in self.agents:
+            latest = self.latest(agent)
+            if latest is not None:
+                entries.append(AnswerEntry(agent=self.labels[agent], label=latest.label, content=latest.content))
+        return AnswerView(version=self.version, answers=tuple(entries))
+
+    def vote_only(self, agent: str) -> bool:
+        """An agent may only vote once a cap is reached, or when the user asked to wrap up."""
+        if not self.answers:
+            return False
+        if self.answer_now:
+            return True
+        per_agent = self.rules.max_new_answers_per_agent
+        if per_agent is not None and self.count(agent) >= per_agent:
+            return True
+        total = self.rules.max_new_answers_global
+        return total is not None and len(self.answers) >= total
+
+    def best_so_far(self, tally: TallyUpdated | None) -> Answer | None:
+        """Most votes in the current round, else the newest answer."""
+        if tally is not None and tally.round == self.version and tally.winner:
+            winner = self.latest(tally.winner)
+            if winner is not None:
+                return winner
+        return self.answers[-1] if self.answers else None

@@ -1,0 +1,155 @@
+"""The small runtime port every actor sends through: tell, ask, record, spawn.
+
+Keeping Pykka behind this port does two jobs. Every message between actors is
+traced on its way (the trace is the log), and the actors never touch Pykka refs
+directly, so the same actors could later run on another runtime (Ray) that offers
+the same five verbs.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import pykka
+
+from massgen.messages import DeadLetter, Message, Sender
+
+M = TypeVar("M", bound=Message)
+Clock = Callable[[], float]
+
+
+@dataclass(frozen=True)
+class Peer:
+    """An actor as others know it: logical name, incarnation and its mailbox."""
+
+    name: str
+    incarnation: int
+    ref: pykka.ActorRef[Any] = field(compare=False, repr=False)
+
+    @property
+    def sender(self) -> Sender:
+        return Sender(name=self.name, incarnation=self.incarnation)
+
+    def __str__(self) -> str:
+        return f"{self.name}#{self.incarnation}"
+
+
+class RunContext:
+    """What every actor of one run shares: the run id, the trace writer and the clock."""
+
+    def __init__(self, run_id: str, trace: pykka.ActorRef[Any] | None, clock: Clock = time.monotonic) -> None:
+        self.run_id = run_id
+        self.clock = clock
+        self._trace = trace
+        self._lock = threading.Lock()
+
+    # -- tracing ------------------------------------------------------------------------
+
+    def trace(self, kind: str, message: Message, to: str = "", **extra: Any) -> None:
+        """Append one record to the trace; never raises (a closed trace is not our caller's fault)."""
+        if self._trace is None:
+            return
+        try:
+            self._trace.tell(("record", kind, to, message, extra))
+        except pykka.ActorDeadError:
+            pass
+
+    def record(self, message: Message) -> None:
+        """Trace a decision or happening that is not sent to anyone (restarts, deadlines)."""
+        self.trace("event", message)
+
+    # -- messaging ----------------------------------------------------------------------
+
+    def tell(self, to: Peer, message: Message, *, traced: bool = True) -> bool:
+        """Send without waiting. Returns False (and records a dead letter) if ``to`` is gone."""
+        if traced:
+            self.trace("tell", message, to=str(to))
+        try:
+            to.ref.tell(message)
+            return True
+        except pykka.ActorDeadError:
+            self.record(
+                DeadLetter(
+                    run_id=self.run_id,
+                    original_type=type(message).__name__,
+                    original_sender=str(message.sender),
+                    to=str(to),
+                    why="recipient stopped",
+                    causation_id=message.msg_id,
+                )
+            )
+            return False
+
+    def ask(self, to: Peer, message: Message, reply_type: type[M], timeout: float) -> M | None:
+        """Send and wait for a reply of ``reply_type``; None after a timeout or if ``to`` is gone.
+
+        Only turn workers ask (never an actor's own mailbox thread), so no ask cycle can form.
+        """
+        self.trace("ask", message, to=str(to))
+        try:
+            reply = to.ref.ask(message, timeout=timeout)
+        except pykka.Timeout:
+            self.trace("ask_timeout", message, to=str(to))
+            return None
+        except pykka.ActorDeadError:
+            self.record(
+                DeadLetter(
+                    run_id=self.run_id,
+                    original_type=type(message).__name__,
+                    original_sender=str(message.sender),
+                    to=str(to),
+                    why="recipient stopped before replying",
+                    causation_id=message.msg_id,
+                )
+            )
+            return None
+        if not isinstance(reply, reply_type):
+            raise TypeError(f"{to} answered {type(message).__name__} with {type(reply).__name__}")
+        self.trace("reply", reply, to=str(message.sender))
+        return reply
+
+
+class TracedActor(pykka.ThreadingActor):
+    """Base of our actors: knows its name and incarnation, and stamps envelopes.
+
+    Daemon threads, because a hung handler cannot be interrupted in Python; the
+    supervisor abandons such an incarnation and the process must still be able to exit.
+    """
+
+    use_daemon_thread = True
+
+    def __init__(self, ctx: RunContext, name: str, incarnation: int = 1) -> None:
+        super().__init__()
+        self.ctx = ctx
+        self.name = name
+        self.incarnation = incarnation
+        self.me = Sender(name=name, incarnation=incarnation)
+        self._handling: str | None = None
+
+    def make(self, cls: type[M], causation_id: str | None = None, **fields: Any) -> M:
+        """Build a message from this actor, caused by the message being handled now."""
+        return cls(
+            run_id=self.ctx.run_id,
+            sender=self.me,
+            causation_id=causation_id if causation_id is not None else self._handling,
+            **fields,
+        )
+
+    def send(self, to: Peer, cls: type[Message], **fields: Any) -> bool:
+        return self.ctx.tell(to, self.make(cls, **fields))
+
+    def on_receive(self, message: Any) -> Any:
+        if not isinstance(message, Message):
+            raise TypeError(f"{self.name} got a non-message: {type(message).__name__}")
+        self._handling = message.msg_id
+        try:
+            return self.handle(message)
+        finally:
+            self._handling = None
+
+    def handle(self, message: Message) -> Any:  # pragma: no cover - every actor overrides it
+        raise NotImplementedError

@@ -1,0 +1,444 @@
+"""The supervisor: runs the coordination state machine and keeps the team alive.
+
+It starts the judge and one agent per config entry, hands out turns, accepts answers
+and votes, restarts failed agents (backoff, intensity), enforces every deadline and
+budget, and ends the run with the best answer available. Time comes from ``Tick``
+messages sent by one scheduler thread, read through the run's clock.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import pykka
+
+from massgen.actors.agent import AgentActor, AgentSpec
+from massgen.actors.coordination import Coordination
+from massgen.actors.judge import Judge
+from massgen.actors.restarts import RestartHistory
+from massgen.actors.runtime import Peer, RunContext, TracedActor
+from massgen.configs.schema import TeamConfig
+from massgen.messages import (
+    AgentChunk,
+    AgentMarkedFailed,
+    AgentRestarting,
+    AnswerAccepted,
+    AnswerNow,
+    AnswerProposed,
+    CallPermit,
+    CallPermitRequest,
+    CancelRun,
+    CancelTurn,
+    ChildFailed,
+    ChildStarted,
+    DeadLetter,
+    DeadlineExpired,
+    FinalPresented,
+    InjectAnswers,
+    InvalidateVotes,
+    KillAgent,
+    Message,
+    ModelCallFinished,
+    ModelCallStarted,
+    PresentFinal,
+    RecordVote,
+    RestartAgent,
+    RunFinished,
+    RunStarted,
+    RunStatus,
+    SetLiveAgents,
+    SetRunTimeout,
+    StartTurn,
+    TallyUpdated,
+    Tick,
+    ToolCallRequested,
+    ToolCallResult,
+    TurnCorrection,
+    TurnFailed,
+    TurnStarted,
+    VoteProposed,
+)
+
+ChildStatus = Literal["starting", "idle", "in_turn", "presenting", "restarting", "failed"]
+_STOP_GRACE_S = 3.0
+_ACTIVITY = (AgentChunk, ModelCallStarted, ModelCallFinished, ToolCallRequested, ToolCallResult, TurnCorrection)
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """Everything a run needs that is not the config: the question and where logs go."""
+
+    run_id: str
+    question: str
+    log_dir: str
+    versions: dict[str, str]
+    history: tuple[tuple[str, str], ...] = ()
+    tick_interval_s: float = 0.05
+
+
+@dataclass
+class Child:
+    spec: AgentSpec
+    history: RestartHistory
+    peer: Peer | None = None
+    incarnation: int = 0
+    status: ChildStatus = "starting"
+    since: float = 0.0
+    last_activity: float = 0.0
+    turn_id: int | None = None
+    restart_at: float = 0.0
+
+
+@dataclass
+class Usage:
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+
+    @property
+    def tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+
+class _Ticker(threading.Thread):
+    """The run's only timer: a Tick to the supervisor every interval until stopped."""
+
+    def __init__(self, ctx: RunContext, target: Peer, interval: float) -> None:
+        super().__init__(name=f"ticker-{ctx.run_id}", daemon=True)
+        self.ctx, self.target, self.interval = ctx, target, interval
+        self.stopped = threading.Event()
+
+    def run(self) -> None:
+        while not self.stopped.wait(self.interval):
+            try:
+                self.target.ref.tell(Tick(run_id=self.ctx.run_id, now=self.ctx.clock()))
+            except pykka.ActorDeadError:
+                return
+
+
+class Supervisor(TracedActor):
+    def __init__(self, ctx: RunContext, config: TeamConfig, run: RunSpec, specs: list[AgentSpec]) -> None:
+        super().__init__(ctx, "supervisor")
+        self.config, self.run = config, run
+        self.timeouts = config.timeout_settings
+        self.rules = config.orchestrator
+        self.children = {s.agent_id: Child(spec=s, history=RestartHistory(self.rules.restart)) for s in specs}
+        order = [s.agent_id for s in specs]
+        self.coord = Coordination(order, {s.agent_id: s.label for s in specs}, self.rules)
+        self.usage = Usage()
+        self.tally: TallyUpdated | None = None
+        self.phase: Literal["coordinating", "presenting", "finished"] = "coordinating"
+        self.presenter: str | None = None
+        self.winner: str | None = None
+        self.started = ctx.clock()
+        self.deadline = self.started + self.timeouts.orchestrator_timeout_seconds
+        self._turn_ids = itertools.count(1)
+        self.judge: Peer | None = None
+        self._ticker: _Ticker | None = None
+
+    # -- life cycle ---------------------------------------------------------------------------
+
+    def on_start(self) -> None:
+        self.ctx.record(self.make(
+            RunStarted, question=self.run.question, history=self.run.history,
+            agents=tuple(self.children), labels=tuple(c.spec.label for c in self.children.values()),
+            config=self.config.redacted(), versions=self.run.versions, log_dir=self.run.log_dir,
+        ))
+        me = Peer("supervisor", 1, self.actor_ref)
+        self.self_peer = me
+        judge_ref = Judge.start(self.ctx, me, list(self.children))
+        self.judge = Peer("judge", 1, judge_ref)
+        for child in self.children.values():
+            self._spawn(child)
+        self._ticker = _Ticker(self.ctx, me, self.run.tick_interval_s)
+        self._ticker.start()
+
+    def on_stop(self) -> None:
+        self._stop_everything()
+
+    def on_failure(self, *args: Any) -> None:
+        self._stop_everything()
+
+    def _stop_everything(self) -> None:
+        """Stop every child and wait a bounded time, so their processes and clients are closed."""
+        if self._ticker is not None:
+            self._ticker.stopped.set()
+        peers = [c.peer for c in self.children.values() if c.peer is not None and c.status != "failed"]
+        peers += [self.judge] if self.judge is not None else []
+        futures = [p.ref.stop(block=False) for p in peers]
+        deadline = self.ctx.clock() + _STOP_GRACE_S
+        for future in futures:
+            try:
+                future.get(timeout=max(0.0, deadline - self.ctx.clock()))
+            except (pykka.Timeout, pykka.ActorDeadError):
+                pass  # a hung incarnation: abandoned, its thread is a daemon
+
+    def _spawn(self, child: Child) -> None:
+        child.incarnation += 1
+        ref = AgentActor.start(self.ctx, child.spec, child.incarnation, self.self_peer)
+        child.peer = Peer(child.spec.agent_id, child.incarnation, ref)
+        child.status, child.since = "starting", self.ctx.clock()
+
+    # -- dispatch -----------------------------------------------------------------------------
+
+    def handle(self, message: Message) -> Any:
+        if isinstance(message, Tick):
+            self._on_tick(message.now)
+            return None
+        if self.phase == "finished":
+            return CallPermit(granted=False, reason="run finished") if isinstance(message, CallPermitRequest) else None
+        if message.sender.name in self.children:
+            return self._from_agent(self.children[message.sender.name], message)
+        if isinstance(message, TallyUpdated):
+            self._on_tally(message)
+        elif isinstance(message, CancelRun):
+            self._finish("interrupted", message.reason)
+        elif isinstance(message, AnswerNow):
+            self._answer_now()
+        elif isinstance(message, SetRunTimeout):
+            self.deadline = self.started + message.seconds
+        elif isinstance(message, KillAgent | RestartAgent) and message.name in self.children:
+            verb = "killed" if isinstance(message, KillAgent) else "restart requested"
+            self._agent_failed(self.children[message.name], f"{verb} by user", "user")
+        return None
+
+    def _from_agent(self, child: Child, message: Message) -> Any:
+        if message.sender.incarnation != child.incarnation or child.status in ("failed", "restarting"):
+            self.ctx.record(self.make(
+                DeadLetter, original_type=type(message).__name__, original_sender=str(message.sender),
+                to="supervisor", why=f"sender is not the live incarnation ({child.incarnation})",
+            ))
+            if isinstance(message, CallPermitRequest):
+                return self.make(CallPermit, granted=False, reason="stale incarnation")
+            return None
+        if isinstance(message, CallPermitRequest):
+            return self._permit()
+        if isinstance(message, ChildStarted):
+            child.status, child.since = "idle", self.ctx.clock()
+            if self.phase == "coordinating":
+                self._start_turn(child)
+            return None
+        if isinstance(message, ChildFailed):
+            self._agent_failed(child, message.error, message.where)
+            return None
+        turn_id = getattr(message, "turn_id", None)
+        if turn_id is not None and turn_id != child.turn_id:
+            return None  # a late message of a cancelled turn
+        if isinstance(message, _ACTIVITY):
+            child.last_activity = self.ctx.clock()
+            if isinstance(message, ModelCallFinished):
+                self.usage.input_tokens += message.input_tokens
+                self.usage.output_tokens += message.output_tokens
+                self.usage.cost_usd += message.cost_usd
+        elif isinstance(message, AnswerProposed):
+            self._on_answer(child, message)
+        elif isinstance(message, VoteProposed):
+            self._on_vote(child, message)
+        elif isinstance(message, TurnFailed):
+            self._agent_failed(child, message.reason, "worker")
+        elif isinstance(message, FinalPresented) and child.spec.agent_id == self.presenter:
+            self._finish("completed", "the team converged", final=message.content or None)
+        return None
+
+    # -- coordination ---------------------------------------------------------------------------
+
+    def _start_turn(self, child: Child) -> None:
+        assert child.peer is not None
+        turn_id = next(self._turn_ids)
+        view = self.coord.view()
+        vote_only = self.coord.vote_only(child.spec.agent_id)
+        child.status, child.turn_id = "in_turn", turn_id
+        child.since = child.last_activity = self.ctx.clock()
+        self.ctx.record(self.make(
+            TurnStarted, agent=child.spec.agent_id, incarnation=child.incarnation, turn_id=turn_id,
+            vote_only=vote_only, view_labels=tuple(a.label for a in view.answers),
+        ))
+        self.send(child.peer, StartTurn, turn_id=turn_id, task=self.run.question, history=self.run.history,
+                  view=view, vote_only=vote_only, own_label=child.spec.label)
+
+    def _on_answer(self, child: Child, message: AnswerProposed) -> None:
+        agent_id = child.spec.agent_id
+        child.status = "idle"
+        if self.phase != "coordinating":
+            return
+        if self.coord.vote_only(agent_id):
+            self._start_turn(child)  # a cap was reached while this turn ran
+            return
+        answer = self.coord.add_answer(agent_id, message.content)
+        self.ctx.record(self.make(AnswerAccepted, agent=agent_id, label=answer.label, content=answer.content,
+                                  round=self.coord.version))
+        assert self.judge is not None
+        self.send(self.judge, InvalidateVotes, reason=f"new answer {answer.label}", round=self.coord.version)
+        view = self.coord.view()
+        for other in self.children.values():
+            if other is child or other.peer is None:
+                continue
+            if other.status == "idle":
+                self._start_turn(other)
+            elif other.status == "in_turn" and self.coord.count(other.spec.agent_id) > 0:
+                self.send(other.peer, InjectAnswers, turn_id=other.turn_id, view=view)
+        self._start_turn(child)
+
+    def _on_vote(self, child: Child, message: VoteProposed) -> None:
+        child.status = "idle"
+        if self.phase != "coordinating":
+            return
+        target = self.coord.agent_of_label(message.target)
+        answer = self.coord.latest(target) if target else None
+        if message.view_version != self.coord.version or answer is None or target is None:
+            self._start_turn(child)  # voted on an outdated view: look again
+            return
+        assert self.judge is not None
+        self.send(self.judge, RecordVote, voter=child.spec.agent_id, target=target, target_label=answer.label,
+                  reason=message.reason, round=self.coord.version)
+
+    def _on_tally(self, tally: TallyUpdated) -> None:
+        self.tally = tally
+        if tally.converged and tally.round == self.coord.version and tally.winner and self.phase == "coordinating":
+            self._conclude(tally.winner)
+
+    def _answer_now(self) -> None:
+        self.coord.answer_now = True
+        for child in self.children.values():
+            if child.status == "in_turn" and child.peer is not None and self.coord.answers:
+                self.send(child.peer, CancelTurn, turn_id=child.turn_id, reason="answer now")
+                self._start_turn(child)
+
+    def _conclude(self, winner: str) -> None:
+        self.winner = winner
+        child = self.children[winner]
+        strategy = self.rules.final_answer_strategy
+        if strategy == "winner_reuse" or child.status == "failed" or child.peer is None:
+            self._finish("completed", "the team converged")
+            return
+        self.phase, self.presenter = "presenting", winner
+        for other in self.children.values():
+            if other.status == "in_turn" and other.peer is not None:
+                self.send(other.peer, CancelTurn, turn_id=other.turn_id, reason="the team converged")
+                other.status = "idle"
+        turn_id = next(self._turn_ids)
+        child.status, child.turn_id = "presenting", turn_id
+        child.since = child.last_activity = self.ctx.clock()
+        assert self.tally is not None
+        self.send(child.peer, PresentFinal, turn_id=turn_id, task=self.run.question, history=self.run.history,
+                  view=self.coord.view(), votes=self.tally.votes, strategy=strategy, own_label=child.spec.label)
+
+    # -- budgets --------------------------------------------------------------------------------
+
+    def _permit(self) -> CallPermit:
+        budget = self.rules.budget
+        if budget.max_model_calls is not None and self.usage.calls >= budget.max_model_calls:
+            reason = f"model call budget of {budget.max_model_calls} used up"
+        elif budget.max_tokens is not None and self.usage.tokens >= budget.max_tokens:
+            reason = f"token budget of {budget.max_tokens} used up"
+        else:
+            self.usage.calls += 1
+            return self.make(CallPermit, granted=True)
+        if self.phase == "presenting":
+            self._finish("completed", f"the team converged; {reason}, so the winning answer is used as written")
+        else:
+            self._finish("budget", reason)
+        return self.make(CallPermit, granted=False, reason=reason)
+
+    # -- failures and restarts ------------------------------------------------------------------
+
+    def _agent_failed(self, child: Child, reason: str, where: str) -> None:
+        if child.status in ("failed", "restarting") or self.phase == "finished":
+            return
+        now = self.ctx.clock()
+        if child.peer is not None:
+            child.peer.ref.stop(block=False)  # a hung incarnation never reads it: it is abandoned
+        if self.phase == "presenting" and child.spec.agent_id == self.presenter:
+            self._finish("completed", f"the team converged; presentation failed ({reason})")
+            return
+        if where in ("deadline", "stopped"):
+            self.ctx.record(self.make(ChildFailed, name=child.spec.agent_id, incarnation=child.incarnation,
+                                      error=reason, where=where))
+        delay = child.history.record_failure(now)
+        if delay is None:
+            child.status = "failed"
+            self.ctx.record(self.make(AgentMarkedFailed, name=child.spec.agent_id,
+                                      reason=f"too many failures; last: {reason}"))
+            live = tuple(a for a, c in self.children.items() if c.status != "failed")
+            assert self.judge is not None
+            self.send(self.judge, SetLiveAgents, agents=live)
+            if not live:
+                self._all_failed()
+            return
+        child.status, child.restart_at = "restarting", now + delay
+        self.ctx.record(self.make(AgentRestarting, name=child.spec.agent_id, incarnation=child.incarnation,
+                                  delay_s=round(delay, 3), reason=reason))
+
+    def _all_failed(self) -> None:
+        if self.coord.answers:
+            self._finish("partial", "every agent failed before the team converged")
+        else:
+            self._finish("failed", "every agent failed and no agent produced an answer")
+
+    # -- time -----------------------------------------------------------------------------------
+
+    def _on_tick(self, now: float) -> None:
+        if self.phase == "finished":
+            return
+        if now >= self.deadline:
+            limit = self.deadline - self.started
+            self.ctx.record(self.make(DeadlineExpired, scope="run", detail=f"{limit:g} s"))
+            self._finish("timeout", f"the run deadline of {limit:g} s passed")
+            return
+        t = self.timeouts
+        for child in list(self.children.values()):
+            if self.phase == "finished":
+                return
+            if child.status == "restarting":
+                if now >= child.restart_at:
+                    self._spawn(child)
+                continue
+            if child.status == "failed" or child.peer is None:
+                continue
+            if child.peer.ref.actor_stopped.is_set():
+                self._agent_failed(child, "the agent stopped unexpectedly", "stopped")
+            elif child.status == "starting" and now - child.since > t.turn_timeout_seconds:
+                self._expire(child, "start", f"did not start within {t.turn_timeout_seconds:g} s")
+            elif child.status == "in_turn" and now - child.since > t.turn_timeout_seconds:
+                self._expire(child, "turn", f"turn exceeded {t.turn_timeout_seconds:g} s")
+            elif child.status == "in_turn" and now - child.last_activity > t.idle_stream_timeout_seconds:
+                self._expire(child, "idle", f"no output for {t.idle_stream_timeout_seconds:g} s")
+            elif child.status == "presenting" and now - child.since > t.present_timeout_seconds:
+                self.ctx.record(self.make(DeadlineExpired, scope="present", name=child.spec.agent_id,
+                                          detail=f"presentation exceeded {t.present_timeout_seconds:g} s"))
+                self._finish("completed", "the team converged; presentation timed out")
+
+    def _expire(self, child: Child, scope: Literal["start", "turn", "idle"], detail: str) -> None:
+        self.ctx.record(self.make(DeadlineExpired, scope=scope, name=child.spec.agent_id, detail=detail))
+        if child.peer is not None and child.turn_id is not None and scope != "start":
+            self.send(child.peer, CancelTurn, turn_id=child.turn_id, reason=detail)
+        self._agent_failed(child, detail, "deadline")
+
+    # -- the end ----------------------------------------------------------------------------------
+
+    def _finish(self, status: RunStatus, reason: str, final: str | None = None) -> None:
+        if self.phase == "finished":
+            return
+        self.phase = "finished"
+        converged = status == "completed"
+        if converged and self.winner is not None:
+            chosen = self.coord.latest(self.winner)
+        else:
+            chosen = self.coord.best_so_far(self.tally)
+        if chosen is None:
+            status = "failed"
+            if "no agent produced an answer" not in reason:
+                reason = f"{reason}; no agent produced an answer"
+        self.ctx.record(self.make(
+            RunFinished, status=status, reason=reason,
+            winner=chosen.agent if chosen else None, winner_label=chosen.label if chosen else None,
+            final_answer=final if final is not None else (chosen.content if chosen else None),
+            partial=not converged, elapsed_s=round(self.ctx.clock() - self.started, 3),
+            model_calls=self.usage.calls, input_tokens=self.usage.input_tokens,
+            output_tokens=self.usage.output_tokens, cost_usd=round(self.usage.cost_usd, 6),
+        ))
+        self.actor_ref.stop(block=False)  # on_stop stops the children

@@ -1,0 +1,253 @@
+"""A run of the team, as callers see it: start, observe, steer, wait for the result.
+
+The handle is the only thing outside the actors that talks to them. It starts the
+trace writer and the supervisor, sends control messages (cancel, answer now, ...) as
+the user, and builds the result from the trace once ``RunFinished`` is on disk.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import platform
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pykka
+
+from massgen.actors.agent import AgentSpec
+from massgen.actors.runtime import Peer, RunContext
+from massgen.actors.supervisor import RunSpec, Supervisor
+from massgen.actors.trace_writer import Subscriber, TraceWriter
+from massgen.actors.turn import TurnSettings
+from massgen.configs.schema import TeamConfig
+from massgen.logs import LogProjection
+from massgen.messages import (
+    AnswerNow,
+    CancelRun,
+    KillAgent,
+    Message,
+    RestartAgent,
+    RunFinished,
+    Sender,
+    SetRunTimeout,
+)
+
+USER = Sender(name="user", incarnation=0)
+_GRACE_S = 15.0
+
+
+def default_log_base() -> Path:
+    return Path(os.environ.get("MASSGEN_LOG_BASE_DIR") or Path(".massgen") / "massgen_logs")
+
+
+def new_log_dir(base: Path | None = None, turn: int = 1, attempt: int = 1) -> Path:
+    """``<base>/log_<timestamp>/turn_N/attempt_M``, unique even for runs started together."""
+    base = base or default_log_base()
+    stamp = _dt.datetime.now().strftime("%Y%m%d_%H%M%S_%f")
+    root = base / f"log_{stamp}"
+    suffix = 1
+    while True:
+        try:
+            root.mkdir(parents=True, exist_ok=False)
+            break
+        except FileExistsError:
+            suffix += 1
+            root = base / f"log_{stamp}_{suffix}"
+    path = root / f"turn_{turn}" / f"attempt_{attempt}"
+    path.mkdir(parents=True)
+    return path
+
+
+def versions() -> dict[str, str]:
+    from importlib.metadata import PackageNotFoundError, version
+
+    found = {"python": platform.python_version()}
+    for package in ("massgen-actors", "pykka", "pydantic"):
+        try:
+            found[package] = version(package)
+        except PackageNotFoundError:
+            found[package] = "unknown"
+    return found
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What a finished run hands back; every field is derived from the trace."""
+
+    status: str
+    reason: str
+    final_answer: str | None
+    winner: str | None
+    winner_label: str | None
+    partial: bool
+    log_dir: Path
+    run_id: str
+    answers: dict[str, str] = field(default_factory=dict)
+    votes: list[dict[str, Any]] = field(default_factory=list)
+    usage: dict[str, Any] = field(default_factory=dict)
+    elapsed_s: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "completed"
+
+
+def result_from_projection(projection: LogProjection, log_dir: Path) -> RunResult:
+    finished = projection.finished or {}
+    started = projection.started or {}
+    return RunResult(
+        status=str(finished.get("status", "failed")),
+        reason=str(finished.get("reason", "the run did not finish")),
+        final_answer=finished.get("final_answer"),
+        winner=finished.get("winner"),
+        winner_label=finished.get("winner_label"),
+        partial=bool(finished.get("partial", True)),
+        log_dir=log_dir,
+        run_id=str(started.get("run_id", "")),
+        answers={a["label"]: a["content"] for a in projection.answers},
+        votes=[dict(v) for v in projection.votes],
+        usage={
+            "model_calls": finished.get("model_calls", 0),
+            "input_tokens": finished.get("input_tokens", 0),
+            "output_tokens": finished.get("output_tokens", 0),
+            "cost_usd": finished.get("cost_usd", 0.0),
+        },
+        elapsed_s=float(finished.get("elapsed_s", 0.0)),
+    )
+
+
+def agent_specs(config: TeamConfig) -> list[AgentSpec]:
+    rules = config.orchestrator
+    return [
+        AgentSpec(
+            agent_id=agent.id,
+            label=f"agent{index}",
+            config=agent,
+            settings=TurnSettings(
+                system_message=agent.system_message,
+                temperature=agent.backend.temperature,
+                max_tokens=agent.backend.max_tokens,
+                max_attempts=rules.max_attempts_per_turn,
+                max_tool_rounds=rules.max_tool_rounds,
+            ),
+        )
+        for index, agent in enumerate(config.agents, 1)
+    ]
+
+
+class Team:
+    """One run of a team on one question. Use ``start()`` then ``wait()``, or ``run()``."""
+
+    def __init__(
+        self,
+        config: TeamConfig,
+        question: str,
+        *,
+        history: tuple[tuple[str, str], ...] = (),
+        log_dir: Path | None = None,
+        subscribers: list[Subscriber] | None = None,
+        tick_interval_s: float = 0.05,
+        turn: int = 1,
+    ) -> None:
+        self.config = config
+        self.question = question
+        self.history = history
+        self.log_dir = log_dir or new_log_dir(turn=turn)
+        self.run_id = uuid.uuid4().hex[:12]
+        self._subscribers = [self._watch, *(subscribers or [])]
+        self._tick = tick_interval_s
+        self._done = threading.Event()
+        self._result: RunResult | None = None
+        self._ctx: RunContext | None = None
+        self._trace: pykka.ActorRef[Any] | None = None
+        self._supervisor: Peer | None = None
+
+    def _watch(self, record: dict[str, Any], projection: LogProjection) -> None:
+        if record["type"] == "RunFinished":
+            self._result = result_from_projection(projection, self.log_dir)
+            self._done.set()
+
+    def start(self) -> Team:
+        self._trace = TraceWriter.start(self.log_dir, self._subscribers)
+        self._ctx = RunContext(self.run_id, self._trace)
+        spec = RunSpec(run_id=self.run_id, question=self.question, log_dir=str(self.log_dir),
+                       versions=versions(), history=self.history, tick_interval_s=self._tick)
+        ref = Supervisor.start(self._ctx, self.config, spec, agent_specs(self.config))
+        self._supervisor = Peer("supervisor", 1, ref)
+        return self
+
+    # -- steering (each is a message to the supervisor, so it is in the trace) ---------------------
+
+    def _control(self, cls: type[Message], **fields: Any) -> bool:
+        if self._ctx is None or self._supervisor is None:
+            return False
+        return self._ctx.tell(self._supervisor, cls(run_id=self.run_id, sender=USER, **fields))
+
+    def cancel(self, reason: str = "cancelled by user") -> bool:
+        return self._control(CancelRun, reason=reason)
+
+    def answer_now(self) -> bool:
+        return self._control(AnswerNow)
+
+    def set_timeout(self, seconds: float) -> bool:
+        return self._control(SetRunTimeout, seconds=seconds)
+
+    def kill_agent(self, name: str) -> bool:
+        return self._control(KillAgent, name=name)
+
+    def restart_agent(self, name: str) -> bool:
+        return self._control(RestartAgent, name=name)
+
+    @property
+    def done(self) -> bool:
+        return self._done.is_set()
+
+    # -- waiting ------------------------------------------------------------------------------------
+
+    def wait(self, timeout: float | None = None) -> RunResult:
+        """Block until the run ends; never longer than the run deadline plus a grace period."""
+        assert self._ctx is not None and self._supervisor is not None and self._trace is not None
+        limit = self.config.timeout_settings.orchestrator_timeout_seconds + _GRACE_S
+        deadline = time.monotonic() + (limit if timeout is None else min(timeout, limit))
+        supervisor_stopped = self._supervisor.ref.actor_stopped
+        while not self._done.wait(0.05):
+            if supervisor_stopped.is_set() or time.monotonic() >= deadline:
+                self._record_abort(
+                    "the supervisor stopped without finishing the run" if supervisor_stopped.is_set()
+                    else "the run did not finish within its deadline and grace period"
+                )
+                self._done.wait(5.0)
+                break
+        supervisor_stopped.wait(5.0)
+        self._close_trace()
+        if self._result is None:
+            self._result = RunResult(status="failed", reason="the trace could not be written", final_answer=None,
+                                     winner=None, winner_label=None, partial=True, log_dir=self.log_dir,
+                                     run_id=self.run_id)
+        return self._result
+
+    def _record_abort(self, reason: str) -> None:
+        assert self._ctx is not None and self._supervisor is not None
+        self._supervisor.ref.stop(block=False)
+        self._ctx.record(RunFinished(
+            run_id=self.run_id, sender=USER, status="failed", reason=reason, winner=None, winner_label=None,
+            final_answer=None, partial=True, elapsed_s=0.0, model_calls=0, input_tokens=0, output_tokens=0,
+            cost_usd=0.0,
+        ))
+
+    def _close_trace(self) -> None:
+        if self._trace is None:
+            return
+        try:
+            self._trace.ask("flush", timeout=5.0)
+            self._trace.stop(timeout=5.0)
+        except (pykka.Timeout, pykka.ActorDeadError):
+            pass
+
+    def run(self, timeout: float | None = None) -> RunResult:
+        return self.start().wait(timeout)

@@ -1,0 +1,84 @@
+"""The single writer of ``trace.jsonl``, and the live projection of it.
+
+One writer gives the trace a strictly increasing ``seq`` without locks. Each line is
+flushed as it is written so a crash loses at most the line being written. Observers
+(progress display, status file, stream API) see records only after they are on disk.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO, Any
+
+import pykka
+
+from massgen.logs import LogProjection, write_all, write_atomic
+from massgen.logs.files import TRACE_FILE, render_status
+from massgen.messages import Message
+from massgen.messages.trace import to_record
+
+Subscriber = Callable[[dict[str, Any], LogProjection], None]
+
+# Live status.json is rewritten at most this often (in trace time), and always at the end.
+_STATUS_EVERY_S = 0.25
+
+
+class TraceWriter(pykka.ThreadingActor):
+    use_daemon_thread = True
+
+    def __init__(self, log_dir: Path, subscribers: list[Subscriber] | None = None) -> None:
+        super().__init__()
+        self.log_dir = log_dir
+        self.projection = LogProjection()
+        self.subscribers = list(subscribers or [])
+        self._seq = 0
+        self._file: IO[str] | None = None
+        self._last_status_ts = 0.0
+        self.closed = threading.Event()
+
+    def on_start(self) -> None:
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        self._file = open(self.log_dir / TRACE_FILE, "a", encoding="utf-8")  # noqa: SIM115
+
+    def on_stop(self) -> None:
+        self._close()
+
+    def on_failure(self, *args: Any) -> None:
+        self._close()
+
+    def _close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+        self.closed.set()
+
+    def on_receive(self, message: Any) -> Any:
+        if isinstance(message, tuple) and message and message[0] == "record":
+            _, kind, to, msg, extra = message
+            self._write(kind, to, msg, extra)
+            return None
+        if message == "flush":
+            return self._seq
+        raise TypeError(f"trace writer got {message!r}")
+
+    def _write(self, kind: str, to: str, msg: Message, extra: dict[str, Any]) -> None:
+        if self._file is None:
+            return
+        self._seq += 1
+        record = to_record(self._seq, kind, to, msg, extra)
+        self._file.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+        self._file.flush()
+        self.projection.apply(record)
+        if record["type"] == "RunFinished":
+            write_all(self.log_dir, self.projection)
+        elif record["ts"] - self._last_status_ts >= _STATUS_EVERY_S:
+            self._last_status_ts = record["ts"]
+            write_atomic(self.log_dir / "status.json", render_status(self.projection))
+        for subscriber in self.subscribers:
+            try:
+                subscriber(record, self.projection)
+            except Exception:  # noqa: BLE001 - an observer's bug must not stop the log
+                pass

@@ -1,0 +1,173 @@
+"""The ``claude`` backend on Anthropic's Messages API (streamed server-sent events).
+
+Tool input arrives as ``input_json_delta`` fragments per content block and is complete
+at ``content_block_stop``; usage is split between ``message_start`` (input) and
+``message_delta`` (output). Anthropic reports overload mid-stream as an ``error`` event
+inside a 200 response; it is mapped back to 529 so the policy treats it as transient.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncGenerator
+from dataclasses import dataclass, field
+from typing import Any
+
+from massgen.backends.base import BackendContext, BackendError
+from massgen.backends.http_base import DEFAULT_HTTP_TIMEOUT_S, HttpBackend
+from massgen.backends.keys import require_key
+from massgen.backends.retry import AttemptClock, Failure, Retrier, StreamFailure, classify
+from massgen.backends.toolcall_text import parse_arguments
+from massgen.configs.schema import BackendConfig
+from massgen.messages.stream import (
+    Finish,
+    ModelRequest,
+    ReasoningDelta,
+    StreamEvent,
+    TextDelta,
+    ToolCall,
+    ToolCallEvent,
+)
+
+DEFAULT_MODEL = "claude-sonnet-4-5"
+DEFAULT_MAX_TOKENS = 4096
+# Error types Anthropic sends inside a stream, and the HTTP status each stands for.
+_STREAM_ERROR_STATUS = {
+    "overloaded_error": 529, "api_error": 500, "rate_limit_error": 429, "timeout_error": 504,
+    "invalid_request_error": 400, "authentication_error": 401, "permission_error": 403,
+    "not_found_error": 404, "request_too_large": 413,
+}
+_STOP_REASONS = {"end_turn": "stop", "stop_sequence": "stop", "tool_use": "tool_calls",
+                 "max_tokens": "length", "refusal": "content_filter", "pause_turn": "stop"}
+
+
+@dataclass
+class _Block:
+    id: str
+    name: str
+    parts: list[str] = field(default_factory=list)
+
+
+def _messages(request: ModelRequest) -> tuple[str | None, list[dict[str, Any]]]:
+    """Split out the system text; turn the rest into alternating user/assistant block lists."""
+    system = "\n\n".join(m.content for m in request.messages if m.role == "system") or None
+    wire: list[dict[str, Any]] = []
+    for message in request.messages:
+        blocks: list[dict[str, Any]] = []
+        role = "assistant" if message.role == "assistant" else "user"
+        if message.role == "system":
+            continue
+        if message.role == "tool":
+            blocks.append({"type": "tool_result", "tool_use_id": message.tool_call_id or "",
+                           "content": message.content})
+        elif message.content:
+            blocks.append({"type": "text", "text": message.content})
+        blocks.extend({"type": "tool_use", "id": c.id, "name": c.name, "input": c.arguments}
+                      for c in message.tool_calls)
+        if not blocks:
+            continue
+        if wire and wire[-1]["role"] == role:
+            wire[-1]["content"].extend(blocks)
+        else:
+            wire.append({"role": role, "content": blocks})
+    return system, wire
+
+
+class AnthropicBackend(HttpBackend):
+    provider = "claude"
+
+    def _make_client(self) -> Any:
+        import anthropic
+
+        return anthropic.AsyncAnthropic(api_key=self._api_key, base_url=self.base_url, max_retries=0,
+                                        timeout=self.config.timeout_seconds or DEFAULT_HTTP_TIMEOUT_S)
+
+    def _classify(self, exc: BaseException) -> Failure | None:
+        """A 200 stream's ``error`` event carries its real status in the error type."""
+        status = getattr(exc, "status_code", None)
+        body = getattr(exc, "body", None)
+        if isinstance(status, int) and status < 400 and isinstance(body, dict):
+            inner = body.get("error")
+            error: dict[str, Any] = inner if isinstance(inner, dict) else body
+            kind = str(error.get("type", ""))
+            real = _STREAM_ERROR_STATUS.get(kind, 500)
+            message = str(error.get("message") or kind or "error event")
+            return classify(StreamFailure(f"{message} ({kind})", status=real,
+                                          retryable=real in (429, 500, 504, 529)))
+        return classify(exc)
+
+    def _request_kwargs(self, request: ModelRequest) -> dict[str, Any]:
+        system, messages = _messages(request)
+        kwargs: dict[str, Any] = {
+            "model": self.model, "messages": messages, "stream": True,
+            "max_tokens": self._max_tokens(request) or DEFAULT_MAX_TOKENS,
+        }
+        if system:
+            kwargs["system"] = system
+        if request.tools:
+            kwargs["tools"] = [{"name": t.name, "description": t.description, "input_schema": t.parameters}
+                               for t in request.tools]
+        if (temperature := self._temperature(request)) is not None:
+            kwargs["temperature"] = min(temperature, 1.0)
+        return kwargs
+
+    async def _attempt(self, request: ModelRequest, clock: AttemptClock) -> AsyncGenerator[StreamEvent, None]:
+        stream = await clock.wait(self._client.messages.create(**self._request_kwargs(request)))
+        blocks: dict[int, _Block] = {}
+        input_tokens = output_tokens = 0
+        stop_reason: str | None = None
+        finished = False
+        any_call = False
+        try:
+            async for event in clock.chunks(stream):
+                kind = getattr(event, "type", "")
+                if kind == "message_start":
+                    usage = event.message.usage
+                    input_tokens = (usage.input_tokens or 0) + (getattr(usage, "cache_read_input_tokens", 0)
+                                                                or 0)
+                    output_tokens = usage.output_tokens or 0
+                elif kind == "content_block_start":
+                    block = event.content_block
+                    if block.type == "tool_use":
+                        blocks[event.index] = _Block(block.id, block.name)
+                    elif block.type == "text" and block.text:
+                        yield TextDelta(text=block.text)
+                elif kind == "content_block_delta":
+                    delta = event.delta
+                    if delta.type == "text_delta":
+                        yield TextDelta(text=delta.text)
+                    elif delta.type == "thinking_delta":
+                        yield ReasoningDelta(text=delta.thinking)
+                    elif delta.type == "input_json_delta" and event.index in blocks:
+                        blocks[event.index].parts.append(delta.partial_json)
+                elif kind == "content_block_stop" and event.index in blocks:
+                    any_call = True
+                    yield ToolCallEvent(call=self._tool_call(blocks.pop(event.index)))
+                elif kind == "message_delta":
+                    stop_reason = event.delta.stop_reason or stop_reason
+                    output_tokens = event.usage.output_tokens or output_tokens
+                    input_tokens = getattr(event.usage, "input_tokens", None) or input_tokens
+                elif kind == "message_stop":
+                    finished = True
+        finally:
+            await stream.close()
+        if not finished:
+            raise StreamFailure("stream ended before message_stop", retryable=True)
+        yield self._usage(input_tokens, output_tokens)
+        reason = _STOP_REASONS.get(stop_reason or "end_turn", stop_reason or "stop")
+        yield Finish(reason="tool_calls" if any_call else reason)
+
+    def _tool_call(self, block: _Block) -> ToolCall:
+        raw = "".join(block.parts)
+        arguments, error = parse_arguments(raw)
+        return ToolCall(id=block.id or self._new_call_id(), name=block.name, arguments=arguments,
+                        raw_arguments=raw or json.dumps(arguments), parse_error=error)
+
+
+def create(config: BackendConfig, context: BackendContext, retrier: Retrier | None = None
+           ) -> AnthropicBackend:
+    if config.type != "claude":
+        raise BackendError(f"backend.type {config.type!r} is not 'claude'")
+    api_key = require_key("claude", config.api_key, ("ANTHROPIC_API_KEY",), context.env)
+    return AnthropicBackend(config, context, base_url=config.base_url or "https://api.anthropic.com",
+                            api_key=api_key, model=config.model or DEFAULT_MODEL, retrier=retrier)

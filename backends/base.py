@@ -1,0 +1,48 @@
+"""The streaming interface every model backend implements.
+
+A backend turns one ``ModelRequest`` into an async stream of normalised events
+(``massgen.messages.stream``). It knows nothing of actors: the agent's turn worker
+drives it on its own event loop and cancels the task to stop it. Provider errors
+that survive the retry policy are yielded as ``StreamError``, not raised, so one
+code path reports them; bugs may still raise and are handled as agent failures.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from massgen.messages.stream import ModelRequest, StreamEvent
+
+
+@dataclass(frozen=True)
+class BackendContext:
+    """Facts about where a backend runs that are not part of its config."""
+
+    agent_id: str
+    incarnation: int = 1
+    workspace: Path | None = None
+    run_id: str = ""
+    # Extra environment (for example keys read from ./.env), never logged.
+    env: dict[str, str] = field(default_factory=dict)
+    # Observer for backend events (one "backend.attempt" per HTTP attempt, "backend.tool_mode" on a
+    # fallback) so the agent can put them in the trace. Called on the backend's event loop thread;
+    # the info dict holds plain JSON values and never a key.
+    on_event: Callable[[str, dict[str, Any]], None] | None = field(default=None, compare=False)
+
+
+@runtime_checkable
+class Backend(Protocol):
+    """One model endpoint. ``start`` may fail; the agent reports that as a start failure."""
+
+    async def start(self) -> None: ...
+
+    def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]: ...
+
+    async def aclose(self) -> None: ...
+
+
+class BackendError(Exception):
+    """A backend that cannot be built or started, with a message fit for the user."""

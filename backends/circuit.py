@@ -1,0 +1,98 @@
+"""A circuit breaker per endpoint, shared by every backend in the process.
+
+When an endpoint fails again and again, every agent using it would otherwise keep
+paying first-byte deadlines and backoff; the breaker answers at once instead. After
+``threshold`` consecutive failures it opens; after ``cooldown_s`` it lets exactly one
+probe through (half-open): success closes it, failure opens it for another cool-down.
+Agents run on their own threads, so the state is guarded by a lock.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Literal
+
+State = Literal["closed", "open", "half_open"]
+
+
+class CircuitBreaker:
+    def __init__(self, threshold: int = 5, cooldown_s: float = 30.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.threshold = threshold
+        self.cooldown_s = cooldown_s
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._failures = 0
+        self._opened_at: float | None = None
+        self._probe_in_flight = False
+
+    @property
+    def state(self) -> State:
+        with self._lock:
+            return self._state_locked()
+
+    def _state_locked(self) -> State:
+        if self._opened_at is None:
+            return "closed"
+        if self._clock() - self._opened_at >= self.cooldown_s:
+            return "half_open"
+        return "open"
+
+    def allow(self) -> bool:
+        """May a call go out now? In half-open state only the first caller (the probe) may."""
+        with self._lock:
+            state = self._state_locked()
+            if state == "closed":
+                return True
+            if state == "half_open" and not self._probe_in_flight:
+                self._probe_in_flight = True
+                return True
+            return False
+
+    def retry_in(self) -> float:
+        """Seconds until the next probe may go out (0 when closed)."""
+        with self._lock:
+            if self._opened_at is None:
+                return 0.0
+            return max(0.0, self.cooldown_s - (self._clock() - self._opened_at))
+
+    def record_success(self) -> None:
+        with self._lock:
+            self._failures = 0
+            self._opened_at = None
+            self._probe_in_flight = False
+
+    def record_failure(self) -> None:
+        with self._lock:
+            self._failures += 1
+            if self._probe_in_flight or self._failures >= self.threshold:
+                self._opened_at = self._clock()
+            self._probe_in_flight = False
+
+    def release(self) -> None:
+        """A call ended with no verdict (cancelled): let another probe go out."""
+        with self._lock:
+            self._probe_in_flight = False
+
+
+class BreakerRegistry:
+    """One breaker per endpoint key (scheme://host:port of the base URL)."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._breakers: dict[str, CircuitBreaker] = {}
+
+    def get(self, endpoint: str, threshold: int, cooldown_s: float) -> CircuitBreaker:
+        with self._lock:
+            breaker = self._breakers.get(endpoint)
+            if breaker is None:
+                breaker = CircuitBreaker(threshold, cooldown_s, self._clock)
+                self._breakers[endpoint] = breaker
+            return breaker
+
+
+# The process-wide registry backends use unless given their own (tests give their own).
+BREAKERS = BreakerRegistry()

@@ -1,0 +1,135 @@
+"""The ``gemini`` backend on google-genai (``generate_content_stream``, SSE on the wire).
+
+Gemini sends function calls whole (arguments already parsed), marks thought parts
+with ``thought``, and repeats cumulative ``usage_metadata`` on chunks; the last one
+counts. The SDK's retries stay off (``HttpRetryOptions(attempts=1)``) under our policy.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncGenerator
+from typing import Any
+
+from massgen.backends.base import BackendContext, BackendError
+from massgen.backends.http_base import DEFAULT_HTTP_TIMEOUT_S, HttpBackend
+from massgen.backends.keys import require_key
+from massgen.backends.retry import AttemptClock, Retrier, StreamFailure
+from massgen.configs.schema import BackendConfig
+from massgen.messages.stream import (
+    Finish,
+    ModelRequest,
+    ReasoningDelta,
+    StreamEvent,
+    TextDelta,
+    ToolCall,
+    ToolCallEvent,
+)
+
+DEFAULT_MODEL = "gemini-2.5-flash"
+_FINISH = {"STOP": "stop", "MAX_TOKENS": "length", "SAFETY": "content_filter",
+           "RECITATION": "content_filter", "PROHIBITED_CONTENT": "content_filter"}
+
+
+def _contents(request: ModelRequest) -> tuple[str | None, list[dict[str, Any]]]:
+    """System text apart; user/model turns with function calls and responses as parts."""
+    system = "\n\n".join(m.content for m in request.messages if m.role == "system") or None
+    names_by_id = {c.id: c.name for m in request.messages for c in m.tool_calls}
+    contents: list[dict[str, Any]] = []
+    for message in request.messages:
+        if message.role == "system":
+            continue
+        role = "model" if message.role == "assistant" else "user"
+        parts: list[dict[str, Any]] = []
+        if message.role == "tool":
+            name = message.name or names_by_id.get(message.tool_call_id or "", "")
+            parts.append({"function_response": {"name": name, "response": {"result": message.content}}})
+        elif message.content:
+            parts.append({"text": message.content})
+        parts.extend({"function_call": {"name": c.name, "args": c.arguments}} for c in message.tool_calls)
+        if not parts:
+            continue
+        if contents and contents[-1]["role"] == role:
+            contents[-1]["parts"].extend(parts)
+        else:
+            contents.append({"role": role, "parts": parts})
+    return system, contents
+
+
+class GeminiBackend(HttpBackend):
+    provider = "gemini"
+
+    def _make_client(self) -> Any:
+        from google import genai
+        from google.genai import types
+
+        timeout_ms = int((self.config.timeout_seconds or DEFAULT_HTTP_TIMEOUT_S) * 1000)
+        options = types.HttpOptions(base_url=self.base_url, timeout=timeout_ms,
+                                    retry_options=types.HttpRetryOptions(attempts=1))
+        return genai.Client(api_key=self._api_key, http_options=options)
+
+    async def _close_client(self, client: Any) -> None:
+        await client.aio.aclose()
+        client.close()
+
+    def _config(self, request: ModelRequest, system: str | None) -> Any:
+        from google.genai import types
+
+        tools: Any = None
+        if request.tools:
+            tools = [types.Tool(function_declarations=[
+                types.FunctionDeclaration(name=t.name, description=t.description,
+                                          parameters_json_schema=t.parameters)
+                for t in request.tools
+            ])]
+        return types.GenerateContentConfig(
+            system_instruction=system, tools=tools, temperature=self._temperature(request),
+            max_output_tokens=self._max_tokens(request), seed=self.config.seed,
+            automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
+        )
+
+    async def _attempt(self, request: ModelRequest, clock: AttemptClock) -> AsyncGenerator[StreamEvent, None]:
+        system, contents = _contents(request)
+        stream = await clock.wait(self._client.aio.models.generate_content_stream(
+            model=self.model, contents=contents, config=self._config(request, system)))
+        usage: Any = None
+        finish: str | None = None
+        calls = 0
+        try:
+            async for chunk in clock.chunks(stream):
+                usage = chunk.usage_metadata or usage
+                for candidate in (chunk.candidates or [])[:1]:
+                    for part in (candidate.content.parts if candidate.content else None) or ():
+                        if part.function_call is not None:
+                            calls += 1
+                            yield ToolCallEvent(call=self._tool_call(part.function_call))
+                        elif part.text and part.thought:
+                            yield ReasoningDelta(text=part.text)
+                        elif part.text:
+                            yield TextDelta(text=part.text)
+                    if candidate.finish_reason is not None:
+                        name = getattr(candidate.finish_reason, "name", str(candidate.finish_reason))
+                        finish = _FINISH.get(name, name.lower())
+        finally:
+            close = getattr(stream, "aclose", None)
+            if close is not None:
+                await close()
+        if finish is None:
+            raise StreamFailure("stream ended before a finish reason", retryable=True)
+        output = (getattr(usage, "candidates_token_count", 0) or 0) + (
+            getattr(usage, "thoughts_token_count", 0) or 0)
+        yield self._usage(getattr(usage, "prompt_token_count", 0), output)
+        yield Finish(reason="tool_calls" if calls else finish)
+
+    def _tool_call(self, call: Any) -> ToolCall:
+        arguments = dict(call.args or {})
+        return ToolCall(id=call.id or self._new_call_id(), name=call.name or "", arguments=arguments,
+                        raw_arguments=json.dumps(arguments))
+
+
+def create(config: BackendConfig, context: BackendContext, retrier: Retrier | None = None) -> GeminiBackend:
+    if config.type != "gemini":
+        raise BackendError(f"backend.type {config.type!r} is not 'gemini'")
+    api_key = require_key("gemini", config.api_key, ("GEMINI_API_KEY", "GOOGLE_API_KEY"), context.env)
+    return GeminiBackend(config, context, base_url=config.base_url or "https://generativelanguage.googleapis.com/",
+                         api_key=api_key, model=config.model or DEFAULT_MODEL, retrier=retrier)

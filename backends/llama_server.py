@@ -1,0 +1,363 @@
+"""Run and watch one llama.cpp OpenAI-compatible server process per model file.
+
+``llama_cpp.server`` loads a GGUF model once and serves Chat Completions over HTTP.
+Agents that use the same model share one server (two copies would only fight over
+the same cores), so servers live in a thread-safe, reference-counted registry keyed
+by model path. The class is deliberately plain (start, readiness wait, death check,
+restart, stop) so that an actor can supervise it later.
+
+No orphans: the server runs in its own process group and is stopped with SIGTERM,
+then SIGKILL, for the whole group; ``atexit`` stops what is left; and the child
+watches its parent and exits when the parent is gone, even after a SIGKILL.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import importlib.util
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import httpx
+
+from massgen.backends.base import BackendError
+from massgen.backends.local_model import EXTRA_HINT, Progress
+
+HOST = "127.0.0.1"
+_POLL_SECONDS = 0.25
+_PROGRESS_EVERY = 2.0
+_PORT_ATTEMPTS = 3
+_SERVER_MODULES = ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context", "pydantic_settings")
+
+# Runs llama_cpp.server exactly as `python -m llama_cpp.server ARGS` would, plus a thread that
+# ends the process when its parent dies, so a killed orchestrator leaves no server behind.
+_BOOTSTRAP = """\
+import os, runpy, sys, threading, time
+parent = int(sys.argv[1])
+def _watch():
+    while os.getppid() == parent:
+        time.sleep(1.0)
+    os._exit(3)
+threading.Thread(target=_watch, name="massgen-parent-watch", daemon=True).start()
+sys.argv = ["llama_cpp.server", *sys.argv[2:]]
+runpy.run_module("llama_cpp.server", run_name="__main__", alter_sys=True)
+"""
+
+
+class ServerStartError(BackendError):
+    """The model server could not be started or did not become ready; the message says why."""
+
+
+class _PortTaken(Exception):
+    pass
+
+
+def free_port(host: str = HOST) -> int:
+    """A port that was free a moment ago; a lost race is retried by ``LlamaServer``."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((host, 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def check_server_installed() -> None:
+    """Fail early, with the pip command, when llama-cpp-python[server] is not installed."""
+    missing = [m for m in _SERVER_MODULES if importlib.util.find_spec(m) is None]
+    if missing:
+        raise ServerStartError(
+            f"the local backend needs llama-cpp-python[server] (missing: {', '.join(missing)}); "
+            f"install it with `{EXTRA_HINT}`"
+        )
+
+
+def _tail(path: Path, limit: int = 2000) -> str:
+    try:
+        data = path.read_bytes()[-limit:]
+    except OSError:
+        return ""
+    return data.decode("utf-8", "replace").strip()
+
+
+class LlamaServer:
+    """One ``llama_cpp.server`` process for one model file, started on a free loopback port."""
+
+    def __init__(
+        self,
+        model_path: Path,
+        *,
+        n_ctx: int = 4096,
+        n_threads: int | None = None,
+        start_timeout: float = 300.0,
+        python: str = sys.executable,
+        extra_args: Sequence[str] = (),
+    ) -> None:
+        self.model_path = Path(model_path)
+        self.n_ctx = n_ctx
+        self.n_threads = n_threads or max(1, os.cpu_count() or 1)
+        self.start_timeout = start_timeout
+        self.python = python
+        self.extra_args = tuple(extra_args)
+        self._lock = threading.RLock()
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._port: int | None = None
+        self._log: Path | None = None
+        self._generation = 0
+        self._restarts = 0
+        self.last_start_seconds: float | None = None
+        self.last_death: str | None = None
+
+    # -- state, readable without the lock ---------------------------------------------------
+    @property
+    def pid(self) -> int | None:
+        proc = self._proc
+        return proc.pid if proc is not None else None
+
+    @property
+    def base_url(self) -> str | None:
+        """``http://127.0.0.1:PORT/v1`` while a server is (or was last) up."""
+        return f"http://{HOST}:{self._port}/v1" if self._port is not None else None
+
+    @property
+    def generation(self) -> int:
+        """Increases with every successful start; lets callers restart only the server they saw fail."""
+        return self._generation
+
+    @property
+    def restarts(self) -> int:
+        return self._restarts
+
+    @property
+    def log_path(self) -> Path | None:
+        return self._log
+
+    def is_alive(self) -> bool:
+        proc = self._proc
+        return proc is not None and proc.poll() is None
+
+    # -- lifecycle ----------------------------------------------------------------------------
+    def ensure_running(self, progress: Progress | None = None) -> str:
+        """Return the base URL of a ready server, starting (or restarting a dead) one first."""
+        with self._lock:
+            if self.is_alive() and self.base_url is not None:
+                return self.base_url
+            if self._proc is not None:
+                self._restarts += 1
+                self._cleanup_locked()
+            return self._start_locked(progress)
+
+    def restart(self, expected_generation: int | None = None, progress: Progress | None = None) -> str:
+        """Stop and start the server, unless another caller already replaced ``expected_generation``."""
+        with self._lock:
+            if (
+                expected_generation is not None
+                and expected_generation != self._generation
+                and self.is_alive()
+                and self.base_url is not None
+            ):
+                return self.base_url
+            if self._proc is not None:
+                self._restarts += 1
+            self._stop_locked()
+            return self._start_locked(progress)
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """SIGTERM to the server's process group, SIGKILL after ``timeout``; always reaps it."""
+        with self._lock:
+            self._stop_locked(timeout)
+
+    # -- internals ----------------------------------------------------------------------------
+    def _command(self, port: int) -> list[str]:
+        return [
+            self.python, "-c", _BOOTSTRAP, str(os.getpid()),
+            "--model", str(self.model_path),
+            "--n_ctx", str(self.n_ctx),
+            "--n_threads", str(self.n_threads),
+            "--host", HOST,
+            "--port", str(port),
+            *self.extra_args,
+        ]  # fmt: skip
+
+    def _start_locked(self, progress: Progress | None) -> str:
+        check_server_installed()
+        if not self.model_path.is_file():
+            raise ServerStartError(f"model file {self.model_path} does not exist")
+        started = time.monotonic()
+        for _attempt in range(_PORT_ATTEMPTS):
+            port = free_port()
+            fd, log_name = tempfile.mkstemp(prefix=f"massgen-llama-{port}-", suffix=".log")
+            log = Path(log_name)
+            try:
+                with os.fdopen(fd, "wb") as log_file:
+                    proc = subprocess.Popen(
+                        self._command(port),
+                        stdin=subprocess.DEVNULL,
+                        stdout=log_file,
+                        stderr=subprocess.STDOUT,
+                        start_new_session=True,
+                        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+                    )
+            except OSError as exc:
+                log.unlink(missing_ok=True)
+                raise ServerStartError(f"cannot start {self.python}: {exc.strerror or exc}") from None
+            self._proc, self._port, self._log = proc, port, log
+            _live_add(self)
+            try:
+                self._wait_ready(proc, port, log, started, progress)
+            except _PortTaken:
+                self._stop_locked()
+                continue
+            except BaseException:
+                self._stop_locked()  # the error message already carries the log's tail
+                raise
+            self._generation += 1
+            self.last_start_seconds = time.monotonic() - started
+            assert self.base_url is not None
+            return self.base_url
+        raise ServerStartError(f"no free loopback port for the model server after {_PORT_ATTEMPTS} tries")
+
+    def _wait_ready(
+        self, proc: subprocess.Popen[bytes], port: int, log: Path, started: float, progress: Progress | None
+    ) -> None:
+        deadline = started + self.start_timeout
+        next_report = 0.0
+        url = f"http://{HOST}:{port}/v1/models"
+        with httpx.Client(timeout=2.0, trust_env=False) as client:
+            while True:
+                code = proc.poll()
+                if code is not None:
+                    tail = _tail(log)
+                    if "address already in use" in tail.lower():
+                        raise _PortTaken()
+                    raise ServerStartError(
+                        f"the model server exited with code {code} while starting "
+                        f"(model {self.model_path.name}); its last output:\n{tail[-1200:]}"
+                    )
+                with contextlib.suppress(httpx.HTTPError):
+                    if client.get(url).status_code == 200:
+                        return
+                now = time.monotonic()
+                if now > deadline:
+                    raise ServerStartError(
+                        f"the model server did not become ready within {self.start_timeout:.0f}s "
+                        f"(model {self.model_path.name}); its last output:\n{_tail(log)[-1200:]}"
+                    )
+                if progress is not None and now - started >= next_report:
+                    progress(f"starting local model server ({self.model_path.name}): {now - started:.0f}s")
+                    next_report = now - started + _PROGRESS_EVERY
+                time.sleep(_POLL_SECONDS)
+
+    def _stop_locked(self, timeout: float = 5.0) -> None:
+        proc = self._proc
+        if proc is not None:
+            _terminate_group(proc, timeout)
+        self._cleanup_locked(record_death=False)
+
+    def _cleanup_locked(self, *, record_death: bool = True) -> None:
+        proc = self._proc
+        if proc is not None:
+            if proc.poll() is None:
+                _terminate_group(proc, 5.0)
+            elif record_death and self._log is not None:
+                # Died on its own (or was killed): keep why, for the error the caller reports.
+                self.last_death = f"exit code {proc.returncode}; last output: {_tail(self._log, 600)}"
+        self._proc = None
+        self._port = None
+        if self._log is not None:
+            self._log.unlink(missing_ok=True)
+        self._log = None
+        _live_discard(self)
+
+
+def _terminate_group(proc: subprocess.Popen[bytes], timeout: float) -> None:
+    """SIGTERM the group, wait, SIGKILL the group; the leader is reaped before we return."""
+    if proc.poll() is None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout)
+            return
+        except subprocess.TimeoutExpired:
+            pass
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+
+
+# -- every started server, so that interpreter exit stops them ------------------------------
+_live_lock = threading.Lock()
+_live: set[LlamaServer] = set()
+
+
+def _live_add(server: LlamaServer) -> None:
+    with _live_lock:
+        _live.add(server)
+
+
+def _live_discard(server: LlamaServer) -> None:
+    with _live_lock:
+        _live.discard(server)
+
+
+@atexit.register
+def stop_all() -> None:
+    """Stop every server this process started (also runs at interpreter exit)."""
+    with _live_lock:
+        servers = list(_live)
+    for server in servers:
+        server.stop()
+
+
+# -- shared servers, one per model file ---------------------------------------------------------
+_registry_lock = threading.Lock()
+_registry: dict[Path, tuple[LlamaServer, int]] = {}
+
+
+def acquire_server(
+    model_path: Path, *, n_ctx: int = 4096, n_threads: int | None = None, start_timeout: float = 300.0
+) -> LlamaServer:
+    """The shared server for ``model_path`` (not started yet if new); pair with ``release_server``.
+
+    The first caller's ``n_ctx``/``n_threads`` win: one process serves every agent of that model.
+    """
+    key = Path(model_path).resolve()
+    with _registry_lock:
+        server, refs = _registry.get(key, (None, 0))
+        if server is None:
+            server = LlamaServer(key, n_ctx=n_ctx, n_threads=n_threads, start_timeout=start_timeout)
+        _registry[key] = (server, refs + 1)
+        return server
+
+
+def release_server(server: LlamaServer) -> None:
+    """Drop one reference; the last one stops the server."""
+    key = server.model_path.resolve()
+    with _registry_lock:
+        current, refs = _registry.get(key, (None, 0))
+        if current is not server:
+            server.stop()
+            return
+        if refs > 1:
+            _registry[key] = (server, refs - 1)
+            return
+        del _registry[key]
+    server.stop()
+
+
+__all__ = [
+    "LlamaServer",
+    "ServerStartError",
+    "acquire_server",
+    "check_server_installed",
+    "free_port",
+    "release_server",
+    "stop_all",
+]

@@ -1,0 +1,263 @@
+"""Chat Completions backends: any OpenAI-compatible server, its presets, and Azure OpenAI.
+
+One class serves ``chatcompletion``, ``grok``, the local presets (``vllm``, ``sglang``,
+``lmstudio``, ``ollama``, ``llamacpp``) and ``azure_openai``; they differ only in URL,
+key and tool mode. Tool calls come natively when the server can, else through a
+JSON-schema response format, else parsed from the reply text (see ``toolcall_text``);
+with no ``tool_mode`` configured, a 400 that blames tools or the schema moves one step
+down that ladder for the rest of the backend's life, and the switch is reported.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import AsyncGenerator, AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from massgen.backends import toolcall_text
+from massgen.backends.base import BackendContext, BackendError
+from massgen.backends.http_base import DEFAULT_HTTP_TIMEOUT_S, HttpBackend
+from massgen.backends.keys import lookup, require_key
+from massgen.backends.retry import AttemptClock, Retrier, StreamFailure
+from massgen.configs.schema import AzureOpenAIBackendConfig, BackendConfig
+from massgen.messages.stream import (
+    ChatMessage,
+    Finish,
+    ModelRequest,
+    ReasoningDelta,
+    StreamError,
+    StreamEvent,
+    TextDelta,
+    ToolCall,
+    ToolCallEvent,
+)
+
+ToolMode = Literal["native", "json_schema", "text"]
+_LADDER: dict[ToolMode, ToolMode] = {"native": "json_schema", "json_schema": "text"}
+_BLAME = {
+    "native": ("tool",),
+    "json_schema": ("response_format", "json_schema", "json_object", "schema", "grammar"),
+}
+
+
+@dataclass(frozen=True)
+class Preset:
+    """Defaults of one backend type on Chat Completions."""
+
+    base_url: str | None
+    key_env: tuple[str, ...] = ()
+    key_required: bool = False
+    model: str | None = None
+    tool_mode: ToolMode = "native"
+    schema_style: Literal["llamacpp", "openai"] = "openai"
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+PRESETS: dict[str, Preset] = {
+    "chatcompletion": Preset(None, ("OPENAI_API_KEY",)),
+    "grok": Preset("https://api.x.ai/v1", ("XAI_API_KEY",), key_required=True, model="grok-4"),
+    "vllm": Preset("http://localhost:8000/v1"),
+    "sglang": Preset("http://localhost:30000/v1"),
+    "lmstudio": Preset("http://localhost:1234/v1"),
+    "ollama": Preset("http://localhost:11434/v1"),
+    # llama.cpp renders tools but does not parse them back (docs/LOCAL_MODELS); its grammar is reliable.
+    "llamacpp": Preset("http://localhost:8080/v1", tool_mode="json_schema", schema_style="llamacpp"),
+    "azure_openai": Preset(None, ("AZURE_OPENAI_API_KEY",), key_required=True),
+}
+
+
+@dataclass
+class _PartialCall:
+    id: str = ""
+    name: str = ""
+    arguments: list[str] = field(default_factory=list)
+
+
+class ChatCompletionsBackend(HttpBackend):
+    """Streams Chat Completions through the official ``openai`` SDK (``AsyncOpenAI``/``AsyncAzureOpenAI``)."""
+
+    provider = "chatcompletion"
+
+    def __init__(self, config: BackendConfig, context: BackendContext, *, preset: Preset,
+                 base_url: str, api_key: str | None, model: str, retrier: Retrier | None = None) -> None:
+        super().__init__(config, context, base_url=base_url, api_key=api_key, model=model, retrier=retrier)
+        self.provider = config.type
+        self.preset = preset
+        self.tool_mode: ToolMode = config.tool_mode or preset.tool_mode
+
+    def _make_client(self) -> Any:
+        import openai
+
+        timeout = self.config.timeout_seconds or DEFAULT_HTTP_TIMEOUT_S
+        if isinstance(self.config, AzureOpenAIBackendConfig):
+            return openai.AsyncAzureOpenAI(
+                api_key=self._api_key, azure_endpoint=self.base_url, api_version=self.config.api_version,
+                max_retries=0, timeout=timeout,
+            )
+        return openai.AsyncOpenAI(api_key=self._api_key or "not-needed", base_url=self.base_url,
+                                  max_retries=0, timeout=timeout)
+
+    def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        return self._stream_with_fallback(request)
+
+    async def _stream_with_fallback(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        while True:
+            first, switched = True, False
+            async with contextlib.aclosing(super().stream(request)) as events:
+                async for event in events:
+                    if first and isinstance(event, StreamError) and self._should_fall_back(request, event):
+                        switched = True
+                        break
+                    first = False
+                    yield event
+            if not switched:
+                return
+
+    def _should_fall_back(self, request: ModelRequest, error: StreamError) -> bool:
+        """After a refusal that blames tools (or the schema), step down the tool-mode ladder once."""
+        if self.config.tool_mode is not None or not request.tools or self.tool_mode not in _LADDER:
+            return False
+        if error.status not in (400, 404, 415, 422, 500, 501):
+            return False
+        text = error.message.lower()
+        if not any(word in text for word in _BLAME[self.tool_mode]):
+            return False
+        old, self.tool_mode = self.tool_mode, _LADDER[self.tool_mode]
+        self._emit("backend.tool_mode", {"from": old, "to": self.tool_mode, "reason": error.message[:300]})
+        return True
+
+    # -- request --------------------------------------------------------------------------------
+    def _request_kwargs(self, request: ModelRequest) -> dict[str, Any]:
+        mode = self.tool_mode if request.tools else "native"
+        messages = list(request.messages) if mode == "native" else toolcall_text.flatten_messages(
+            request.messages)
+        kwargs: dict[str, Any] = {
+            "model": self.model, "stream": True, "stream_options": {"include_usage": True},
+        }
+        if mode == "native" and request.tools:
+            kwargs["tools"] = [
+                {"type": "function",
+                 "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}
+                for t in request.tools
+            ]
+        elif mode == "json_schema":
+            schema = toolcall_text.action_schema(request.tools, request.vote_targets)
+            kwargs["response_format"] = toolcall_text.response_format(schema, self.preset.schema_style)
+            messages = _with_system(messages, toolcall_text.json_mode_instructions(
+                request.tools, request.vote_targets))
+        elif mode == "text":
+            messages = _with_system(messages, toolcall_text.text_mode_instructions(request.tools))
+        kwargs["messages"] = [_wire_message(m) for m in messages]
+        if (temperature := self._temperature(request)) is not None:
+            kwargs["temperature"] = temperature
+        if (max_tokens := self._max_tokens(request)) is not None:
+            kwargs["max_tokens"] = max_tokens
+        if self.config.seed is not None:
+            kwargs["seed"] = self.config.seed
+        return kwargs
+
+    # -- one attempt ----------------------------------------------------------------------------
+    async def _attempt(self, request: ModelRequest, clock: AttemptClock) -> AsyncGenerator[StreamEvent, None]:
+        mode = self.tool_mode if request.tools else "native"
+        stream = await clock.wait(self._client.chat.completions.create(**self._request_kwargs(request)))
+        text: list[str] = []
+        partial: dict[int, _PartialCall] = {}
+        finish: str | None = None
+        usage: Any = None
+        try:
+            async for chunk in clock.chunks(stream):
+                if chunk.usage is not None:
+                    usage = chunk.usage
+                for choice in chunk.choices or ():
+                    delta = choice.delta
+                    if delta is not None:
+                        extra = delta.model_extra or {}
+                        reasoning = extra.get("reasoning_content") or extra.get("reasoning")
+                        if isinstance(reasoning, str) and reasoning:
+                            yield ReasoningDelta(text=reasoning)
+                        if delta.content:
+                            text.append(delta.content)
+                            yield TextDelta(text=delta.content)
+                        for fragment in delta.tool_calls or ():
+                            slot = partial.setdefault(fragment.index, _PartialCall())
+                            slot.id = fragment.id or slot.id
+                            if fragment.function is not None:
+                                slot.name = fragment.function.name or slot.name
+                                if fragment.function.arguments:
+                                    slot.arguments.append(fragment.function.arguments)
+                    if choice.finish_reason:
+                        finish = choice.finish_reason
+        finally:
+            await stream.close()
+        if finish is None:
+            raise StreamFailure("stream ended before the model finished", retryable=True)
+        calls = [self._native_call(partial[i]) for i in sorted(partial)]
+        if not calls and request.tools:
+            names = [t.name for t in request.tools]
+            reply = "".join(text)
+            calls = (toolcall_text.parse_action_object(reply, self._new_call_id, names)
+                     if mode == "json_schema" else
+                     toolcall_text.parse_tool_calls(reply, self._new_call_id, names))
+        for call in calls:
+            yield ToolCallEvent(call=call)
+        yield self._usage(getattr(usage, "prompt_tokens", 0), getattr(usage, "completion_tokens", 0))
+        yield Finish(reason="tool_calls" if calls else finish)
+
+    def _native_call(self, slot: _PartialCall) -> ToolCall:
+        raw = "".join(slot.arguments)
+        arguments, error = toolcall_text.parse_arguments(raw)
+        return ToolCall(id=slot.id or self._new_call_id(), name=slot.name, arguments=arguments,
+                        raw_arguments=raw, parse_error=error)
+
+
+def _with_system(messages: list[ChatMessage], instructions: str) -> list[ChatMessage]:
+    """Add ``instructions`` to the first system message, or put one first."""
+    if messages and messages[0].role == "system":
+        first = messages[0]
+        return [first.model_copy(update={"content": f"{first.content}\n\n{instructions}"}), *messages[1:]]
+    return [ChatMessage(role="system", content=instructions), *messages]
+
+
+def _wire_message(message: ChatMessage) -> dict[str, Any]:
+    """One message in Chat Completions form."""
+    if message.role == "tool":
+        return {"role": "tool", "tool_call_id": message.tool_call_id or "", "content": message.content}
+    wire: dict[str, Any] = {"role": message.role, "content": message.content}
+    if message.role == "assistant" and message.tool_calls:
+        wire["content"] = message.content or None
+        wire["tool_calls"] = [
+            {"id": c.id, "type": "function",
+             "function": {"name": c.name, "arguments": c.raw_arguments or json.dumps(c.arguments)}}
+            for c in message.tool_calls
+        ]
+    return wire
+
+
+def create(config: BackendConfig, context: BackendContext, retrier: Retrier | None = None
+           ) -> ChatCompletionsBackend:
+    """Factory for every Chat Completions type; see ``PRESETS`` for each one's defaults."""
+    preset = PRESETS.get(config.type)
+    if preset is None:
+        raise BackendError(f"backend.type {config.type!r} is not a Chat Completions type")
+    if config.type == "azure_openai":
+        base_url = config.base_url or lookup(("AZURE_OPENAI_ENDPOINT",), context.env)
+        if not base_url:
+            raise BackendError("backend 'azure_openai' needs an endpoint: set AZURE_OPENAI_ENDPOINT in the"
+                               " environment or ./.env (or base_url in the config)")
+    else:
+        base_url = config.base_url or preset.base_url or "https://api.openai.com/v1"
+    api_key: str | None
+    if preset.key_required or "api.openai.com" in base_url:
+        api_key = require_key(config.type, config.api_key, preset.key_env or ("OPENAI_API_KEY",), context.env)
+    else:
+        # A provider key from the environment is never sent to some other host.
+        api_key = config.api_key
+    model = config.model or preset.model
+    if not model:
+        if config.type in ("chatcompletion", "azure_openai"):
+            raise BackendError(f"backend {config.type!r} needs 'model' (the model or deployment name)")
+        model = "default"
+    return ChatCompletionsBackend(config, context, preset=preset, base_url=base_url, api_key=api_key,
+                                  model=model, retrier=retrier)

@@ -1,0 +1,157 @@
+"""The ``openai`` backend on the Responses API (streamed typed events).
+
+The Responses API is OpenAI's own path for new models (reasoning summaries, function
+calls as output items), so ``openai`` uses it rather than Chat Completions. Function
+call arguments arrive as deltas keyed by item id and are complete at
+``function_call_arguments.done``/``output_item.done``; ``response.completed`` carries usage.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncGenerator
+from dataclasses import dataclass, field
+from typing import Any
+
+from massgen.backends.base import BackendContext, BackendError
+from massgen.backends.http_base import DEFAULT_HTTP_TIMEOUT_S, HttpBackend
+from massgen.backends.keys import require_key
+from massgen.backends.retry import AttemptClock, Retrier, StreamFailure
+from massgen.backends.toolcall_text import parse_arguments
+from massgen.configs.schema import BackendConfig
+from massgen.messages.stream import (
+    Finish,
+    ModelRequest,
+    ReasoningDelta,
+    StreamEvent,
+    TextDelta,
+    ToolCall,
+    ToolCallEvent,
+)
+
+DEFAULT_MODEL = "gpt-4o-mini"
+_RETRYABLE_CODES = ("server_error", "rate_limit", "overloaded", "timeout")
+
+
+@dataclass
+class _Call:
+    call_id: str
+    name: str
+    arguments: list[str] = field(default_factory=list)
+    final: str | None = None
+    emitted: bool = False
+
+
+def _input_items(request: ModelRequest) -> tuple[str | None, list[dict[str, Any]]]:
+    """System messages become ``instructions``; the rest become Responses input items."""
+    instructions = [m.content for m in request.messages if m.role == "system"]
+    items: list[dict[str, Any]] = []
+    for message in request.messages:
+        if message.role in ("user", "assistant") and message.content:
+            items.append({"role": message.role, "content": message.content})
+        if message.role == "assistant":
+            items.extend(
+                {"type": "function_call", "call_id": c.id, "name": c.name,
+                 "arguments": c.raw_arguments or json.dumps(c.arguments)}
+                for c in message.tool_calls
+            )
+        elif message.role == "tool":
+            items.append({"type": "function_call_output", "call_id": message.tool_call_id or "",
+                          "output": message.content})
+    return ("\n\n".join(instructions) or None), items
+
+
+class ResponsesBackend(HttpBackend):
+    provider = "openai"
+
+    def _make_client(self) -> Any:
+        import openai
+
+        return openai.AsyncOpenAI(api_key=self._api_key, base_url=self.base_url, max_retries=0,
+                                  timeout=self.config.timeout_seconds or DEFAULT_HTTP_TIMEOUT_S)
+
+    def _request_kwargs(self, request: ModelRequest) -> dict[str, Any]:
+        instructions, items = _input_items(request)
+        kwargs: dict[str, Any] = {"model": self.model, "input": items, "stream": True, "store": False}
+        if instructions:
+            kwargs["instructions"] = instructions
+        if request.tools:
+            kwargs["tools"] = [
+                {"type": "function", "name": t.name, "description": t.description,
+                 "parameters": t.parameters, "strict": False}
+                for t in request.tools
+            ]
+        if (temperature := self._temperature(request)) is not None:
+            kwargs["temperature"] = temperature
+        if (max_tokens := self._max_tokens(request)) is not None:
+            kwargs["max_output_tokens"] = max_tokens
+        return kwargs
+
+    async def _attempt(self, request: ModelRequest, clock: AttemptClock) -> AsyncGenerator[StreamEvent, None]:
+        stream = await clock.wait(self._client.responses.create(**self._request_kwargs(request)))
+        calls: dict[str, _Call] = {}
+        finish: str | None = None
+        usage: Any = None
+        try:
+            async for event in clock.chunks(stream):
+                kind = getattr(event, "type", "")
+                if kind == "response.output_text.delta":
+                    yield TextDelta(text=event.delta)
+                elif kind in ("response.reasoning_summary_text.delta", "response.reasoning_text.delta"):
+                    yield ReasoningDelta(text=event.delta)
+                elif kind == "response.output_item.added" and event.item.type == "function_call":
+                    item = event.item
+                    calls[item.id or item.call_id] = _Call(item.call_id, item.name)
+                elif kind == "response.function_call_arguments.delta":
+                    if event.item_id in calls:
+                        calls[event.item_id].arguments.append(event.delta)
+                elif kind == "response.function_call_arguments.done":
+                    if event.item_id in calls:
+                        calls[event.item_id].final = event.arguments
+                elif kind == "response.output_item.done" and event.item.type == "function_call":
+                    item = event.item
+                    call = calls.setdefault(item.id or item.call_id, _Call(item.call_id, item.name))
+                    call.final = item.arguments
+                    call.emitted = True
+                    yield ToolCallEvent(call=self._tool_call(call))
+                elif kind == "response.completed":
+                    usage = event.response.usage
+                    finish = "stop"
+                elif kind == "response.incomplete":
+                    usage = event.response.usage
+                    finish = "length"
+                elif kind == "response.failed":
+                    error = event.response.error
+                    code = str(getattr(error, "code", "") or "")
+                    message = getattr(error, "message", None) or "response failed"
+                    raise StreamFailure(f"{message} ({code})" if code else message,
+                                        retryable=any(c in code for c in _RETRYABLE_CODES))
+                elif kind == "error":
+                    code = str(getattr(event, "code", "") or "")
+                    raise StreamFailure(event.message or "error event",
+                                        retryable=any(c in code for c in _RETRYABLE_CODES))
+        finally:
+            await stream.close()
+        if finish is None:
+            raise StreamFailure("stream ended before response.completed", retryable=True)
+        pending = [c for c in calls.values() if not c.emitted]
+        for call in pending:
+            yield ToolCallEvent(call=self._tool_call(call))
+        yield self._usage(getattr(usage, "input_tokens", 0), getattr(usage, "output_tokens", 0))
+        yield Finish(reason="tool_calls" if calls else finish)
+
+    def _tool_call(self, call: _Call) -> ToolCall:
+        raw = call.final if call.final is not None else "".join(call.arguments)
+        arguments, error = parse_arguments(raw)
+        return ToolCall(id=call.call_id or self._new_call_id(), name=call.name, arguments=arguments,
+                        raw_arguments=raw, parse_error=error)
+
+
+def create(config: BackendConfig, context: BackendContext, retrier: Retrier | None = None
+           ) -> ResponsesBackend:
+    if config.type != "openai":
+        raise BackendError(f"backend.type {config.type!r} is not 'openai'")
+    base_url = config.base_url or "https://api.openai.com/v1"
+    api_key = require_key("openai", config.api_key, ("OPENAI_API_KEY",), context.env)
+    return ResponsesBackend(config, context, base_url=base_url, api_key=api_key,
+                            model=config.model or DEFAULT_MODEL, retrier=retrier)

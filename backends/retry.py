@@ -1,0 +1,298 @@
+"""One retry policy for every HTTP backend, in place of the SDKs' own (which are turned off).
+
+Why ours: the SDKs retry blindly inside one call, cannot see our deadlines, and would
+replay a half-read stream. Here an attempt is retried only before its first event
+reached the caller; connection errors, our own deadlines, 408, 409, 429 and 5xx are
+retried with exponential backoff and jitter (``Retry-After`` wins, up to a cap); other
+4xx go to the user at once with the provider's message. Each endpoint has a circuit
+breaker, and every attempt is reported through ``on_event`` so it lands in the trace.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import email.utils
+import random
+import time
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeVar
+
+import httpx
+from massgen.backends.circuit import BREAKERS, BreakerRegistry
+from massgen.backends.keys import redact
+from massgen.messages.stream import StreamError, StreamEvent
+
+T = TypeVar("T")
+OnEvent = Callable[[str, dict[str, Any]], None]
+_RETRY_STATUSES = frozenset({408, 409, 429})
+
+try:  # the openai and anthropic SDKs ship on httpx2, google-genai may use either
+    import httpx2
+
+    _TRANSPORT_ERRORS: tuple[type[BaseException], ...] = (
+        httpx.TransportError, httpx2.TransportError, ConnectionError,
+    )
+except ImportError:  # pragma: no cover - depends on SDK versions
+    _TRANSPORT_ERRORS = (httpx.TransportError, ConnectionError)
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Knobs of the policy; the defaults suit cloud APIs, tests shrink them."""
+
+    max_attempts: int = 4
+    base_delay_s: float = 0.5
+    max_delay_s: float = 20.0
+    retry_after_cap_s: float = 60.0
+    jitter: float = 0.2
+    first_byte_timeout_s: float = 120.0
+    idle_timeout_s: float = 120.0
+    breaker_threshold: int = 5
+    breaker_cooldown_s: float = 30.0
+
+    def backoff(self, attempt: int, rand: float) -> float:
+        """Delay before attempt ``attempt + 1``: ``min(max, base * 2^(n-1)) * (1 + rand * jitter)``."""
+        return min(self.max_delay_s, self.base_delay_s * 2 ** (attempt - 1)) * (1 + rand * self.jitter)
+
+
+@dataclass(frozen=True)
+class Failure:
+    """What went wrong in an attempt, as the policy sees it."""
+
+    message: str
+    status: int | None = None
+    retryable: bool = False
+    retry_after_s: float | None = None
+    kind: str = "http"  # http | connection | first_byte_timeout | idle_timeout | protocol | circuit_open
+    # False for errors that say nothing about the endpoint's health (a bad request).
+    endpoint_fault: bool = True
+
+
+class StreamFailure(Exception):
+    """Raised by a backend for faults it finds in a stream (an error event, an early end)."""
+
+    def __init__(self, message: str, status: int | None = None, retryable: bool = False,
+                 kind: str = "protocol") -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+        self.retryable = retryable
+        self.kind = kind
+
+
+class StreamTimeout(Exception):
+    """Our own deadline fired: nothing arrived in time (first byte) or the stream went quiet (idle)."""
+
+    def __init__(self, kind: Literal["first_byte_timeout", "idle_timeout"], seconds: float) -> None:
+        what = "no response" if kind == "first_byte_timeout" else "stream went silent"
+        super().__init__(f"{what} within {seconds:g} s")
+        self.kind = kind
+
+
+def status_is_retryable(status: int) -> bool:
+    return status in _RETRY_STATUSES or status >= 500
+
+
+def parse_retry_after(headers: Any, now: float | None = None) -> float | None:
+    """Seconds to wait from ``Retry-After`` (seconds or HTTP-date) or ``retry-after-ms``; None if absent."""
+    if headers is None:
+        return None
+    millis = headers.get("retry-after-ms")
+    if millis:
+        with contextlib.suppress(ValueError):
+            return max(0.0, float(millis) / 1000)
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    value = value.strip()
+    with contextlib.suppress(ValueError):
+        return max(0.0, float(value))
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
+def _error_message(exc: BaseException, body: Any) -> str:
+    """The provider's own message when the body has one, else the exception text."""
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and isinstance(inner.get("message"), str):
+            return str(inner["message"])
+        if isinstance(body.get("message"), str):
+            return str(body["message"])
+    message = getattr(exc, "message", None)
+    return message if isinstance(message, str) and message else str(exc) or type(exc).__name__
+
+
+def classify(exc: BaseException, now: float | None = None) -> Failure | None:
+    """Map any SDK's exception to a ``Failure``; None means "not a provider fault" (a bug: re-raise)."""
+    if isinstance(exc, StreamTimeout):
+        return Failure(str(exc), retryable=True, kind=exc.kind)
+    if isinstance(exc, StreamFailure):
+        return Failure(exc.message, exc.status, exc.retryable, kind=exc.kind)
+    names = {cls.__name__ for cls in type(exc).__mro__}
+    if "APIConnectionError" in names or isinstance(exc, _TRANSPORT_ERRORS):
+        detail = str(exc.__cause__ or exc) or type(exc).__name__
+        return Failure(f"connection failed: {detail}", retryable=True, kind="connection")
+    # openai/anthropic APIStatusError carry status_code; google-genai APIError carries code.
+    status = getattr(exc, "status_code", None)
+    if not isinstance(status, int):
+        status = getattr(exc, "code", None) if "APIError" in names else None
+    body = getattr(exc, "body", None)
+    if body is None:
+        body = getattr(exc, "details", None)
+    if isinstance(status, int) and status >= 400:
+        response = getattr(exc, "response", None)
+        headers = getattr(response, "headers", None)
+        retryable = status_is_retryable(status)
+        return Failure(
+            _error_message(exc, body), status, retryable,
+            parse_retry_after(headers, now) if retryable else None,
+            endpoint_fault=status >= 500 or status == 429,
+        )
+    if "APIError" in names:  # an error event inside a 200 stream
+        text = f"{body}".lower()
+        retryable = any(s in text for s in ("server_error", "overloaded", "rate_limit", "internal"))
+        return Failure(_error_message(exc, body), None, retryable, kind="protocol")
+    return None
+
+
+class AttemptClock:
+    """Our deadlines for one attempt: first byte (open + first chunk), then idle between chunks."""
+
+    def __init__(self, first_byte_s: float, idle_s: float) -> None:
+        self.first_byte_s = first_byte_s
+        self.idle_s = idle_s
+        self._loop = asyncio.get_running_loop()
+        self._first_deadline = self._loop.time() + first_byte_s
+        self.got_first = False
+
+    def _deadline(self) -> tuple[float, StreamTimeout]:
+        if self.got_first:
+            return self._loop.time() + self.idle_s, StreamTimeout("idle_timeout", self.idle_s)
+        return self._first_deadline, StreamTimeout("first_byte_timeout", self.first_byte_s)
+
+    async def wait(self, awaitable: Awaitable[T]) -> T:
+        """Await ``awaitable`` (opening the stream) under the current deadline."""
+        when, error = self._deadline()
+        timeout = asyncio.timeout_at(when)
+        try:
+            async with timeout:
+                return await awaitable
+        except TimeoutError:
+            if timeout.expired():
+                raise error from None
+            raise
+
+    async def chunks(self, source: AsyncIterator[T]) -> AsyncIterator[T]:
+        """Iterate ``source`` with a deadline around every ``__anext__``."""
+        iterator = source.__aiter__()
+        while True:
+            when, error = self._deadline()
+            timeout = asyncio.timeout_at(when)
+            try:
+                async with timeout:
+                    item = await iterator.__anext__()
+            except StopAsyncIteration:
+                return
+            except TimeoutError:
+                if timeout.expired():
+                    raise error from None
+                raise
+            self.got_first = True
+            yield item
+
+
+Attempt = Callable[[AttemptClock], AsyncGenerator[StreamEvent, None]]
+Classifier = Callable[[BaseException], "Failure | None"]
+
+
+@dataclass
+class Retrier:
+    """Runs attempts under the policy. Injectable sleep, randomness and breakers keep tests exact."""
+
+    policy: RetryPolicy = field(default_factory=RetryPolicy)
+    breakers: BreakerRegistry = field(default_factory=lambda: BREAKERS)
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
+    rand: Callable[[], float] = random.random
+
+    async def run(self, attempt: Attempt, *, endpoint: str, provider: str,
+                  classifier: Classifier = classify, on_event: OnEvent | None = None,
+                  secrets: Iterable[str | None] = ()) -> AsyncIterator[StreamEvent]:
+        """Yield the events of the first attempt that gets going; end with ``StreamError`` if none does."""
+        policy = self.policy
+        secrets = tuple(secrets)
+        breaker = self.breakers.get(endpoint, policy.breaker_threshold, policy.breaker_cooldown_s)
+        loop = asyncio.get_running_loop()
+
+        def report(number: int, outcome: str, started: float, failure: Failure | None = None,
+                   delay: float | None = None) -> None:
+            if on_event is None:
+                return
+            info: dict[str, Any] = {
+                "provider": provider, "endpoint": endpoint, "attempt": number, "outcome": outcome,
+                "elapsed_s": round(loop.time() - started, 4),
+            }
+            if failure is not None:
+                info.update(kind=failure.kind, status=failure.status,
+                            error=redact(failure.message, secrets), retryable=failure.retryable)
+            if delay is not None:
+                info["retry_in_s"] = round(delay, 4)
+            on_event("backend.attempt", info)
+
+        for number in range(1, policy.max_attempts + 1):
+            started = loop.time()
+            if not breaker.allow():
+                wait = breaker.retry_in()
+                failure = Failure(f"circuit open for {endpoint} after repeated failures; next try in "
+                                  f"{wait:.1f} s", retryable=True, kind="circuit_open")
+                report(number, "circuit_open", started, failure)
+                yield StreamError(message=f"{provider}: {failure.message}", retryable=True)
+                return
+            yielded = False
+            verdict = False
+            try:
+                clock = AttemptClock(policy.first_byte_timeout_s, policy.idle_timeout_s)
+                async with contextlib.aclosing(attempt(clock)) as events:
+                    async for event in events:
+                        yielded = True
+                        yield event
+                breaker.record_success()
+                verdict = True
+                report(number, "ok", started)
+                return
+            except Exception as exc:
+                failure_or_none = classifier(exc)
+                if failure_or_none is None:
+                    raise
+                failure = failure_or_none
+                if failure.endpoint_fault:
+                    breaker.record_failure()
+                else:
+                    breaker.record_success()
+                verdict = True
+                last = number == policy.max_attempts
+                if yielded or not failure.retryable or last:
+                    report(number, "error", started, failure)
+                    yield self._error(provider, failure, secrets, number)
+                    return
+                delay = policy.backoff(number, self.rand())
+                if failure.retry_after_s is not None:
+                    delay = min(failure.retry_after_s, policy.retry_after_cap_s)
+                report(number, "retry", started, failure, delay)
+            finally:
+                if not verdict:
+                    breaker.release()
+            await self.sleep(delay)
+
+    @staticmethod
+    def _error(provider: str, failure: Failure, secrets: tuple[str | None, ...],
+               attempts: int) -> StreamError:
+        status = f" {failure.status}" if failure.status else ""
+        tries = f" (after {attempts} attempts)" if attempts > 1 else ""
+        message = redact(f"{provider}{status}: {failure.message}{tries}", secrets)
+        return StreamError(message=message, status=failure.status, retryable=failure.retryable)

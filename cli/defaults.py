@@ -1,0 +1,75 @@
+"""Which config a run uses when the user names none.
+
+Order: ``./.massgen/config.yaml``, then ``~/.config/massgen/config.yaml``, then the
+default team: providers whose API keys are set, or the local model team when none are.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from massgen.configs import ConfigError, TeamConfig, load_config, validate_data
+
+# env var -> (backend type, model) for the default team built from keys present.
+PROVIDER_KEYS: dict[str, tuple[str, str]] = {
+    "OPENAI_API_KEY": ("openai", "gpt-5-mini"),
+    "ANTHROPIC_API_KEY": ("claude", "claude-sonnet-4-5"),
+    "GEMINI_API_KEY": ("gemini", "gemini-2.5-flash"),
+    "XAI_API_KEY": ("grok", "grok-4-fast"),
+}
+
+
+def discovered_config_paths() -> list[Path]:
+    home = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
+    return [Path(".massgen") / "config.yaml", home / "massgen" / "config.yaml"]
+
+
+def read_dotenv(path: Path = Path(".env")) -> dict[str, str]:
+    """KEY=VALUE lines of ``./.env``; values never leave this process's config."""
+    values: dict[str, str] = {}
+    if not path.is_file():
+        return values
+    for line in path.read_text(encoding="utf-8").splitlines():
+        line = line.strip()
+        if not line or line.startswith("#") or "=" not in line:
+            continue
+        key, _, value = line.removeprefix("export ").partition("=")
+        values[key.strip()] = value.strip().strip("'\"")
+    return values
+
+
+def environment() -> dict[str, str]:
+    """The process environment with ``./.env`` underneath it (the environment wins)."""
+    return {**read_dotenv(), **os.environ}
+
+
+def default_team(env: dict[str, str] | None = None) -> TeamConfig:
+    env = environment() if env is None else env
+    agents = [
+        {"id": f"{backend}_agent", "backend": {"type": backend, "model": model}}
+        for key, (backend, model) in PROVIDER_KEYS.items()
+        if env.get(key)
+    ]
+    if not agents:
+        agents = [
+            {"id": f"local_{i}", "backend": {"type": "local", "model": "default", "temperature": temp, "seed": seed}}
+            for i, (temp, seed) in enumerate(((0.2, 11), (0.6, 22), (0.9, 33)), 1)
+        ]
+    return validate_data({"agents": agents}, "the default team", env)
+
+
+def resolve(config_ref: str | None) -> tuple[TeamConfig, str]:
+    """The config to use and a short description of where it came from."""
+    env = environment()
+    if config_ref:
+        config, path = load_config(config_ref, env)
+        return config, str(path)
+    for path in discovered_config_paths():
+        if path.is_file():
+            config, found = load_config(str(path), env)
+            return config, str(found)
+    try:
+        return default_team(env), "the default team"
+    except ConfigError:
+        raise

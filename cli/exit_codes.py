@@ -1,0 +1,22 @@
+"""Exit codes of the ``massgen`` command, shared by every mode."""
+
+from __future__ import annotations
+
+SUCCESS = 0
+CONFIG_ERROR = 1
+EXECUTION_ERROR = 2
+TIMEOUT = 3
+INTERRUPTED = 4
+
+_BY_STATUS = {
+    "completed": SUCCESS,
+    "partial": SUCCESS,
+    "failed": EXECUTION_ERROR,
+    "timeout": TIMEOUT,
+    "budget": TIMEOUT,
+    "interrupted": INTERRUPTED,
+}
+
+
+def for_status(status: str) -> int:
+    return _BY_STATUS.get(status, EXECUTION_ERROR)

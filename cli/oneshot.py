@@ -1,0 +1,82 @@
+"""``massgen "question"``: one run, the answer on stdout, progress on stderr.
+
+Automation mode prints machine-readable lines instead of a display, and every mode
+maps the run's status to the documented exit codes. Ctrl-C cancels the run and
+keeps the best answer so far; a second Ctrl-C stops waiting.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import IO
+
+from massgen.actors.team import RunResult, Team
+from massgen.actors.trace_writer import Subscriber
+from massgen.cli import exit_codes
+from massgen.cli.progress import ProgressDisplay
+from massgen.configs import TeamConfig
+
+
+def print_result(result: RunResult, automation: bool, out: IO[str], err: IO[str]) -> int:
+    code = exit_codes.for_status(result.status)
+    answer_file = None
+    if result.final_answer is not None:
+        owner = result.winner or "best_so_far"
+        answer_file = result.log_dir / "final" / owner / "answer.txt"
+    if automation:
+        out.write(f"STATUS: {result.status}\n")
+        out.write(f"WINNER: {result.winner_label or 'none'}\n")
+        out.write(f"ANSWER_FILE: {answer_file or 'none'}\n")
+        if result.status != "completed":
+            out.write(f"REASON: {result.reason}\n")
+        out.flush()
+        return code
+    if result.final_answer is not None:
+        if result.partial:
+            err.write(f"[best answer so far ({result.winner_label}); the run ended early: {result.reason}]\n")
+        out.write(result.final_answer.rstrip("\n") + "\n")
+    else:
+        err.write(f"massgen: no answer: {result.reason}\n")
+    err.write(f"logs: {result.log_dir}\n")
+    out.flush()
+    return code
+
+
+def run_question(
+    config: TeamConfig,
+    question: str,
+    *,
+    automation: bool,
+    timeout: float | None = None,
+    out: IO[str] | None = None,
+    err: IO[str] | None = None,
+) -> int:
+    out = out or sys.stdout
+    err = err or sys.stderr
+    if timeout is not None:
+        config = config.model_copy(update={
+            "timeout_settings": config.timeout_settings.model_copy(update={"orchestrator_timeout_seconds": timeout})
+        })
+    subscribers: list[Subscriber] = []
+    if not automation and err.isatty():
+        subscribers.append(ProgressDisplay(err))
+    team = Team(config, question, subscribers=subscribers)
+    if automation:
+        out.write(f"LOG_DIR: {team.log_dir}\n")
+        out.flush()
+    team.start()
+    interrupts = 0
+    while True:
+        try:
+            result = team.wait()
+            break
+        except KeyboardInterrupt:
+            interrupts += 1
+            if interrupts == 1:
+                err.write("\ninterrupted: stopping the team and keeping the best answer so far "
+                          "(Ctrl-C again to stop waiting)\n")
+                team.cancel("interrupted by Ctrl-C")
+            else:
+                err.write(f"\nstopped waiting; logs so far: {team.log_dir}\n")
+                return exit_codes.INTERRUPTED
+    return print_result(result, automation, out, err)

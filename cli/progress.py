@@ -1,0 +1,96 @@
+"""A compact live view of a run on stderr, derived from trace records as they land.
+
+Events worth a line (answers, votes, restarts, deadlines) are printed as they
+happen; between them one status line is redrawn so a long model call still shows
+progress. It is only used when stderr is a terminal.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from typing import IO, Any
+
+from massgen.logs import LogProjection
+
+_REDRAW_EVERY_S = 0.1
+
+
+def describe(record: dict[str, Any], projection: LogProjection) -> str | None:
+    """One human line for a trace record, or None when it is not worth a line."""
+    p = record["payload"]
+    kind = record["type"]
+    label = {a: v.label for a, v in projection.agents.items()}
+    if kind == "RunStarted":
+        return f"team of {len(p['agents'])}: " + ", ".join(f"{lab}={a}" for a, lab in zip(p["agents"], p["labels"], strict=True))
+    if kind == "AnswerAccepted":
+        return f"{label.get(p['agent'], p['agent'])} answered {p['label']}"
+    if kind == "RecordVote":
+        return f"{label.get(p['voter'], p['voter'])} voted for {p['target_label']}: {p['reason'][:60]}"
+    if kind == "AgentRestarting":
+        return f"{label.get(p['name'], p['name'])} restarting in {p['delay_s']:.1f}s ({p['reason'][:60]})"
+    if kind == "AgentMarkedFailed":
+        return f"{label.get(p['name'], p['name'])} failed for good: {p['reason'][:80]}"
+    if kind == "DeadlineExpired":
+        who = label.get(p["name"], p["name"]) if p.get("name") else "run"
+        return f"deadline: {who} {p['scope']} ({p['detail']})"
+    if kind == "TurnCorrection":
+        sender = record["sender"].rpartition("#")[0]
+        return f"{label.get(sender, sender)} corrected: {p['problem'][:70]}"
+    if kind == "PresentFinal":
+        return f"{label.get(record['to'].rpartition('#')[0], '?')} presents the final answer"
+    return None
+
+
+class ProgressDisplay:
+    """Subscriber for the trace writer; safe to call from the writer's thread."""
+
+    def __init__(self, stream: IO[str] | None = None) -> None:
+        self.stream = stream or sys.stderr
+        self.started = time.monotonic()
+        self._chars: dict[str, int] = {}
+        self._last_draw = 0.0
+        self._lock = threading.Lock()
+        self._status_shown = False
+
+    def __call__(self, record: dict[str, Any], projection: LogProjection) -> None:
+        with self._lock:
+            if record["type"] == "AgentChunk":
+                sender = record["sender"].rpartition("#")[0]
+                self._chars[sender] = self._chars.get(sender, 0) + len(record["payload"]["text"])
+            elif record["type"] == "TurnStarted":
+                self._chars[record["payload"]["agent"]] = 0
+            line = describe(record, projection)
+            if line is not None:
+                self._clear()
+                self.stream.write(f"[{time.monotonic() - self.started:6.1f}s] {line}\n")
+            now = time.monotonic()
+            if line is not None or now - self._last_draw >= _REDRAW_EVERY_S:
+                self._last_draw = now
+                self._draw(projection)
+            if record["type"] == "RunFinished":
+                self._clear()
+            self.stream.flush()
+
+    def _clear(self) -> None:
+        if self._status_shown:
+            self.stream.write("\r\033[K")
+            self._status_shown = False
+
+    def _draw(self, projection: LogProjection) -> None:
+        parts = []
+        for agent_id, view in projection.agents.items():
+            state = view.status
+            if state == "working":
+                state = f"working {self._chars.get(agent_id, 0)}ch"
+            elif state == "voted" and view.voted_for:
+                state = f"voted {view.voted_for}"
+            parts.append(f"{view.label}:{state}")
+        tally = " ".join(f"{projection.agents[a].label}={n}" for a, n in projection.tally().items())
+        usage = projection.usage()
+        text = (f"{time.monotonic() - self.started:5.1f}s | " + " | ".join(parts)
+                + (f" | votes {tally}" if tally else "") + f" | calls {usage['model_calls']}")
+        self._clear()
+        self.stream.write(text[:200])
+        self._status_shown = True

@@ -1,0 +1,115 @@
+"""Finding, reading and validating config files.
+
+Every failure is a ``ConfigError`` whose message names the file, the key path and
+what was expected, so the command line can print it and exit 1 without a traceback.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from massgen.configs.schema import TeamConfig
+
+EXAMPLES_DIR = Path(__file__).resolve().parent / "examples"
+EXAMPLE_PREFIX = "@examples/"
+_ENV_PATTERN = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+class ConfigError(Exception):
+    """A config that cannot be used; the message is written for the user."""
+
+
+def list_examples() -> list[str]:
+    """Names of the shipped example configs, usable as ``@examples/NAME``."""
+    return sorted(str(p.relative_to(EXAMPLES_DIR).with_suffix("")) for p in EXAMPLES_DIR.rglob("*.yaml"))
+
+
+def resolve_config_path(ref: str) -> Path:
+    """Turn ``@examples/NAME`` or a file path into an existing file."""
+    if not ref.startswith(EXAMPLE_PREFIX):
+        path = Path(ref).expanduser()
+        if not path.is_file():
+            raise ConfigError(f"config file not found: {ref}")
+        return path
+    name = ref[len(EXAMPLE_PREFIX):].removesuffix(".yaml")
+    names = list_examples()
+    if name in names:
+        return EXAMPLES_DIR / f"{name}.yaml"
+    matches = [n for n in names if n.rsplit("/", 1)[-1] == name]
+    if len(matches) == 1:
+        return EXAMPLES_DIR / f"{matches[0]}.yaml"
+    if len(matches) > 1:
+        listed = ", ".join(f"@examples/{m}" for m in matches)
+        raise ConfigError(f"{ref} is ambiguous; it matches: {listed}")
+    raise ConfigError(f"no example named {ref}; see `massgen --list-examples`")
+
+
+def _expand_env(value: Any, path: str, env: dict[str, str], source: str) -> Any:
+    if isinstance(value, str):
+        def substitute(match: re.Match[str]) -> str:
+            name = match.group(1)
+            if name not in env:
+                raise ConfigError(f"{source}: {path}: environment variable ${{{name}}} is not set")
+            return env[name]
+
+        return _ENV_PATTERN.sub(substitute, value)
+    if isinstance(value, dict):
+        return {k: _expand_env(v, f"{path}.{k}" if path else str(k), env, source) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_expand_env(v, f"{path}[{i}]", env, source) for i, v in enumerate(value)]
+    return value
+
+
+def _format_location(loc: tuple[int | str, ...]) -> str:
+    text = ""
+    for part in loc:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        elif part in {"function-after[_unique_ids(), list[AgentConfig]]"}:
+            continue
+        elif str(part).startswith(("function-", "Scripted", "Local", "ClaudeCode", "Antigravity", "Azure")):
+            continue
+        else:
+            text += f".{part}" if text else str(part)
+    return text or "(top level)"
+
+
+def _describe(error: Any) -> str:
+    if error["type"] == "extra_forbidden":
+        return "unknown key"
+    if error["type"] == "missing":
+        return "required key is missing"
+    message = str(error["msg"])
+    return message.removeprefix("Value error, ")
+
+
+def validate_data(data: Any, source: str, env: dict[str, str] | None = None) -> TeamConfig:
+    """Validate already-parsed YAML data; ``source`` names it in error messages."""
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}: expected a mapping at the top level, got {type(data).__name__}")
+    expanded = _expand_env(data, "", dict(os.environ) if env is None else env, source)
+    try:
+        return TeamConfig.model_validate(expanded)
+    except ValidationError as exc:
+        lines = [f"{source}: invalid config"]
+        for error in exc.errors():
+            lines.append(f"  {_format_location(error['loc'])}: {_describe(error)}")
+        raise ConfigError("\n".join(lines)) from None
+
+
+def load_config(ref: str, env: dict[str, str] | None = None) -> tuple[TeamConfig, Path]:
+    """Load ``@examples/NAME`` or a YAML path into a validated ``TeamConfig``."""
+    path = resolve_config_path(ref)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: not valid YAML: {exc}") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+    return validate_data(data, str(path), env), path

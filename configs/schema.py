@@ -1,0 +1,239 @@
+"""The YAML config, as MassGen users already write it, validated strictly.
+
+Unknown keys are errors (a typo must not silently become a default), and each
+backend type has its own model so its options are checked too.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class McpServerConfig(_Strict):
+    name: str
+    type: Literal["stdio", "streamable-http"]
+    command: str | None = None
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+    cwd: str | None = None
+    url: str | None = None
+    headers: dict[str, str] = Field(default_factory=dict)
+    allowed_tools: list[str] | None = None
+    exclude_tools: list[str] = Field(default_factory=list)
+    call_timeout_seconds: float = Field(default=60.0, gt=0)
+    start_timeout_seconds: float = Field(default=30.0, gt=0)
+
+    @model_validator(mode="after")
+    def _transport_fields(self) -> McpServerConfig:
+        if self.type == "stdio" and not self.command:
+            raise ValueError(f"MCP server {self.name!r}: type stdio needs 'command'")
+        if self.type == "streamable-http" and not self.url:
+            raise ValueError(f"MCP server {self.name!r}: type streamable-http needs 'url'")
+        return self
+
+
+class BackendConfig(_Strict):
+    """Options every backend understands; subclasses add their own."""
+
+    type: str
+    model: str | None = None
+    base_url: str | None = None
+    api_key: str | None = None
+    temperature: float | None = Field(default=None, ge=0, le=2)
+    max_tokens: int | None = Field(default=None, gt=0)
+    cwd: str | None = None
+    mcp_servers: list[McpServerConfig] = Field(default_factory=list)
+    allowed_tools: list[str] | None = None
+    exclude_tools: list[str] = Field(default_factory=list)
+    seed: int | None = None
+    timeout_seconds: float | None = Field(default=None, gt=0)
+    # How workflow tools reach the model: native tool calls, a JSON-schema response format, or
+    # tool-call text parsed from the reply. None = native, falling back when the server refuses tools.
+    tool_mode: Literal["native", "json_schema", "text"] | None = None
+
+
+class ScriptStep(_Strict):
+    """One step of a scripted model call. Exactly one action key must be set."""
+
+    text: str | None = None
+    reasoning: str | None = None
+    new_answer: str | None = None
+    vote: str | None = None
+    reason: str = ""
+    tool: str | None = None
+    args: dict[str, Any] = Field(default_factory=dict)
+    delay: float | None = Field(default=None, ge=0)
+    fault: (
+        Literal["raise", "hang", "stream_forever", "malformed_tool_call", "block_thread", "error_event"]
+        | None
+    ) = None
+    # A guard: this call is played only once these agents' answers are in view.
+    when_answers: list[str] | None = None
+    # Apply this step only in these incarnations of the agent (1 = first start).
+    incarnations: list[int] | None = None
+
+    @model_validator(mode="after")
+    def _one_action(self) -> ScriptStep:
+        keys = ("text", "reasoning", "new_answer", "vote", "tool", "delay", "fault", "when_answers")
+        actions = [k for k in keys if getattr(self, k) is not None]
+        if len(actions) != 1:
+            raise ValueError(f"a script step needs exactly one of {', '.join(keys)} (got {actions or 'none'})")
+        return self
+
+
+class ScriptedBackendConfig(BackendConfig):
+    type: Literal["scripted"] = "scripted"
+    # One list of steps per model call, played in order; a call that starts with a
+    # ``when_answers`` guard waits (later calls may be played first) until its guard holds.
+    script: list[list[ScriptStep]] = Field(default_factory=list)
+    # Text of the final presentation; by default the agent's own latest answer.
+    present: str | None = None
+    # What to do once the script is used up.
+    on_exhausted: Literal["vote_first", "repeat_last", "stop"] = "vote_first"
+    # Fail while starting, in every incarnation (true) or in the listed ones.
+    crash_on_start: bool | list[int] = False
+    # Block the agent's start handler (a hung actor), in every incarnation or the listed ones.
+    hang_on_start: bool | list[int] = False
+    # Tokens reported per call; by default estimated as characters / 4.
+    usage_per_call: int | None = Field(default=None, ge=0)
+
+
+class LocalBackendConfig(BackendConfig):
+    type: Literal["local"] = "local"
+    n_ctx: int = Field(default=4096, gt=0)
+    n_threads: int | None = Field(default=None, gt=0)
+    server_start_timeout_seconds: float = Field(default=300.0, gt=0)
+
+
+class ClaudeCodeBackendConfig(BackendConfig):
+    type: Literal["claude_code"] = "claude_code"
+    cli_path: str | None = None
+    extra_args: list[str] = Field(default_factory=list)
+
+
+class AntigravityBackendConfig(BackendConfig):
+    type: Literal["antigravity_cli"] = "antigravity_cli"
+    cli_path: str | None = None
+    extra_args: list[str] = Field(default_factory=list)
+
+
+class AzureOpenAIBackendConfig(BackendConfig):
+    type: Literal["azure_openai"] = "azure_openai"
+    api_version: str = "2025-04-01-preview"
+
+
+# Every type a config may name; types without options of their own use BackendConfig.
+BACKEND_TYPES: dict[str, type[BackendConfig]] = {
+    "scripted": ScriptedBackendConfig,
+    "local": LocalBackendConfig,
+    "claude_code": ClaudeCodeBackendConfig,
+    "antigravity_cli": AntigravityBackendConfig,
+    "azure_openai": AzureOpenAIBackendConfig,
+    **{
+        name: BackendConfig
+        for name in (
+            "openai", "chatcompletion", "grok", "claude", "gemini",
+            "vllm", "sglang", "lmstudio", "ollama", "llamacpp",
+        )
+    },
+}
+
+
+class AgentConfig(_Strict):
+    id: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.-]+$")
+    backend: BackendConfig
+    system_message: str | None = None
+
+    @field_validator("backend", mode="before")
+    @classmethod
+    def _backend_by_type(cls, value: Any) -> Any:
+        if isinstance(value, BackendConfig):
+            return value
+        if not isinstance(value, dict):
+            raise ValueError("expected a mapping with at least 'type'")
+        backend_type = value.get("type")
+        if backend_type not in BACKEND_TYPES:
+            known = ", ".join(sorted(BACKEND_TYPES))
+            raise ValueError(f"unknown backend type {backend_type!r}; expected one of: {known}")
+        return BACKEND_TYPES[backend_type].model_validate(value)
+
+
+class RestartPolicy(_Strict):
+    max_restarts: int = Field(default=3, ge=0)
+    window_seconds: float = Field(default=60.0, gt=0)
+    backoff_base_seconds: float = Field(default=0.2, ge=0)
+    backoff_max_seconds: float = Field(default=10.0, ge=0)
+
+
+class Budget(_Strict):
+    max_model_calls: int | None = Field(default=None, gt=0)
+    max_tokens: int | None = Field(default=None, gt=0)
+
+
+class OrchestratorConfig(_Strict):
+    max_new_answers_per_agent: int | None = Field(default=None, gt=0)
+    max_new_answers_global: int | None = Field(default=None, gt=0)
+    final_answer_strategy: Literal["winner_present", "winner_reuse", "synthesize"] = "winner_present"
+    context_paths: list[Any] = Field(default_factory=list)
+    max_attempts_per_turn: int = Field(default=3, gt=0)
+    max_tool_rounds: int = Field(default=8, gt=0)
+    restart: RestartPolicy = Field(default_factory=RestartPolicy)
+    budget: Budget = Field(default_factory=Budget)
+
+
+class TimeoutSettings(_Strict):
+    orchestrator_timeout_seconds: float = Field(default=1800.0, gt=0)
+    turn_timeout_seconds: float = Field(default=600.0, gt=0)
+    idle_stream_timeout_seconds: float = Field(default=120.0, gt=0)
+    # Seconds allowed for the final presentation before the winner's answer is reused.
+    present_timeout_seconds: float = Field(default=300.0, gt=0)
+
+
+class UiConfig(_Strict):
+    display_type: Literal["rich_terminal", "simple", "textual_terminal", "none"] = "simple"
+    logging_enabled: bool = True
+
+
+class TeamConfig(_Strict):
+    agents: list[AgentConfig] = Field(min_length=1)
+    orchestrator: OrchestratorConfig = Field(default_factory=OrchestratorConfig)
+    timeout_settings: TimeoutSettings = Field(default_factory=TimeoutSettings)
+    ui: UiConfig = Field(default_factory=UiConfig)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _single_agent(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "agent" in data:
+            if "agents" in data:
+                raise ValueError("use either 'agent' or 'agents', not both")
+            data = dict(data)
+            data["agents"] = [data.pop("agent")]
+        return data
+
+    @field_validator("agents")
+    @classmethod
+    def _unique_ids(cls, agents: list[AgentConfig]) -> list[AgentConfig]:
+        seen: set[str] = set()
+        for agent in agents:
+            if agent.id in seen:
+                raise ValueError(f"duplicate agent id {agent.id!r}; every agent needs its own id")
+            seen.add(agent.id)
+        return agents
+
+    def redacted(self) -> dict[str, Any]:
+        """The config as data with every secret replaced, fit for logs and traces."""
+        data = self.model_dump(mode="json")
+        for agent in data["agents"]:
+            backend = agent["backend"]
+            if backend.get("api_key"):
+                backend["api_key"] = "***"
+            for server in backend.get("mcp_servers", []):
+                server["env"] = {k: "***" for k in server.get("env", {})}
+                server["headers"] = {k: "***" for k in server.get("headers", {})}
+        return data

@@ -1,0 +1,243 @@
+"""Everything in a log directory except the trace, computed from trace records alone.
+
+The same ``LogProjection`` runs live inside the trace writer and, later, over a
+``trace.jsonl`` read back from disk; so the rebuilt files equal the live ones by
+construction, and every number a user sees can be traced to the records behind it.
+Only record fields are used (timestamps included), never the wall clock.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class AgentView:
+    agent_id: str
+    label: str
+    status: str = "starting"
+    incarnation: int = 1
+    answers: list[str] = field(default_factory=list)
+    voted_for: str | None = None
+    restarts: int = 0
+    model_calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    last_error: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "label": self.label,
+            "status": self.status,
+            "incarnation": self.incarnation,
+            "answers": len(self.answers),
+            "latest_answer": f"{self.label}.{len(self.answers)}" if self.answers else None,
+            "voted_for": self.voted_for,
+            "restarts": self.restarts,
+            "model_calls": self.model_calls,
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "last_error": self.last_error,
+        }
+
+
+_TIMELINE_TYPES = {
+    "RunStarted", "TurnStarted", "AnswerAccepted", "RecordVote", "InvalidateVotes", "InjectAnswers",
+    "TurnCorrection", "TurnFailed", "ChildFailed", "AgentRestarting", "AgentMarkedFailed",
+    "DeadlineExpired", "DeadLetter", "PresentFinal", "FinalPresented", "RunFinished", "CancelRun",
+    "AnswerNow", "SetRunTimeout", "KillAgent", "RestartAgent", "ToolCallRequested", "ToolCallResult",
+}
+
+
+class LogProjection:
+    """Folds trace records into the state behind every derived log file."""
+
+    def __init__(self) -> None:
+        self.started: dict[str, Any] | None = None
+        self.finished: dict[str, Any] | None = None
+        self.agents: dict[str, AgentView] = {}
+        self._by_sender: dict[str, str] = {}
+        self.answers: list[dict[str, Any]] = []
+        self.votes: list[dict[str, Any]] = []
+        self.events: list[dict[str, Any]] = []
+        self.final_presentation: str | None = None
+        self.first_ts: float | None = None
+        self.last_ts: float | None = None
+        self.records = 0
+
+    # -- folding ------------------------------------------------------------------------
+
+    def apply(self, record: dict[str, Any]) -> None:
+        self.records += 1
+        ts = float(record["ts"])
+        self.first_ts = ts if self.first_ts is None else self.first_ts
+        self.last_ts = ts
+        kind, mtype, p = record["kind"], record["type"], record["payload"]
+        if mtype in _TIMELINE_TYPES and kind in ("tell", "event"):
+            self.events.append(self._event(record))
+        handler = getattr(self, f"_on_{mtype}", None)
+        if handler is not None and kind in ("tell", "event", "reply"):
+            handler(record, p)
+
+    def _event(self, record: dict[str, Any]) -> dict[str, Any]:
+        p = record["payload"]
+        detail = {k: v for k, v in p.items() if k not in ("task", "history", "view", "config", "content")}
+        if "content" in p:
+            detail["chars"] = len(str(p["content"]))
+        return {
+            "seq": record["seq"],
+            "ts": record["ts"],
+            "type": record["type"],
+            "from": record["sender"],
+            "to": record["to"],
+            **detail,
+        }
+
+    def _agent_of(self, sender: str) -> AgentView | None:
+        name = sender.rpartition("#")[0]
+        return self.agents.get(name)
+
+    def _on_RunStarted(self, record: dict[str, Any], p: dict[str, Any]) -> None:
+        self.started = {**p, "ts": record["ts"], "run_id": record["run_id"]}
+        for agent_id, label in zip(p["agents"], p["labels"], strict=True):
+            self.agents[agent_id] = AgentView(agent_id=agent_id, label=label)
+
+    def _on_TurnStarted(self, record: dict[str, Any], p: dict[str, Any]) -> None:
+        agent = self.agents.get(p["agent"])
+        if agent:
+            agent.status = "voting" if p["vote_only"] else "working"
+            agent.incarnation = p["incarnation"]
+            agent.voted_for = None
+
+    def _on_AnswerAccepted(self, record: dict[str, Any], p: dict[str, Any]) -> None:
+        self.answers.append({"agent": p["agent"], "label": p["label"], "content": p["content"],
+                             "round": p["round"], "seq": record["seq"], "ts": record["ts"]})
+        agent = self.agents.get(p["agent"])
+        if agent:
+            agent.answers.append(p["content"])
+            agent.status = "answered"
+
+    def _on_RecordVote(self, record: dict[str, Any], p: dict[str, Any]) -> None:
+        self.votes.append({"voter": p["voter"], "target": p["target"], "target_label": p["target_label"],
+                           "reason": p["reason"], "round": p["round"], "seq": record["seq"],
+                           "ts": record["ts"], "valid": True})
+        agent = self.agents.get(p["voter"])
+        if agent:
+            agent.voted_for = p["target_label"]
+            agent.status = "voted"
+
+    def _on_InvalidateVotes(self, record: dict[str, Any], p: dict[str, Any]) -> None:
+        for vote in self.votes:
+            vote["valid"] = False
+        for agent in self.agents.values():
+            agent.voted_for = None
+
+    def _on_ModelCallFinished(self, record: dict[str, Any], p: dict[str, Any]) -> None:
+        agent = self._agent_of(record["sender"])
+        if agent:
+            agent.model_calls += 1
+            agent.input_tokens += int(p["input_tokens"])
+            agent.output_tokens += int(p["output_tokens"])
+
+    def _on_ChildFailed(self, record: dict[str, Any], p: dict[str, Any]) -> None:
+        agent = self.agents.get(p["name"])
+        if agent:
+            agent.last_error = p["error"]
+
+    def _on_AgentRestarting(self, record: dict[str, Any], p: dict[str, Any]) -> None:
+        agent = self.agents.get(p["name"])
+        if agent:
+            agent.status = "restarting"
+            agent.restarts += 1
+            agent.last_error = p["reason"]
+
+    def _on_AgentMarkedFailed(self, record: dict[str, Any], p: dict[str, Any]) -> None:
+        agent = self.agents.get(p["name"])
+        if agent:
+            agent.status = "failed"
+            agent.last_error = p["reason"]
+
+    def _on_PresentFinal(self, record: dict[str, Any], p: dict[str, Any]) -> None:
+        agent = self.agents.get(record["to"].rpartition("#")[0])
+        if agent:
+            agent.status = "presenting"
+
+    def _on_FinalPresented(self, record: dict[str, Any], p: dict[str, Any]) -> None:
+        self.final_presentation = p["content"]
+
+    def _on_RunFinished(self, record: dict[str, Any], p: dict[str, Any]) -> None:
+        self.finished = {**p, "ts": record["ts"]}
+        for agent in self.agents.values():
+            if agent.status not in ("failed",):
+                agent.status = "done"
+
+    # -- views --------------------------------------------------------------------------
+
+    def tally(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for vote in self.votes:
+            if vote["valid"]:
+                counts[vote["target"]] = counts.get(vote["target"], 0) + 1
+        return counts
+
+    def usage(self) -> dict[str, Any]:
+        return {
+            "model_calls": sum(a.model_calls for a in self.agents.values()),
+            "input_tokens": sum(a.input_tokens for a in self.agents.values()),
+            "output_tokens": sum(a.output_tokens for a in self.agents.values()),
+        }
+
+    def status(self) -> dict[str, Any]:
+        started = self.started or {}
+        elapsed = (self.last_ts or 0.0) - (self.first_ts or 0.0)
+        return {
+            "run_id": started.get("run_id"),
+            "question": started.get("question"),
+            "phase": "finished" if self.finished else "coordinating",
+            "elapsed_s": round(elapsed, 3),
+            "agents": {agent_id: view.as_dict() for agent_id, view in self.agents.items()},
+            "answers": [a["label"] for a in self.answers],
+            "vote_tally": self.tally(),
+            "usage": self.usage(),
+            "result": None if not self.finished else {
+                k: self.finished[k] for k in ("status", "reason", "winner", "winner_label", "partial")
+            },
+        }
+
+    def vote_file(self) -> dict[str, Any]:
+        return {"votes": self.votes, "final_tally": self.tally(),
+                "winner": (self.finished or {}).get("winner")}
+
+    def metadata(self) -> dict[str, Any]:
+        started = self.started or {}
+        finished = self.finished or {}
+        return {
+            "run_id": started.get("run_id"),
+            "question": started.get("question"),
+            "turn": started.get("turn"),
+            "attempt": started.get("attempt"),
+            "log_dir": started.get("log_dir"),
+            "versions": started.get("versions"),
+            "config": started.get("config"),
+            "timings": {
+                "started_at": started.get("ts"),
+                "finished_at": finished.get("ts"),
+                "elapsed_s": finished.get("elapsed_s"),
+            },
+            "usage": {
+                "model_calls": finished.get("model_calls", self.usage()["model_calls"]),
+                "input_tokens": finished.get("input_tokens", self.usage()["input_tokens"]),
+                "output_tokens": finished.get("output_tokens", self.usage()["output_tokens"]),
+                "cost_usd": finished.get("cost_usd", 0.0),
+            },
+            "result": {k: finished.get(k) for k in ("status", "reason", "winner", "winner_label", "partial")},
+        }
+
+    def agent_outputs(self) -> dict[str, str]:
+        """One text file per agent with every answer it gave, labelled."""
+        outputs: dict[str, str] = {}
+        for agent_id, view in self.agents.items():
+            parts = [f"## {view.label}.{i}\n\n{text}\n" for i, text in enumerate(view.answers, 1)]
+            outputs[agent_id] = "\n".join(parts) if parts else "(no answer)\n"
+        return outputs

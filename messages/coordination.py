@@ -1,0 +1,210 @@
+"""The coordination protocol: supervisor, agents and judge.
+
+Agents are shown each other's answers anonymised by label (``agent2``) and version
+(``agent2.3`` is the third answer of the second agent in config order).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from massgen.messages.envelope import Message
+
+
+class AnswerEntry(BaseModel):
+    """One answer in view: ``label`` is ``agentN.M``; ``agent`` is ``agentN``."""
+
+    model_config = ConfigDict(frozen=True)
+
+    agent: str
+    label: str
+    content: str
+
+
+class VoteEntry(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    voter: str
+    target: str
+    target_label: str
+    reason: str
+
+
+class AnswerView(BaseModel):
+    """The newest answer of every agent that has one, as one agent is shown them."""
+
+    model_config = ConfigDict(frozen=True)
+
+    version: int = 0
+    answers: tuple[AnswerEntry, ...] = ()
+
+    def labels(self) -> tuple[str, ...]:
+        return tuple(a.agent for a in self.answers)
+
+
+# --- supervisor -> agent -------------------------------------------------------------
+
+
+class StartTurn(Message):
+    turn_id: int
+    task: str
+    history: tuple[tuple[str, str], ...] = ()
+    view: AnswerView
+    vote_only: bool = False
+    own_label: str
+
+
+class InjectAnswers(Message):
+    """New answers arrived while the agent is mid-turn: use them at the next safe point."""
+
+    turn_id: int
+    view: AnswerView
+
+
+class PresentFinal(Message):
+    turn_id: int
+    task: str
+    history: tuple[tuple[str, str], ...] = ()
+    view: AnswerView
+    votes: tuple[VoteEntry, ...]
+    strategy: Literal["winner_present", "synthesize"]
+    own_label: str
+
+
+class CancelTurn(Message):
+    turn_id: int
+    reason: str
+
+
+# --- agent -> supervisor -------------------------------------------------------------
+
+
+class AgentChunk(Message):
+    turn_id: int
+    kind: Literal["text", "reasoning"]
+    text: str
+
+
+class ModelCallStarted(Message):
+    turn_id: int
+    call_index: int
+    prompt_chars: int
+    messages: int
+    tools: tuple[str, ...]
+
+
+class ModelCallFinished(Message):
+    turn_id: int
+    call_index: int
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    finish_reason: str = "stop"
+    error: str | None = None
+
+
+class CallPermitRequest(Message):
+    """Asked by an agent's turn worker before every model call: budgets are checked here."""
+
+    turn_id: int
+
+
+class CallPermit(Message):
+    granted: bool
+    reason: str = ""
+
+
+class AnswerProposed(Message):
+    turn_id: int
+    content: str
+    view_version: int
+
+
+class VoteProposed(Message):
+    turn_id: int
+    target: str
+    reason: str
+    view_version: int
+
+
+class TurnCorrection(Message):
+    """The model ended a call without exactly one valid workflow call; it was told why."""
+
+    turn_id: int
+    attempt: int
+    problem: str
+
+
+class TurnFailed(Message):
+    turn_id: int
+    reason: str
+
+
+class FinalPresented(Message):
+    turn_id: int
+    content: str
+
+
+class ToolCallRequested(Message):
+    turn_id: int
+    call_id: str
+    name: str
+    arguments: dict[str, object]
+
+
+class ToolCallResult(Message):
+    turn_id: int
+    call_id: str
+    name: str
+    content: str
+    is_error: bool = False
+
+
+# --- supervisor <-> judge ------------------------------------------------------------
+
+
+class RecordVote(Message):
+    voter: str
+    target: str
+    target_label: str
+    reason: str
+    round: int
+
+
+class InvalidateVotes(Message):
+    reason: str
+    round: int
+
+
+class SetLiveAgents(Message):
+    agents: tuple[str, ...]
+
+
+class TallyUpdated(Message):
+    round: int
+    counts: dict[str, int]
+    votes: tuple[VoteEntry, ...]
+    converged: bool
+    winner: str | None
+
+
+# --- decisions the supervisor records (trace events, not sent to anyone) --------------
+
+
+class AnswerAccepted(Message):
+    agent: str
+    label: str
+    content: str
+    round: int
+
+
+class TurnStarted(Message):
+    """A turn was handed to an agent; mirrors the StartTurn it was sent, without the task text."""
+
+    agent: str
+    incarnation: int
+    turn_id: int
+    vote_only: bool
+    view_labels: tuple[str, ...]

@@ -1,0 +1,45 @@
+"""Records that open and close a run in the trace: everything the logs need."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from massgen.messages.envelope import Message
+
+RunStatus = Literal["completed", "partial", "timeout", "budget", "interrupted", "failed"]
+
+
+class RunStarted(Message):
+    question: str
+    history: tuple[tuple[str, str], ...] = ()
+    agents: tuple[str, ...]
+    labels: tuple[str, ...]
+    config: dict[str, Any]
+    versions: dict[str, str]
+    log_dir: str
+    turn: int = 1
+    attempt: int = 1
+
+
+class RunFinished(Message):
+    status: RunStatus
+    reason: str
+    winner: str | None
+    winner_label: str | None
+    final_answer: str | None
+    # True when the final answer is the best found before time or budget ran out.
+    partial: bool
+    elapsed_s: float
+    model_calls: int
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float
+
+
+class DeadLetter(Message):
+    """A message that could not be delivered, or came from a dead incarnation."""
+
+    original_type: str
+    original_sender: str
+    to: str
+    why: str

@@ -1,0 +1,68 @@
+"""Supervision, timers and run control: what the supervisor hears and decides.
+
+Pykka has no supervision of its own, so children report their life cycle with these
+messages and the supervisor finds hangs with deadlines driven by ``Tick``.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from massgen.messages.envelope import Message
+
+
+class ChildStarted(Message):
+    name: str
+    incarnation: int
+
+
+class ChildFailed(Message):
+    name: str
+    incarnation: int
+    error: str
+    where: Literal["on_start", "handler", "deadline", "stopped", "worker", "user"]
+
+
+class Tick(Message):
+    now: float
+
+
+class AgentRestarting(Message):
+    name: str
+    incarnation: int
+    delay_s: float
+    reason: str
+
+
+class AgentMarkedFailed(Message):
+    name: str
+    reason: str
+
+
+class DeadlineExpired(Message):
+    scope: Literal["run", "start", "turn", "idle", "present"]
+    name: str = ""
+    detail: str = ""
+
+
+# --- run control: from the user (CLI, REPL, API, HTTP) to the supervisor --------------
+
+
+class CancelRun(Message):
+    reason: str = "cancelled by user"
+
+
+class AnswerNow(Message):
+    """Stop producing answers: vote on what exists and present."""
+
+
+class SetRunTimeout(Message):
+    seconds: float
+
+
+class KillAgent(Message):
+    name: str
+
+
+class RestartAgent(Message):
+    name: str
