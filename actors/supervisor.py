@@ -223,7 +223,7 @@ class Supervisor(TracedActor):
                 self._start_turn(child)
             return None
         if isinstance(message, ChildFailed):
-            self._agent_failed(child, message.error, message.where)
+            self._agent_failed(child, message.error, message.where, reported=True)
             return None
         turn_id = getattr(message, "turn_id", None)
         if turn_id is not None and turn_id != child.turn_id:
@@ -346,7 +346,7 @@ class Supervisor(TracedActor):
 
     # -- failures and restarts ------------------------------------------------------------------
 
-    def _agent_failed(self, child: Child, reason: str, where: str) -> None:
+    def _agent_failed(self, child: Child, reason: str, where: str, reported: bool = False) -> None:
         if child.status in ("failed", "restarting") or self.phase == "finished":
             return
         now = self.ctx.clock()
@@ -355,13 +355,13 @@ class Supervisor(TracedActor):
         if self.phase == "presenting" and child.spec.agent_id == self.presenter:
             self._finish("completed", f"the team converged; presentation failed ({reason})")
             return
-        if where in ("deadline", "stopped"):
+        if not reported:
             self.ctx.record(self.make(ChildFailed, name=child.spec.agent_id, incarnation=child.incarnation,
                                       error=reason, where=where))
         delay = child.history.record_failure(now)
         if delay is None:
             child.status = "failed"
-            self.ctx.record(self.make(AgentMarkedFailed, name=child.spec.agent_id,
+            self.ctx.record(self.make(AgentMarkedFailed, name=child.spec.agent_id, incarnation=child.incarnation,
                                       reason=f"too many failures; last: {reason}"))
             live = tuple(a for a, c in self.children.items() if c.status != "failed")
             assert self.judge is not None

@@ -217,6 +217,9 @@ class Team:
         supervisor_stopped = self._supervisor.ref.actor_stopped
         while not self._done.wait(0.05):
             if supervisor_stopped.is_set() or time.monotonic() >= deadline:
+                self._flush_trace()  # RunFinished may be written but not yet seen
+                if self._done.is_set():
+                    break
                 self._record_abort(
                     "the supervisor stopped without finishing the run" if supervisor_stopped.is_set()
                     else "the run did not finish within its deadline and grace period"
@@ -239,6 +242,14 @@ class Team:
             final_answer=None, partial=True, elapsed_s=0.0, model_calls=0, input_tokens=0, output_tokens=0,
             cost_usd=0.0,
         ))
+
+    def _flush_trace(self) -> None:
+        if self._trace is None:
+            return
+        try:
+            self._trace.ask("flush", timeout=5.0)
+        except (pykka.Timeout, pykka.ActorDeadError):
+            pass
 
     def _close_trace(self) -> None:
         if self._trace is None:

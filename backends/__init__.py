@@ -18,6 +18,14 @@ if TYPE_CHECKING:
 _FACTORIES: dict[str, str] = {
     "scripted": "massgen.backends.scripted:create",
     "local": "massgen.backends.local:create",
+    "openai": "massgen.backends.openai_responses:create",
+    "claude": "massgen.backends.anthropic_messages:create",
+    "gemini": "massgen.backends.gemini:create",
+    **{
+        name: "massgen.backends.openai_chat:create"
+        for name in ("chatcompletion", "grok", "azure_openai", "vllm", "sglang", "lmstudio", "ollama",
+                     "llamacpp")
+    },
 }
 
 

@@ -29,7 +29,7 @@ from massgen.messages.stream import (
     ToolCallEvent,
 )
 
-DEFAULT_MODEL = "claude-sonnet-4-5"
+DEFAULT_MODEL = "claude-sonnet-4-6"
 DEFAULT_MAX_TOKENS = 4096
 # Error types Anthropic sends inside a stream, and the HTTP status each stands for.
 _STREAM_ERROR_STATUS = {

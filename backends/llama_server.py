@@ -28,7 +28,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import httpx
-
 from massgen.backends.base import BackendError
 from massgen.backends.local_model import EXTRA_HINT, Progress
 
@@ -36,7 +35,9 @@ HOST = "127.0.0.1"
 _POLL_SECONDS = 0.25
 _PROGRESS_EVERY = 2.0
 _PORT_ATTEMPTS = 3
-_SERVER_MODULES = ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context", "pydantic_settings")
+_SERVER_MODULES = (
+    "llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context", "pydantic_settings",
+)
 
 # Runs llama_cpp.server exactly as `python -m llama_cpp.server ARGS` would, plus a thread that
 # ends the process when its parent dies, so a killed orchestrator leaves no server behind.

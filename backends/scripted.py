@@ -129,7 +129,7 @@ class ScriptedBackend:
                 yield TextDelta(text="and so on ")
                 await asyncio.sleep(0.01)
         elif step.fault == "block_thread":
-            threading.Event().wait(_HANG_SECONDS)
+            threading.Event().wait(step.seconds or _HANG_SECONDS)
         elif step.fault == "malformed_tool_call":
             raw = '{"content": "unterminated'
             yield ToolCallEvent(

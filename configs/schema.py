@@ -73,6 +73,8 @@ class ScriptStep(_Strict):
         Literal["raise", "hang", "stream_forever", "malformed_tool_call", "block_thread", "error_event"]
         | None
     ) = None
+    # How long a ``block_thread`` fault blocks (default: an hour, i.e. for good).
+    seconds: float | None = Field(default=None, gt=0)
     # A guard: this call is played only once these agents' answers are in view.
     when_answers: list[str] | None = None
     # Apply this step only in these incarnations of the agent (1 = first start).

@@ -36,6 +36,7 @@ class AgentRestarting(Message):
 
 class AgentMarkedFailed(Message):
     name: str
+    incarnation: int
     reason: str
 
 

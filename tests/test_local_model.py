@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-
 from massgen.backends import local_model
 from massgen.backends.local_model import (
     MODELS,
@@ -52,7 +51,8 @@ def _leftovers(directory: Path) -> list[str]:
 def test_assemble_concatenates_in_order_and_records_the_hash(tmp_path: Path) -> None:
     size, sha = _expected()
     seen: list[str] = []
-    dest = assemble(_chunks(tmp_path), tmp_path / "out" / "m.gguf", size=size, sha256=sha, progress=seen.append)
+    dest = tmp_path / "out" / "m.gguf"
+    assert assemble(_chunks(tmp_path), dest, size=size, sha256=sha, progress=seen.append) == dest
     assert dest.read_bytes() == b"".join(PARTS)
     assert (tmp_path / "out" / "m.gguf.sha256").read_text().split() == [sha, "m.gguf"]
     assert seen and seen[-1].endswith("100%")

@@ -1,0 +1,109 @@
+"""Helpers for tests: build scripted teams, run them, read and check their traces."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from massgen.actors.team import RunResult, Team
+from massgen.configs import TeamConfig, validate_data
+from massgen.logs import read_trace
+
+# Multiply every test deadline by this on a slow machine instead of editing tests.
+FACTOR = float(os.environ.get("MASSGEN_TEST_TIMEOUT_FACTOR", "1"))
+
+
+def step(**kwargs: Any) -> dict[str, Any]:
+    return kwargs
+
+
+def scripted(agent_id: str, *calls: list[dict[str, Any]], **backend: Any) -> dict[str, Any]:
+    """An agent entry with a scripted backend; each positional argument is one model call."""
+    return {"id": agent_id, "backend": {"type": "scripted", "script": [list(c) for c in calls], **backend}}
+
+
+def team_config(
+    *agents: dict[str, Any],
+    orchestrator: dict[str, Any] | None = None,
+    run_timeout: float = 30.0,
+    turn_timeout: float = 10.0,
+    idle_timeout: float = 5.0,
+    present_timeout: float = 10.0,
+) -> TeamConfig:
+    orchestrator = {"restart": {"backoff_base_seconds": 0.02, "backoff_max_seconds": 0.2}, **(orchestrator or {})}
+    return validate_data(
+        {
+            "agents": list(agents),
+            "orchestrator": orchestrator,
+            "timeout_settings": {
+                "orchestrator_timeout_seconds": run_timeout * FACTOR,
+                "turn_timeout_seconds": turn_timeout * FACTOR,
+                "idle_stream_timeout_seconds": idle_timeout * FACTOR,
+                "present_timeout_seconds": present_timeout * FACTOR,
+            },
+        },
+        "test config",
+    )
+
+
+def run_team(config: TeamConfig, tmp_path: Path, question: str = "What is 2+2?") -> RunResult:
+    log_dir = tmp_path / "logs" / "run"
+    return Team(config, question, log_dir=log_dir, tick_interval_s=0.02).run()
+
+
+def records(result: RunResult) -> list[dict[str, Any]]:
+    return read_trace(result.log_dir)
+
+
+def of_type(trace: list[dict[str, Any]], *types: str) -> list[dict[str, Any]]:
+    return [r for r in trace if r["type"] in types]
+
+
+def assert_trace_invariants(trace: list[dict[str, Any]]) -> None:
+    """What must hold for any run, whatever its script or faults."""
+    seqs = [r["seq"] for r in trace]
+    assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs), "seq must strictly increase"
+    assert seqs[0] == 1 and seqs[-1] == len(seqs), "seq must have no gaps"
+    assert trace[0]["type"] == "RunStarted"
+    finished = of_type(trace, "RunFinished")
+    assert len(finished) == 1, "exactly one RunFinished"
+
+    # Every ask has exactly one reply, timeout or dead letter.
+    asks = {r["msg_id"] for r in trace if r["kind"] == "ask"}
+    settled: dict[str, int] = {}
+    for r in trace:
+        if r["kind"] == "reply":
+            key = r["causation_id"]
+        elif r["kind"] == "ask_timeout":
+            key = r["msg_id"]
+        elif r["type"] == "DeadLetter" and r["causation_id"] in asks:
+            key = r["causation_id"]
+        else:
+            continue
+        settled[key] = settled.get(key, 0) + 1
+    for ask in asks:
+        assert settled.get(ask) == 1, f"ask {ask} settled {settled.get(ask, 0)} times"
+
+    # Nothing is delivered to an incarnation once the supervisor has given up on it.
+    undelivered = {r["causation_id"] for r in trace if r["type"] == "DeadLetter"}
+    dead: set[str] = set()
+    for r in trace:
+        if r["type"] in ("AgentRestarting", "AgentMarkedFailed"):
+            dead.add(f"{r['payload']['name']}#{r['payload']['incarnation']}")
+        elif r["kind"] == "tell" and r["to"] in dead and r["msg_id"] not in undelivered:
+            raise AssertionError(f"message {r['type']} (seq {r['seq']}) delivered to stopped {r['to']}")
+
+    # Every restart follows a failure of that incarnation.
+    failed: set[str] = set()
+    for r in trace:
+        if r["type"] == "ChildFailed":
+            failed.add(f"{r['payload']['name']}#{r['payload']['incarnation']}")
+        elif r["type"] == "AgentRestarting":
+            key = f"{r['payload']['name']}#{r['payload']['incarnation']}"
+            assert key in failed or r["payload"]["reason"].endswith("by user"), f"restart of {key} without failure"
+
+    # The final answer's label exists among the accepted answers.
+    labels = {r["payload"]["label"] for r in of_type(trace, "AnswerAccepted")}
+    label = finished[0]["payload"]["winner_label"]
+    assert label is None or label in labels
