@@ -15,11 +15,11 @@ from collections.abc import Coroutine
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from massgen import backends
 from massgen.actors.runtime import Peer, RunContext, TracedActor
 from massgen.actors.turn import BudgetDenied, ModelCallError, TurnIO, TurnRunner, TurnSettings
 from massgen.configs.schema import AgentConfig
 from massgen.messages import (
+    BackendEvent,
     CallPermit,
     CallPermitRequest,
     CancelTurn,
@@ -30,6 +30,8 @@ from massgen.messages import (
     PresentFinal,
     StartTurn,
 )
+
+from massgen import backends
 
 _PERMIT_TIMEOUT_S = 30.0
 _CLOSE_TIMEOUT_S = 2.0
@@ -60,6 +62,7 @@ class AgentActor(TracedActor):
         self._backend: backends.Backend | None = None
         self._turn: concurrent.futures.Future[None] | None = None
         self._turn_id: int | None = None
+        self._cause: str | None = None  # the StartTurn/PresentFinal being worked on
 
     # -- life cycle -------------------------------------------------------------------------
 
@@ -70,13 +73,14 @@ class AgentActor(TracedActor):
                 target=self._loop.run_forever, name=f"{self.me}-loop", daemon=True
             ).start()
             context = backends.BackendContext(
-                agent_id=self.spec.agent_id, incarnation=self.incarnation, run_id=self.ctx.run_id
+                agent_id=self.spec.agent_id, incarnation=self.incarnation, run_id=self.ctx.run_id,
+                on_event=self._backend_event,
             )
             self._backend = backends.create(self.spec.config.backend, context)
             self._run(self._backend.start()).result()
             io = TurnIO(emit=self._emit, permit=self._permit)
             self._runner = TurnRunner(self._backend, io, self.spec.settings)
-        except Exception as exc:  # noqa: BLE001 - every start failure goes to the supervisor
+        except Exception as exc:
             self.send(self.supervisor, ChildFailed, name=self.name, incarnation=self.incarnation,
                       error=_describe(exc), where="on_start")
             # Stop instead of raising: Pykka reports neither on_failure nor on_stop for on_start.
@@ -101,7 +105,7 @@ class AgentActor(TracedActor):
         if self._backend is not None and loop.is_running():
             try:
                 asyncio.run_coroutine_threadsafe(self._backend.aclose(), loop).result(_CLOSE_TIMEOUT_S)
-            except Exception:  # noqa: BLE001 - closing is best effort; the loop thread is a daemon
+            except Exception:
                 pass
         loop.call_soon_threadsafe(loop.stop)
 
@@ -112,23 +116,24 @@ class AgentActor(TracedActor):
             self._begin(message.turn_id, "turn", message)
         elif isinstance(message, PresentFinal):
             self._begin(message.turn_id, "present", message)
-        elif isinstance(message, InjectAnswers):
-            if message.turn_id == self._turn_id and self._turn_is_running() and self._loop and self._runner:
+        elif isinstance(message, InjectAnswers) and self._is_current(message.turn_id):
+            if self._loop is not None and self._runner is not None:
                 self._loop.call_soon_threadsafe(self._runner.inject, message.view)
-        elif isinstance(message, CancelTurn):
-            if message.turn_id == self._turn_id and self._turn is not None:
-                self._turn.cancel()
+        elif isinstance(message, CancelTurn) and self._is_current(message.turn_id):
+            assert self._turn is not None
+            self._turn.cancel()
         return None
 
-    def _turn_is_running(self) -> bool:
-        return self._turn is not None and not self._turn.done()
+    def _is_current(self, turn_id: int) -> bool:
+        """Messages about a turn that already ended are ignored."""
+        return turn_id == self._turn_id and self._turn is not None and not self._turn.done()
 
     def _begin(self, turn_id: int, kind: Literal["turn", "present"], message: StartTurn | PresentFinal) -> None:
         if self._runner is None:
             return
         if self._turn is not None:
             self._turn.cancel()
-        self._turn_id = turn_id
+        self._turn_id, self._cause = turn_id, message.msg_id
         if kind == "turn":
             assert isinstance(message, StartTurn)
             coro = self._runner.run_turn(message)
@@ -151,7 +156,7 @@ class AgentActor(TracedActor):
         except ModelCallError as exc:
             self._emit(ChildFailed, cause, {"name": self.name, "incarnation": self.incarnation,
                                             "error": f"model call failed: {exc}", "where": "worker"})
-        except Exception as exc:  # noqa: BLE001 - a crashing turn is this incarnation's failure
+        except Exception as exc:
             self._emit(ChildFailed, cause, {"name": self.name, "incarnation": self.incarnation,
                                             "error": _describe(exc), "where": "worker"})
 
@@ -159,6 +164,9 @@ class AgentActor(TracedActor):
 
     def _emit(self, cls: type[Message], cause: str, fields: dict[str, Any]) -> None:
         self.ctx.tell(self.supervisor, self.make(cls, causation_id=cause, **fields))
+
+    def _backend_event(self, event: str, info: dict[str, Any]) -> None:
+        self.ctx.tell(self.supervisor, self.make(BackendEvent, causation_id=self._cause, event=event, info=info))
 
     def _permit(self, turn_id: int, cause: str) -> CallPermit | None:
         request = self.make(CallPermitRequest, causation_id=cause, turn_id=turn_id)

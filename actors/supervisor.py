@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import itertools
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import pykka
-
 from massgen.actors.agent import AgentActor, AgentSpec
 from massgen.actors.coordination import Coordination
 from massgen.actors.judge import Judge
@@ -28,6 +27,7 @@ from massgen.messages import (
     AnswerAccepted,
     AnswerNow,
     AnswerProposed,
+    BackendEvent,
     CallPermit,
     CallPermitRequest,
     CancelRun,
@@ -64,7 +64,9 @@ from massgen.messages import (
 
 ChildStatus = Literal["starting", "idle", "in_turn", "presenting", "restarting", "failed"]
 _STOP_GRACE_S = 3.0
-_ACTIVITY = (AgentChunk, ModelCallStarted, ModelCallFinished, ToolCallRequested, ToolCallResult, TurnCorrection)
+_ACTIVITY = (
+    AgentChunk, BackendEvent, ModelCallStarted, ModelCallFinished, ToolCallRequested, ToolCallResult, TurnCorrection,
+)
 
 
 @dataclass(frozen=True)
@@ -77,6 +79,7 @@ class RunSpec:
     versions: dict[str, str]
     history: tuple[tuple[str, str], ...] = ()
     tick_interval_s: float = 0.05
+    turn: int = 1
 
 
 @dataclass
@@ -147,6 +150,7 @@ class Supervisor(TracedActor):
             RunStarted, question=self.run.question, history=self.run.history,
             agents=tuple(self.children), labels=tuple(c.spec.label for c in self.children.values()),
             config=self.config.redacted(), versions=self.run.versions, log_dir=self.run.log_dir,
+            turn=self.run.turn,
         ))
         me = Peer("supervisor", 1, self.actor_ref)
         self.self_peer = me

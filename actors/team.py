@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 import pykka
-
 from massgen.actors.agent import AgentSpec
 from massgen.actors.runtime import Peer, RunContext
 from massgen.actors.supervisor import RunSpec, Supervisor
@@ -35,6 +34,7 @@ from massgen.messages import (
     RunFinished,
     Sender,
     SetRunTimeout,
+    ToolSpec,
 )
 
 USER = Sender(name="user", incarnation=0)
@@ -96,6 +96,33 @@ class RunResult:
     def ok(self) -> bool:
         return self.status == "completed"
 
+    @property
+    def log_directory(self) -> str:
+        """The log directory as a string: the name upstream MassGen's result dict uses."""
+        return str(self.log_dir)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The result as plain data, with the keys scripts written for upstream MassGen read."""
+        return {
+            "final_answer": self.final_answer,
+            "winner": self.winner,
+            "winner_label": self.winner_label,
+            "votes": [dict(v) for v in self.votes],
+            "answers": dict(self.answers),
+            "log_directory": self.log_directory,
+            "log_dir": self.log_directory,
+            "usage": dict(self.usage),
+            "status": self.status,
+            "reason": self.reason,
+            "partial": self.partial,
+            "run_id": self.run_id,
+            "elapsed_s": self.elapsed_s,
+        }
+
+    def __getitem__(self, key: str) -> Any:
+        """``result["final_answer"]`` works as it does on upstream MassGen's dict."""
+        return self.as_dict()[key]
+
 
 def result_from_projection(projection: LogProjection, log_dir: Path) -> RunResult:
     finished = projection.finished or {}
@@ -121,7 +148,8 @@ def result_from_projection(projection: LogProjection, log_dir: Path) -> RunResul
     )
 
 
-def agent_specs(config: TeamConfig) -> list[AgentSpec]:
+def agent_specs(config: TeamConfig, client_tools: tuple[ToolSpec, ...] = ()) -> list[AgentSpec]:
+    """One spec per agent; ``client_tools`` are a caller's tools (see ``actors/client_tools.py``)."""
     rules = config.orchestrator
     return [
         AgentSpec(
@@ -134,6 +162,7 @@ def agent_specs(config: TeamConfig) -> list[AgentSpec]:
                 max_tokens=agent.backend.max_tokens,
                 max_attempts=rules.max_attempts_per_turn,
                 max_tool_rounds=rules.max_tool_rounds,
+                client_tools=client_tools,
             ),
         )
         for index, agent in enumerate(config.agents, 1)
@@ -153,10 +182,14 @@ class Team:
         subscribers: list[Subscriber] | None = None,
         tick_interval_s: float = 0.05,
         turn: int = 1,
+        client_tools: tuple[ToolSpec, ...] = (),
     ) -> None:
+        """``client_tools``: tools the caller runs itself; a winning call of one is the final answer."""
         self.config = config
         self.question = question
         self.history = history
+        self.turn = turn
+        self.client_tools = client_tools
         self.log_dir = log_dir or new_log_dir(turn=turn)
         self.run_id = uuid.uuid4().hex[:12]
         self._subscribers = [self._watch, *(subscribers or [])]
@@ -176,8 +209,8 @@ class Team:
         self._trace = TraceWriter.start(self.log_dir, self._subscribers)
         self._ctx = RunContext(self.run_id, self._trace)
         spec = RunSpec(run_id=self.run_id, question=self.question, log_dir=str(self.log_dir),
-                       versions=versions(), history=self.history, tick_interval_s=self._tick)
-        ref = Supervisor.start(self._ctx, self.config, spec, agent_specs(self.config))
+                       versions=versions(), history=self.history, tick_interval_s=self._tick, turn=self.turn)
+        ref = Supervisor.start(self._ctx, self.config, spec, agent_specs(self.config, self.client_tools))
         self._supervisor = Peer("supervisor", 1, ref)
         return self
 

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import IO, Any
 
 import pykka
-
 from massgen.logs import LogProjection, write_all, write_atomic
 from massgen.logs.files import TRACE_FILE, render_status
 from massgen.messages import Message
@@ -80,5 +79,5 @@ class TraceWriter(pykka.ThreadingActor):
         for subscriber in self.subscribers:
             try:
                 subscriber(record, self.projection)
-            except Exception:  # noqa: BLE001 - an observer's bug must not stop the log
+            except Exception:
                 pass

@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from massgen.actors import prompts
+from massgen.actors import client_tools, prompts
 from massgen.backends import Backend
 from massgen.messages import (
     AgentChunk,
@@ -68,6 +68,9 @@ class TurnSettings:
     max_tokens: int | None = None
     max_attempts: int = 3
     max_tool_rounds: int = 8
+    # Tools of an outside caller: offered to the model, never run here; calling one is an answer
+    # (see actors/client_tools.py). Empty for ordinary runs.
+    client_tools: tuple[ToolSpec, ...] = ()
 
 
 @dataclass
@@ -142,8 +145,10 @@ class TurnRunner:
         )
         attempts = 0
         tool_rounds = 0
+        offered = () if start.vote_only else client_tools.offer(self.settings.client_tools)
+        client_names = {t.name for t in offered}
         while True:
-            tools = prompts.workflow_tools(view, start.vote_only) + self.io.extra_tools
+            tools = prompts.workflow_tools(view, start.vote_only) + self.io.extra_tools + offered
             request = ModelRequest(
                 messages=tuple(messages), tools=tools, temperature=self.settings.temperature,
                 max_tokens=self.settings.max_tokens, vote_targets=view.labels(),
@@ -151,6 +156,7 @@ class TurnRunner:
             result = await self._call(start.turn_id, cause, request)
             workflow = [c for c in result.calls if c.name in prompts.WORKFLOW_TOOLS]
             others = [c for c in result.calls if c.name not in prompts.WORKFLOW_TOOLS]
+            client_calls = [c for c in others if c.name in client_names]
             if result.text or result.calls:
                 messages.append(ChatMessage(role="assistant", content=result.text, tool_calls=tuple(others)))
 
@@ -162,7 +168,17 @@ class TurnRunner:
                 if not workflow and not others:
                     continue
 
-            if len(workflow) != 1 and others:
+            if not workflow and client_calls:  # a client tool call is this turn's answer
+                problem = client_tools.problem(client_calls)
+                if problem is None:
+                    self.io.emit(AnswerProposed, cause, {
+                        "turn_id": start.turn_id, "content": client_tools.encode(client_calls),
+                        "view_version": view.version,
+                    })
+                    return
+                messages.extend(ChatMessage(role="tool", content=problem, tool_call_id=c.id, name=c.name)
+                                for c in others)
+            elif len(workflow) != 1 and others:
                 tool_rounds += 1
                 if tool_rounds > self.settings.max_tool_rounds:
                     problem = f"Tool limit reached ({self.settings.max_tool_rounds} rounds)."
@@ -238,6 +254,11 @@ class TurnRunner:
     # -- the final presentation ---------------------------------------------------------------
 
     async def present(self, msg: PresentFinal) -> None:
+        own = next((a.content for a in msg.view.answers if a.agent == msg.own_label), None)
+        if self.settings.client_tools and client_tools.decode(own) is not None:
+            # A winning client tool call goes back as written: a presentation would turn it into prose.
+            self.io.emit(FinalPresented, msg.msg_id, {"turn_id": msg.turn_id, "content": own})
+            return
         messages = prompts.present_messages(
             msg.task, msg.view, msg.votes, msg.own_label, msg.strategy == "synthesize",
             self.settings.system_message, msg.history,

@@ -11,6 +11,7 @@ import json
 from collections.abc import AsyncGenerator
 from typing import Any
 
+import httpx
 from massgen.backends.base import BackendContext, BackendError
 from massgen.backends.http_base import DEFAULT_HTTP_TIMEOUT_S, HttpBackend
 from massgen.backends.keys import require_key
@@ -58,19 +59,27 @@ def _contents(request: ModelRequest) -> tuple[str | None, list[dict[str, Any]]]:
 
 class GeminiBackend(HttpBackend):
     provider = "gemini"
+    _http: httpx.AsyncClient | None = None
 
     def _make_client(self) -> Any:
         from google import genai
         from google.genai import types
 
-        timeout_ms = int((self.config.timeout_seconds or DEFAULT_HTTP_TIMEOUT_S) * 1000)
-        options = types.HttpOptions(base_url=self.base_url, timeout=timeout_ms,
-                                    retry_options=types.HttpRetryOptions(attempts=1))
+        timeout_s = self.config.timeout_seconds or DEFAULT_HTTP_TIMEOUT_S
+        # Our own httpx client: google-genai would otherwise switch to aiohttp whenever that happens
+        # to be installed, and behave differently from one environment to the next.
+        self._http = httpx.AsyncClient(timeout=timeout_s)
+        options = types.HttpOptions(base_url=self.base_url, timeout=int(timeout_s * 1000),
+                                    retry_options=types.HttpRetryOptions(attempts=1),
+                                    httpx_async_client=self._http)
         return genai.Client(api_key=self._api_key, http_options=options)
 
     async def _close_client(self, client: Any) -> None:
         await client.aio.aclose()
         client.close()
+        if self._http is not None:
+            await self._http.aclose()
+            self._http = None
 
     def _config(self, request: ModelRequest, system: str | None) -> Any:
         from google.genai import types

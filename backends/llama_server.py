@@ -40,16 +40,20 @@ _SERVER_MODULES = (
 )
 
 # Runs llama_cpp.server exactly as `python -m llama_cpp.server ARGS` would, plus a thread that
-# ends the process when its parent dies, so a killed orchestrator leaves no server behind.
+# ends the process (and deletes its log) when its parent dies: a killed orchestrator leaves nothing.
 _BOOTSTRAP = """\
 import os, runpy, sys, threading, time
-parent = int(sys.argv[1])
+parent, log = int(sys.argv[1]), sys.argv[2]
 def _watch():
     while os.getppid() == parent:
         time.sleep(1.0)
+    try:
+        os.unlink(log)
+    except OSError:
+        pass
     os._exit(3)
 threading.Thread(target=_watch, name="massgen-parent-watch", daemon=True).start()
-sys.argv = ["llama_cpp.server", *sys.argv[2:]]
+sys.argv = ["llama_cpp.server", *sys.argv[3:]]
 runpy.run_module("llama_cpp.server", run_name="__main__", alter_sys=True)
 """
 
@@ -176,14 +180,17 @@ class LlamaServer:
             self._stop_locked(timeout)
 
     # -- internals ----------------------------------------------------------------------------
-    def _command(self, port: int) -> list[str]:
+    def _command(self, port: int, log: Path) -> list[str]:
         return [
-            self.python, "-c", _BOOTSTRAP, str(os.getpid()),
+            self.python, "-c", _BOOTSTRAP, str(os.getpid()), str(log),
             "--model", str(self.model_path),
             "--n_ctx", str(self.n_ctx),
             "--n_threads", str(self.n_threads),
             "--host", HOST,
             "--port", str(port),
+            # By default the server cuts a running stream short ("[DONE]") as soon as another
+            # request waits; agents sharing one server must queue instead.
+            "--interrupt_requests", "False",
             *self.extra_args,
         ]  # fmt: skip
 
@@ -199,7 +206,7 @@ class LlamaServer:
             try:
                 with os.fdopen(fd, "wb") as log_file:
                     proc = subprocess.Popen(
-                        self._command(port),
+                        self._command(port, log),
                         stdin=subprocess.DEVNULL,
                         stdout=log_file,
                         stderr=subprocess.STDOUT,

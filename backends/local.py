@@ -162,7 +162,7 @@ class LocalBackend:
         generation = server.generation
         body, schema = self._body(request)
         text: list[str] = []
-        finish = "stop"
+        finish: str | None = None
         usage: dict[str, Any] | None = None
         pieces = 0
         try:
@@ -200,6 +200,11 @@ class LocalBackend:
         except httpx.TransportError as exc:
             async for event in self._server_failed(server, generation, exc):
                 yield event
+            return
+        if finish is None:
+            # The server ended the stream without saying why (it was interrupted): not the model's fault.
+            yield StreamError(message="local model server ended the reply without a finish reason",
+                              retryable=True)
             return
         calls = self._calls("".join(text), request) if schema is not None else []
         for call in calls:

@@ -37,6 +37,13 @@ try:  # the openai and anthropic SDKs ship on httpx2, google-genai may use eithe
 except ImportError:  # pragma: no cover - depends on SDK versions
     _TRANSPORT_ERRORS = (httpx.TransportError, ConnectionError)
 
+try:  # google-genai switches its async transport to aiohttp whenever aiohttp is installed
+    import aiohttp
+
+    _TRANSPORT_ERRORS += (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError)
+except ImportError:  # pragma: no cover - optional
+    pass
+
 
 @dataclass(frozen=True)
 class RetryPolicy:
@@ -86,8 +93,8 @@ class StreamTimeout(Exception):
     """Our own deadline fired: nothing arrived in time (first byte) or the stream went quiet (idle)."""
 
     def __init__(self, kind: Literal["first_byte_timeout", "idle_timeout"], seconds: float) -> None:
-        what = "no response" if kind == "first_byte_timeout" else "stream went silent"
-        super().__init__(f"{what} within {seconds:g} s")
+        what = "no response within" if kind == "first_byte_timeout" else "stream silent for"
+        super().__init__(f"{what} {seconds:g} s")
         self.kind = kind
 
 

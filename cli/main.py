@@ -11,8 +11,9 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from massgen import __version__
 from massgen.cli import exit_codes
+
+from massgen import __version__
 
 EPILOG = """\
 examples:

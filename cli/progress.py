@@ -23,7 +23,8 @@ def describe(record: dict[str, Any], projection: LogProjection) -> str | None:
     kind = record["type"]
     label = {a: v.label for a, v in projection.agents.items()}
     if kind == "RunStarted":
-        return f"team of {len(p['agents'])}: " + ", ".join(f"{lab}={a}" for a, lab in zip(p["agents"], p["labels"], strict=True))
+        pairs = zip(p["agents"], p["labels"], strict=True)
+        return f"team of {len(p['agents'])}: " + ", ".join(f"{lab}={agent}" for agent, lab in pairs)
     if kind == "AnswerAccepted":
         return f"{label.get(p['agent'], p['agent'])} answered {p['label']}"
     if kind == "RecordVote":

@@ -12,12 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import ValidationError
-
 from massgen.configs.schema import TeamConfig
+from pydantic import ValidationError
 
 EXAMPLES_DIR = Path(__file__).resolve().parent / "examples"
 EXAMPLE_PREFIX = "@examples/"
+_VALIDATOR_NOISE = ("function-", "Scripted", "Local", "ClaudeCode", "Antigravity", "Azure")
 _ENV_PATTERN = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
@@ -25,12 +25,12 @@ class ConfigError(Exception):
     """A config that cannot be used; the message is written for the user."""
 
 
-def list_examples() -> list[str]:
+def list_examples(examples_dir: Path = EXAMPLES_DIR) -> list[str]:
     """Names of the shipped example configs, usable as ``@examples/NAME``."""
-    return sorted(str(p.relative_to(EXAMPLES_DIR).with_suffix("")) for p in EXAMPLES_DIR.rglob("*.yaml"))
+    return sorted(str(p.relative_to(examples_dir).with_suffix("")) for p in examples_dir.rglob("*.yaml"))
 
 
-def resolve_config_path(ref: str) -> Path:
+def resolve_config_path(ref: str, examples_dir: Path = EXAMPLES_DIR) -> Path:
     """Turn ``@examples/NAME`` or a file path into an existing file."""
     if not ref.startswith(EXAMPLE_PREFIX):
         path = Path(ref).expanduser()
@@ -38,12 +38,12 @@ def resolve_config_path(ref: str) -> Path:
             raise ConfigError(f"config file not found: {ref}")
         return path
     name = ref[len(EXAMPLE_PREFIX):].removesuffix(".yaml")
-    names = list_examples()
+    names = list_examples(examples_dir)
     if name in names:
-        return EXAMPLES_DIR / f"{name}.yaml"
+        return examples_dir / f"{name}.yaml"
     matches = [n for n in names if n.rsplit("/", 1)[-1] == name]
     if len(matches) == 1:
-        return EXAMPLES_DIR / f"{matches[0]}.yaml"
+        return examples_dir / f"{matches[0]}.yaml"
     if len(matches) > 1:
         listed = ", ".join(f"@examples/{m}" for m in matches)
         raise ConfigError(f"{ref} is ambiguous; it matches: {listed}")
@@ -71,10 +71,8 @@ def _format_location(loc: tuple[int | str, ...]) -> str:
     for part in loc:
         if isinstance(part, int):
             text += f"[{part}]"
-        elif part in {"function-after[_unique_ids(), list[AgentConfig]]"}:
-            continue
-        elif str(part).startswith(("function-", "Scripted", "Local", "ClaudeCode", "Antigravity", "Azure")):
-            continue
+        elif str(part).startswith(_VALIDATOR_NOISE):
+            continue  # pydantic's names for validators and union members, not config keys
         else:
             text += f".{part}" if text else str(part)
     return text or "(top level)"

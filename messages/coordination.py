@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
-
 from massgen.messages.envelope import Message
+from pydantic import BaseModel, ConfigDict
 
 
 class AnswerEntry(BaseModel):
@@ -103,6 +102,13 @@ class ModelCallFinished(Message):
     cost_usd: float = 0.0
     finish_reason: str = "stop"
     error: str | None = None
+
+
+class BackendEvent(Message):
+    """Something a backend did on its own: an HTTP attempt, a retry, a tool-mode fallback."""
+
+    event: str
+    info: dict[str, object]
 
 
 class CallPermitRequest(Message):

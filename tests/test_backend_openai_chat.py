@@ -6,6 +6,11 @@ import json
 from collections.abc import Iterator
 
 import pytest
+from massgen.backends import create as create_backend
+from massgen.backends.base import BackendContext, BackendError
+from massgen.backends.openai_chat import ChatCompletionsBackend, create
+from massgen.configs.schema import AzureOpenAIBackendConfig, BackendConfig
+from massgen.messages.stream import ChatMessage, ToolCall
 from wire import protocols as p
 from wire.harness import (
     Recorder,
@@ -20,12 +25,6 @@ from wire.harness import (
     usage_of,
 )
 from wire.server import Respond, Stream, WireServer
-
-from massgen.backends import create as create_backend
-from massgen.backends.base import BackendContext, BackendError
-from massgen.backends.openai_chat import ChatCompletionsBackend, create
-from massgen.configs.schema import AzureOpenAIBackendConfig, BackendConfig
-from massgen.messages.stream import ChatMessage, ToolCall
 
 
 @pytest.fixture
@@ -78,10 +77,15 @@ def test_tool_call_deltas_are_assembled_per_index(server: WireServer) -> None:
     server.script(Stream(chunks))
     events = run_call(backend(server, Recorder()), request(tools=True, vote_targets=("agent2",)))
     assert calls_of(events) == [
-        ToolCall(id="call_a", name="new_answer", arguments={"content": "four"},
-                 raw_arguments='{"content": "four"}'),
-        ToolCall(id="call_b", name="vote", arguments={"agent_id": "agent2", "reason": "best"},
-                 raw_arguments='{"agent_id": "agent2", "reason": "best"}'),
+        ToolCall(
+            id="call_a", name="new_answer", arguments={"content": "four"}, raw_arguments='{"content": "four"}'
+        ),
+        ToolCall(
+            id="call_b",
+            name="vote",
+            arguments={"agent_id": "agent2", "reason": "best"},
+            raw_arguments='{"agent_id": "agent2", "reason": "best"}',
+        ),
     ]
     assert finish_of(events) == "tool_calls"
     tools = server.requests[0].body["tools"]
@@ -90,8 +94,11 @@ def test_tool_call_deltas_are_assembled_per_index(server: WireServer) -> None:
 
 
 def test_malformed_tool_arguments_become_a_parse_error(server: WireServer) -> None:
-    chunks = [p.chat_tool_delta(0, id="call_x", name="new_answer", arguments='{"content": "unterminated'),
-              p.chat_chunk({}, "tool_calls"), p.sse("[DONE]")]
+    chunks = [
+        p.chat_tool_delta(0, id="call_x", name="new_answer", arguments='{"content": "unterminated'),
+        p.chat_chunk({}, "tool_calls"),
+        p.sse("[DONE]"),
+    ]
     server.script(Stream(chunks))
     events = run_call(backend(server, Recorder()), request(tools=True))
     (call,) = calls_of(events)
@@ -102,21 +109,27 @@ def test_malformed_tool_arguments_become_a_parse_error(server: WireServer) -> No
 
 
 def test_reasoning_content_is_a_reasoning_delta(server: WireServer) -> None:
-    server.script(Stream([p.chat_chunk({"reasoning_content": "Two plus two..."}),
-                          *p.chat_text("4")]))
+    server.script(Stream([p.chat_chunk({"reasoning_content": "Two plus two..."}), *p.chat_text("4")]))
     events = run_call(backend(server, Recorder()), request())
     assert reasoning_of(events) == "Two plus two..." and text_of(events) == "4"
 
 
 def test_history_with_tool_calls_uses_the_native_wire_form(server: WireServer) -> None:
     call = ToolCall(id="call_1", name="lookup", arguments={"q": "x"}, raw_arguments='{"q": "x"}')
-    history = (ChatMessage(role="assistant", content="", tool_calls=(call,)),
-               ChatMessage(role="tool", content="42", tool_call_id="call_1", name="lookup"))
+    history = (
+        ChatMessage(role="assistant", content="", tool_calls=(call,)),
+        ChatMessage(role="tool", content="42", tool_call_id="call_1", name="lookup"),
+    )
     server.script(Stream(p.chat_text("done")))
     run_call(backend(server, Recorder()), request(history=history))
     messages = server.requests[0].body["messages"]
-    assert messages[2] == {"role": "assistant", "content": None, "tool_calls": [
-        {"id": "call_1", "type": "function", "function": {"name": "lookup", "arguments": '{"q": "x"}'}}]}
+    assert messages[2] == {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": "call_1", "type": "function", "function": {"name": "lookup", "arguments": '{"q": "x"}'}}
+        ],
+    }
     assert messages[3] == {"role": "tool", "tool_call_id": "call_1", "content": "42"}
 
 
@@ -147,9 +160,16 @@ def test_refused_tools_fall_back_to_a_json_schema(server: WireServer) -> None:
     vote = next(b for b in schema["oneOf"] if b["properties"]["action"]["enum"] == ["vote"])
     assert vote["properties"]["agent_id"]["enum"] == ["agent1", "agent2"]
     assert vote["required"] == ["action", "agent_id", "reason"]
-    assert ("backend.tool_mode", {"provider": "vllm", "endpoint": server.url, "from": "native",
-                                  "to": "json_schema", "reason": "vllm 400: This model does not support tools"}
-            ) in rec.events
+    assert (
+        "backend.tool_mode",
+        {
+            "provider": "vllm",
+            "endpoint": server.url,
+            "from": "native",
+            "to": "json_schema",
+            "reason": "vllm 400: This model does not support tools",
+        },
+    ) in rec.events
     assert rec.outcomes() == ["error", "ok"]
 
 
@@ -178,7 +198,9 @@ def test_native_mode_salvages_a_fenced_json_reply(server: WireServer) -> None:
     reply = 'Sure.\n```json\n{"name": "vote", "arguments": {"agent_id": "agent1", "reason": "ok"}}\n```'
     server.script(Stream(p.chat_text(reply)))
     events = run_call(backend(server, Recorder()), request(tools=True, vote_targets=("agent1",)))
-    assert [(c.name, c.arguments) for c in calls_of(events)] == [("vote", {"agent_id": "agent1", "reason": "ok"})]
+    assert [(c.name, c.arguments) for c in calls_of(events)] == [
+        ("vote", {"agent_id": "agent1", "reason": "ok"})
+    ]
     assert "tools" in server.requests[0].body
 
 
@@ -186,7 +208,9 @@ def test_azure_openai_speaks_to_its_deployment(server: WireServer) -> None:
     server.script(Stream(p.chat_text("hi")))
     rec = Recorder()
     config = AzureOpenAIBackendConfig(type="azure_openai", base_url=server.url, model="my-deploy")
-    azure = create(config, rec.context(env={"AZURE_OPENAI_API_KEY": "azure-secret-key"}), retrier=rec.retrier())
+    azure = create(
+        config, rec.context(env={"AZURE_OPENAI_API_KEY": "azure-secret-key"}), retrier=rec.retrier()
+    )
     assert text_of(run_call(azure, request())) == "hi"
     sent = server.requests[0]
     assert sent.path == "/openai/deployments/my-deploy/chat/completions"
@@ -194,16 +218,20 @@ def test_azure_openai_speaks_to_its_deployment(server: WireServer) -> None:
     assert sent.headers["api-key"] == "azure-secret-key"
 
 
-def test_grok_needs_its_key_and_sends_it(server: WireServer, monkeypatch: pytest.MonkeyPatch,
-                                         tmp_path: object) -> None:
+def test_grok_needs_its_key_and_sends_it(
+    server: WireServer, monkeypatch: pytest.MonkeyPatch, tmp_path: object
+) -> None:
     monkeypatch.delenv("XAI_API_KEY", raising=False)
     monkeypatch.chdir(str(tmp_path))
     with pytest.raises(BackendError, match="XAI_API_KEY"):
         create_backend(BackendConfig(type="grok"), BackendContext(agent_id="a"))
     server.script(Stream(p.chat_text("hi")))
     rec = Recorder()
-    grok = create(BackendConfig(type="grok", base_url=server.url + "/v1"),
-                  rec.context(env={"XAI_API_KEY": "xai-test-key-123456"}), retrier=rec.retrier())
+    grok = create(
+        BackendConfig(type="grok", base_url=server.url + "/v1"),
+        rec.context(env={"XAI_API_KEY": "xai-test-key-123456"}),
+        retrier=rec.retrier(),
+    )
     assert text_of(run_call(grok, request())) == "hi"
     assert server.requests[0].headers["authorization"] == "Bearer xai-test-key-123456"
     assert server.requests[0].body["model"] == "grok-4"
@@ -212,8 +240,9 @@ def test_grok_needs_its_key_and_sends_it(server: WireServer, monkeypatch: pytest
 @pytest.mark.parametrize("preset", ["vllm", "sglang", "lmstudio", "ollama", "llamacpp", "chatcompletion"])
 def test_every_chat_type_is_registered(preset: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    config = BackendConfig(type=preset, model="m", base_url=None if preset != "chatcompletion" else
-                           "http://127.0.0.1:9/v1")
+    config = BackendConfig(
+        type=preset, model="m", base_url=None if preset != "chatcompletion" else "http://127.0.0.1:9/v1"
+    )
     built = create_backend(config, BackendContext(agent_id="a"))
     assert isinstance(built, ChatCompletionsBackend)
     assert built.base_url.startswith("http://")

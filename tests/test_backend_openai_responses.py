@@ -6,15 +6,24 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from wire import protocols as p
-from wire.harness import Recorder, calls_of, error_of, finish_of, reasoning_of, request, run_call, text_of, usage_of
-from wire.server import Respond, Stream, WireServer
-
 from massgen.backends import create as create_backend
 from massgen.backends.base import BackendContext, BackendError
 from massgen.backends.openai_responses import ResponsesBackend, create
 from massgen.configs.schema import BackendConfig
 from massgen.messages.stream import ChatMessage, ToolCall
+from wire import protocols as p
+from wire.harness import (
+    Recorder,
+    calls_of,
+    error_of,
+    finish_of,
+    reasoning_of,
+    request,
+    run_call,
+    text_of,
+    usage_of,
+)
+from wire.server import Respond, Stream, WireServer
 
 KEY = "sk-test-responses-0123456789abcdef"
 
@@ -31,15 +40,20 @@ def backend(server: WireServer, rec: Recorder, model: str = "test-model") -> Res
 
 
 def test_text_function_call_and_usage(server: WireServer) -> None:
-    events = (p.ResponsesStream().created().text("Thinking it over: ", "4")
-              .function_call(1, "call_9", "new_answer", ['{"cont', 'ent": ', '"4"}'])
-              .completed(usage=(120, 30)))
+    events = (
+        p.ResponsesStream()
+        .created()
+        .text("Thinking it over: ", "4")
+        .function_call(1, "call_9", "new_answer", ['{"cont', 'ent": ', '"4"}'])
+        .completed(usage=(120, 30))
+    )
     server.script(Stream(events))
     rec = Recorder()
     out = run_call(backend(server, rec, model="gpt-4o-mini"), request(tools=True, vote_targets=("agent1",)))
     assert text_of(out) == "Thinking it over: 4"
-    assert calls_of(out) == [ToolCall(id="call_9", name="new_answer", arguments={"content": "4"},
-                                      raw_arguments='{"content": "4"}')]
+    assert calls_of(out) == [
+        ToolCall(id="call_9", name="new_answer", arguments={"content": "4"}, raw_arguments='{"content": "4"}')
+    ]
     usage = usage_of(out)
     assert (usage.input_tokens, usage.output_tokens) == (120, 30)
     assert usage.cost_usd == pytest.approx((120 * 0.15 + 30 * 0.60) / 1e6)
@@ -54,8 +68,13 @@ def test_text_function_call_and_usage(server: WireServer) -> None:
 
 def test_reasoning_summary_and_plain_finish(server: WireServer) -> None:
     stream = p.ResponsesStream().created()
-    stream.event("response.reasoning_summary_text.delta", item_id="rs_1", output_index=0, summary_index=0,
-                 delta="Adding.")
+    stream.event(
+        "response.reasoning_summary_text.delta",
+        item_id="rs_1",
+        output_index=0,
+        summary_index=0,
+        delta="Adding.",
+    )
     server.script(Stream(stream.text("4").completed()))
     out = run_call(backend(server, Recorder()), request())
     assert reasoning_of(out) == "Adding." and text_of(out) == "4"
@@ -63,7 +82,12 @@ def test_reasoning_summary_and_plain_finish(server: WireServer) -> None:
 
 
 def test_malformed_arguments_are_reported_not_raised(server: WireServer) -> None:
-    events = p.ResponsesStream().created().function_call(0, "call_1", "vote", ['{"agent_id": "a', "gent1"]).completed()
+    events = (
+        p.ResponsesStream()
+        .created()
+        .function_call(0, "call_1", "vote", ['{"agent_id": "a', "gent1"])
+        .completed()
+    )
     server.script(Stream(events))
     (call,) = calls_of(run_call(backend(server, Recorder()), request(tools=True)))
     assert call.name == "vote" and call.arguments == {} and call.parse_error
@@ -72,8 +96,10 @@ def test_malformed_arguments_are_reported_not_raised(server: WireServer) -> None
 
 def test_history_becomes_function_call_items(server: WireServer) -> None:
     call = ToolCall(id="call_1", name="lookup", arguments={"q": "x"}, raw_arguments='{"q": "x"}')
-    history = (ChatMessage(role="assistant", content="Looking.", tool_calls=(call,)),
-               ChatMessage(role="tool", content="42", tool_call_id="call_1"))
+    history = (
+        ChatMessage(role="assistant", content="Looking.", tool_calls=(call,)),
+        ChatMessage(role="tool", content="42", tool_call_id="call_1"),
+    )
     server.script(Stream(p.ResponsesStream().created().text("ok").completed()))
     run_call(backend(server, Recorder()), request(history=history))
     assert server.requests[0].body["input"][1:] == [
@@ -84,8 +110,10 @@ def test_history_becomes_function_call_items(server: WireServer) -> None:
 
 
 def test_failed_response_before_any_output_is_retried(server: WireServer) -> None:
-    server.script(Stream(p.ResponsesStream().created().failed("server_error", "The server had an error")),
-                  Stream(p.ResponsesStream().created().text("recovered").completed()))
+    server.script(
+        Stream(p.ResponsesStream().created().failed("server_error", "The server had an error")),
+        Stream(p.ResponsesStream().created().text("recovered").completed()),
+    )
     rec = Recorder()
     out = run_call(backend(server, rec), request())
     assert text_of(out) == "recovered"
@@ -106,9 +134,12 @@ def test_error_event_after_output_ends_the_stream_without_replay(server: WireSer
 
 
 def test_rate_limit_waits_as_told(server: WireServer) -> None:
-    server.script(Respond(429, p.openai_error("Rate limit reached", "requests", "rate_limit_exceeded"),
-                          {"retry-after": "2"}),
-                  Stream(p.ResponsesStream().created().text("ok").completed()))
+    server.script(
+        Respond(
+            429, p.openai_error("Rate limit reached", "requests", "rate_limit_exceeded"), {"retry-after": "2"}
+        ),
+        Stream(p.ResponsesStream().created().text("ok").completed()),
+    )
     rec = Recorder()
     assert text_of(run_call(backend(server, rec), request())) == "ok"
     assert rec.sleeps == [2.0]

@@ -158,19 +158,24 @@ def test_answers_with_a_valid_workflow_call(model_file: Path) -> None:
     asyncio.run(run())
 
 
-def test_agents_share_one_server_until_the_last_leaves(model_file: Path) -> None:
+def test_agents_share_one_server_and_queue_their_calls(model_file: Path) -> None:
     async def run() -> None:
-        first, second = _backend(model_file, "a1"), _backend(model_file, "a2")
-        await first.start()
-        await second.start()
-        assert first.server is second.server and first.server is not None
-        server = first.server
+        backends = [_backend(model_file, f"a{i}") for i in range(3)]
+        for backend in backends:
+            await backend.start()
+        server = backends[0].server
+        assert server is not None and all(b.server is server for b in backends)
         pid = server.pid
-        assert len(_servers()) == 1
-        await first.aclose()
-        assert server.is_alive() and server.pid == pid
-        await second.aclose()
-        assert not server.is_alive() and _gone(pid or -1)
+        assert pid is not None and len(_servers()) == 1
+        # Concurrent calls queue on the one server; none may be cut short by another.
+        results = await asyncio.gather(*(_collect(b.stream(_turn())) for b in backends))
+        for events in results:
+            assert _one_call(events).call.parse_error is None
+        for backend in backends[:-1]:
+            await backend.aclose()
+            assert server.is_alive() and server.pid == pid
+        await backends[-1].aclose()
+        assert not server.is_alive() and _gone(pid)
 
     asyncio.run(run())
 

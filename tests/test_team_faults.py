@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from support import assert_trace_invariants, of_type, records, run_team, scripted, step, team_config
-
 from massgen.configs import load_config
+from support import assert_trace_invariants, of_type, records, run_team, scripted, step, team_config
 
 ANSWER = [step(new_answer="Canberra")]
 VOTE_1 = [step(vote="agent1", reason="right")]
@@ -49,7 +48,8 @@ def test_an_agent_that_keeps_crashing_is_dropped_and_the_others_finish(tmp_path:
 def test_a_crash_mid_stream_is_a_failure_of_that_incarnation_only(tmp_path: Path) -> None:
     config = team_config(
         scripted("steady", ANSWER, VOTE_1),
-        scripted("midway", [step(text="Let me see"), step(fault="raise", incarnations=[1]), step(new_answer="Canberra!")],
+        scripted("midway",
+                 [step(text="Let me see"), step(fault="raise", incarnations=[1]), step(new_answer="Canberra!")],
                  VOTE_1),
         orchestrator={"final_answer_strategy": "winner_reuse"},
     )

@@ -7,6 +7,8 @@ its own circuit-breaker registry so no state leaks between tests.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,25 +30,55 @@ from massgen.messages.stream import (
     Usage,
 )
 
-# Short deadlines: a hang costs a test 0.3 s, and no assertion depends on timing.
-FAST = RetryPolicy(max_attempts=3, base_delay_s=0.01, max_delay_s=0.05, retry_after_cap_s=5.0,
-                   first_byte_timeout_s=0.3, idle_timeout_s=0.3, breaker_threshold=50, breaker_cooldown_s=30.0)
+# Multiply deadlines by this on a slow machine instead of editing tests (as tests/support.py does).
+FACTOR = float(os.environ.get("MASSGEN_TEST_TIMEOUT_FACTOR", "1"))
 
-NEW_ANSWER = ToolSpec(name="new_answer", description="Give your answer.",
-                      parameters={"type": "object", "properties": {"content": {"type": "string"}},
-                                  "required": ["content"]})
-VOTE = ToolSpec(name="vote", description="Vote for the best answer.",
-                parameters={"type": "object", "properties": {"agent_id": {"type": "string"},
-                                                             "reason": {"type": "string"}},
-                            "required": ["agent_id", "reason"]})
+# Backoff is recorded, not slept; deadlines are long enough never to fire where no fault is played.
+FAST = RetryPolicy(
+    max_attempts=3,
+    base_delay_s=0.01,
+    max_delay_s=0.05,
+    retry_after_cap_s=5.0,
+    first_byte_timeout_s=10.0 * FACTOR,
+    idle_timeout_s=10.0 * FACTOR,
+    breaker_threshold=50,
+    breaker_cooldown_s=30.0,
+)
+# For hang and drip faults: each costs a test this long; no assertion depends on timing.
+DEADLINE_S = 0.5 * FACTOR
+SHORT = dataclasses.replace(FAST, first_byte_timeout_s=DEADLINE_S, idle_timeout_s=DEADLINE_S)
+
+NEW_ANSWER = ToolSpec(
+    name="new_answer",
+    description="Give your answer.",
+    parameters={"type": "object", "properties": {"content": {"type": "string"}}, "required": ["content"]},
+)
+VOTE = ToolSpec(
+    name="vote",
+    description="Vote for the best answer.",
+    parameters={
+        "type": "object",
+        "properties": {"agent_id": {"type": "string"}, "reason": {"type": "string"}},
+        "required": ["agent_id", "reason"],
+    },
+)
 
 
-def request(text: str = "What is 2+2?", *, tools: bool = False, vote_targets: tuple[str, ...] = (),
-            history: tuple[ChatMessage, ...] = ()) -> ModelRequest:
-    messages = (ChatMessage(role="system", content="Be brief."), ChatMessage(role="user", content=text),
-                *history)
-    return ModelRequest(messages=messages, tools=(NEW_ANSWER, VOTE) if tools else (),
-                        vote_targets=vote_targets)
+def request(
+    text: str = "What is 2+2?",
+    *,
+    tools: bool = False,
+    vote_targets: tuple[str, ...] = (),
+    history: tuple[ChatMessage, ...] = (),
+) -> ModelRequest:
+    messages = (
+        ChatMessage(role="system", content="Be brief."),
+        ChatMessage(role="user", content=text),
+        *history,
+    )
+    return ModelRequest(
+        messages=messages, tools=(NEW_ANSWER, VOTE) if tools else (), vote_targets=vote_targets
+    )
 
 
 @dataclass
@@ -70,15 +102,17 @@ class Recorder:
         return [info["outcome"] for info in self.attempts()]
 
     def retrier(self, policy: RetryPolicy = FAST, breakers: BreakerRegistry | None = None) -> Retrier:
-        return Retrier(policy=policy, breakers=breakers or BreakerRegistry(), sleep=self.sleep,
-                       rand=lambda: 0.0)
+        return Retrier(
+            policy=policy, breakers=breakers or BreakerRegistry(), sleep=self.sleep, rand=lambda: 0.0
+        )
 
     def context(self, env: dict[str, str] | None = None) -> BackendContext:
         return BackendContext(agent_id="agent1", env=env or {}, on_event=self.on_event)
 
 
-def run_calls(backend: Backend, *requests: ModelRequest,
-              between: Callable[[int], Awaitable[None] | None] | None = None) -> list[list[StreamEvent]]:
+def run_calls(
+    backend: Backend, *requests: ModelRequest, between: Callable[[int], Awaitable[None] | None] | None = None
+) -> list[list[StreamEvent]]:
     """Start the backend, stream each request to the end, close it; all on one event loop."""
 
     async def main() -> list[list[StreamEvent]]:

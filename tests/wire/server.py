@@ -21,9 +21,19 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import parse_qs, urlsplit
 
-_REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found", 408: "Request Timeout",
-            409: "Conflict", 429: "Too Many Requests", 500: "Internal Server Error", 502: "Bad Gateway",
-            503: "Service Unavailable", 529: "Overloaded"}
+_REASONS = {
+    200: "OK",
+    400: "Bad Request",
+    401: "Unauthorized",
+    404: "Not Found",
+    408: "Request Timeout",
+    409: "Conflict",
+    429: "Too Many Requests",
+    500: "Internal Server Error",
+    502: "Bad Gateway",
+    503: "Service Unavailable",
+    529: "Overloaded",
+}
 
 
 @dataclass(frozen=True)
@@ -146,8 +156,13 @@ class WireServer:
         parts = urlsplit(target)
         with self._lock:
             self.requests.append(Recorded(method, parts.path, parse_qs(parts.query), headers, body))
-            reply: Reply = self._replies.popleft() if self._replies else Respond(
-                500, {"error": {"message": "wire server: no scripted reply left", "type": "server_error"}})
+            reply: Reply = (
+                self._replies.popleft()
+                if self._replies
+                else Respond(
+                    500, {"error": {"message": "wire server: no scripted reply left", "type": "server_error"}}
+                )
+            )
         return await self._send(reply, writer)
 
     async def _send(self, reply: Reply, writer: asyncio.StreamWriter) -> bool:
@@ -161,8 +176,16 @@ class WireServer:
             writer.write(_status_line(reply.status, head) + payload)
             await writer.drain()
             return True
-        writer.write(_status_line(200, {"content-type": reply.content_type, "transfer-encoding": "chunked",
-                                        "cache-control": "no-cache"}))
+        writer.write(
+            _status_line(
+                200,
+                {
+                    "content-type": reply.content_type,
+                    "transfer-encoding": "chunked",
+                    "cache-control": "no-cache",
+                },
+            )
+        )
         await writer.drain()
         for index, chunk in enumerate(reply.chunks):
             if reply.drip_s is not None and index >= reply.drip_from:

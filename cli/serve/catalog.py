@@ -1,0 +1,124 @@
+"""Which team a request's ``model`` names.
+
+- the served config: its name (``--config`` file stem) or the ``--config`` text itself;
+- ``massgen/<example>``: a shipped example (as ``@examples/<example>``);
+- ``massgen/path:<file>``: a config file on the server, only inside the allowed roots,
+  because a config can expand ``${ENV}`` secrets and point them at any URL;
+- any other name: a quick team of that model, ``quick_agents`` agents on the provider
+  backend the name implies (``claude-*`` -> claude, ``gemini-*`` -> gemini, ``grok-*`` ->
+  grok, ``gpt-*``/``o1``/``o3``/``o4`` -> openai, ``<backend type>/<model>`` -> that backend,
+  anything else -> ``chatcompletion``).
+
+Unknown ``massgen/...`` names are 404s; a config that does not validate is a 400.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from massgen.cli.serve.errors import ApiError
+from massgen.configs import ConfigError, TeamConfig, list_examples, load_config, validate_data
+from massgen.configs.schema import BACKEND_TYPES
+
+PREFIX = "massgen/"
+PATH_PREFIX = "massgen/path:"
+_PROVIDER_PREFIXES = (
+    ("claude", "claude"), ("gemini", "gemini"), ("grok", "grok"),
+    ("gpt-", "openai"), ("chatgpt", "openai"), ("o1", "openai"), ("o3", "openai"), ("o4", "openai"),
+)
+# Backend types a quick team may name explicitly as ``<type>/<model>``.
+_QUICK_TYPES = frozenset(BACKEND_TYPES) - {"scripted"}
+
+
+def served_name(config_ref: str) -> str:
+    """The model name of ``--config``: ``massgen/<example>`` for an example, else the file stem."""
+    if config_ref.startswith("@examples/"):
+        return PREFIX + config_ref.removeprefix("@examples/").removesuffix(".yaml")
+    return Path(config_ref).stem
+
+
+def quick_backend(model: str) -> tuple[str, str]:
+    """(backend type, model) for a plain model name."""
+    head, slash, tail = model.partition("/")
+    if slash and head in _QUICK_TYPES and tail:
+        return head, tail
+    lowered = model.lower()
+    for prefix, backend in _PROVIDER_PREFIXES:
+        if lowered.startswith(prefix):
+            return backend, model
+    return "chatcompletion", model
+
+
+@dataclass
+class Catalog:
+    served: tuple[str, TeamConfig] | None = None
+    served_ref: str | None = None
+    default_model: str | None = None
+    path_roots: tuple[Path, ...] = ()
+    quick_agents: int = 3
+    env: Mapping[str, str] | None = None
+    _examples: dict[str, TeamConfig] = field(default_factory=dict)
+
+    def model_ids(self) -> list[str]:
+        """What ``GET /v1/models`` lists: the served config first, then every shipped example."""
+        ids = [self.served[0]] if self.served else []
+        ids += [PREFIX + name for name in list_examples() if PREFIX + name not in ids]
+        return ids
+
+    def resolve(self, model: str | None) -> tuple[str, TeamConfig]:
+        """(model name, config) for a request; raises ``ApiError`` 400/404."""
+        name = (model or "").strip() or self.default_model or (self.served[0] if self.served else "")
+        if not name:
+            raise ApiError(400, "no model given and the server has no --default-model", param="model",
+                           code="model_required")
+        if self.served and name in (self.served[0], self.served_ref):
+            return self.served[0], self.served[1]
+        if name.startswith(PATH_PREFIX):
+            return name, self._from_path(name.removeprefix(PATH_PREFIX))
+        if name.startswith(PREFIX):
+            return name, self._example(name.removeprefix(PREFIX))
+        return name, self._quick(name)
+
+    def _example(self, example: str) -> TeamConfig:
+        if example not in list_examples():
+            raise ApiError(404, f"the model 'massgen/{example}' does not exist; GET /v1/models lists them",
+                           code="model_not_found", param="model")
+        if example not in self._examples:
+            self._examples[example] = self._load(f"@examples/{example}")
+        return self._examples[example]
+
+    def _from_path(self, path_text: str) -> TeamConfig:
+        path = Path(path_text).expanduser()
+        if not path.is_absolute():  # relative to the first root (the server's working directory)
+            path = (self.path_roots[0] if self.path_roots else Path.cwd()) / path
+        resolved = path.resolve()
+        if not any(resolved.is_relative_to(root.resolve()) for root in self.path_roots):
+            raise ApiError(404, f"the model 'massgen/path:{path_text}' does not exist here: config files "
+                                "must lie inside the server's config roots", code="model_not_found",
+                           param="model")
+        if not resolved.is_file():
+            raise ApiError(404, f"the model 'massgen/path:{path_text}' does not exist: no such config file",
+                           code="model_not_found", param="model")
+        return self._load(str(resolved))
+
+    def _load(self, ref: str) -> TeamConfig:
+        try:
+            config, _path = load_config(ref, None if self.env is None else dict(self.env))
+        except ConfigError as exc:
+            raise ApiError(400, f"the team config is not valid: {exc}", code="invalid_config",
+                           param="model") from None
+        return config
+
+    def _quick(self, model: str) -> TeamConfig:
+        backend, model_name = quick_backend(model)
+        slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", model_name).strip("_") or "model"
+        agents = [{"id": f"{slug}_{i}", "backend": {"type": backend, "model": model_name}}
+                  for i in range(1, self.quick_agents + 1)]
+        try:
+            return validate_data({"agents": agents}, f"quick team of {model}",
+                                 None if self.env is None else dict(self.env))
+        except ConfigError as exc:
+            raise ApiError(400, str(exc), code="invalid_model", param="model") from None

@@ -1,0 +1,191 @@
+"""A team's run in OpenAI's words: ``chat.completion`` objects, stream chunks, progress text.
+
+Everything here is a pure function of a ``RunResult`` or of trace records, so the HTTP
+layer only moves dicts. A final answer that encodes client tool calls
+(``actors/client_tools.py``) becomes ``tool_calls`` with ``finish_reason: "tool_calls"``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from massgen.actors import client_tools
+from massgen.actors.team import RunResult
+from massgen.logs import LogProjection
+
+_PREVIEW_CHARS = 200
+CONTENT_CHUNK_CHARS = 256
+
+
+def completion_id() -> str:
+    return f"chatcmpl-{uuid.uuid4().hex}"
+
+
+def now() -> int:
+    return int(time.time())
+
+
+def usage_of(result: RunResult) -> dict[str, int]:
+    prompt = int(result.usage.get("input_tokens", 0))
+    completion = int(result.usage.get("output_tokens", 0))
+    return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+
+
+def metadata_of(result: RunResult, request_id: str) -> dict[str, Any]:
+    """``massgen_metadata``: how the answer came about, and where its full record lies."""
+    return {
+        "request_id": request_id,
+        "run_id": result.run_id,
+        "status": result.status,
+        "reason": result.reason,
+        "partial": result.partial,
+        "winner": result.winner,
+        "winner_label": result.winner_label,
+        "votes": result.votes,
+        "answers": result.answers,
+        "log_dir": str(result.log_dir),
+        "elapsed_s": result.elapsed_s,
+        "model_calls": result.usage.get("model_calls", 0),
+        "cost_usd": result.usage.get("cost_usd", 0.0),
+    }
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The final answer as a message: text, or client tool calls."""
+
+    content: str | None
+    tool_calls: list[dict[str, Any]] | None
+
+    @property
+    def finish_reason(self) -> str:
+        return "tool_calls" if self.tool_calls else "stop"
+
+
+def answer_of(result: RunResult) -> Answer:
+    calls = client_tools.decode(result.final_answer)
+    if calls is None:
+        return Answer(content=result.final_answer or "", tool_calls=None)
+    return Answer(content=None, tool_calls=[
+        {"id": f"call_{uuid.uuid4().hex[:24]}", "type": "function",
+         "function": {"name": c["name"], "arguments": json.dumps(c["arguments"], ensure_ascii=False)}}
+        for c in calls
+    ])
+
+
+def completion(result: RunResult, model: str, request_id: str) -> dict[str, Any]:
+    answer = answer_of(result)
+    message: dict[str, Any] = {"role": "assistant", "content": answer.content, "refusal": None}
+    if answer.tool_calls:
+        message["tool_calls"] = answer.tool_calls
+    return {
+        "id": completion_id(),
+        "object": "chat.completion",
+        "created": now(),
+        "model": model,
+        "choices": [{"index": 0, "message": message, "finish_reason": answer.finish_reason, "logprobs": None}],
+        "usage": usage_of(result),
+        "massgen_metadata": metadata_of(result, request_id),
+    }
+
+
+@dataclass(frozen=True)
+class ChunkFactory:
+    """Stream chunks that share one id, creation time and model, as OpenAI's do."""
+
+    id: str
+    created: int
+    model: str
+
+    def chunk(self, delta: dict[str, Any] | None, finish_reason: str | None = None,
+              **extra: Any) -> dict[str, Any]:
+        choices = [] if delta is None else [
+            {"index": 0, "delta": delta, "finish_reason": finish_reason, "logprobs": None}
+        ]
+        return {"id": self.id, "object": "chat.completion.chunk", "created": self.created, "model": self.model,
+                "choices": choices, **extra}
+
+    def answer_chunks(self, answer: Answer) -> list[dict[str, Any]]:
+        """The final answer as deltas: content in pieces, or each tool call (name first, then arguments)."""
+        if answer.tool_calls:
+            chunks = []
+            for index, call in enumerate(answer.tool_calls):
+                head = {"index": index, "id": call["id"], "type": "function",
+                        "function": {"name": call["function"]["name"], "arguments": ""}}
+                chunks.append(self.chunk({"tool_calls": [head]}))
+                args = {"index": index, "function": {"arguments": call["function"]["arguments"]}}
+                chunks.append(self.chunk({"tool_calls": [args]}))
+            return chunks
+        text = answer.content or ""
+        pieces = [text[i:i + CONTENT_CHUNK_CHARS] for i in range(0, len(text), CONTENT_CHUNK_CHARS)]
+        return [self.chunk({"content": piece}) for piece in pieces]
+
+
+def _preview(content: str) -> str:
+    calls = client_tools.decode(content)
+    if calls is not None:
+        return "calls " + ", ".join(f"{c['name']}({json.dumps(c['arguments'])})" for c in calls)
+    flat = " ".join(content.split())
+    return flat if len(flat) <= _PREVIEW_CHARS else flat[:_PREVIEW_CHARS] + "..."
+
+
+class Progress:
+    """Trace records -> short progress text for ``reasoning_content`` deltas.
+
+    Called on the trace writer's thread, one record at a time, in trace order. Agent
+    text streams through under a ``[agent]`` header whenever the speaker changes;
+    coordination events (answers, votes, restarts, deadlines) get a line each. The
+    presenter's own stream is left out: it becomes the content.
+    """
+
+    def __init__(self) -> None:
+        self._speaker: str | None = None
+        self._presenting = False
+
+    def _line(self, text: str) -> str:
+        lead = "\n" if self._speaker is not None else ""
+        self._speaker = None
+        return f"{lead}{text}\n"
+
+    def __call__(self, record: dict[str, Any], projection: LogProjection) -> str | None:
+        kind, mtype, p = record["kind"], record["type"], record["payload"]
+        if kind not in ("tell", "event"):
+            return None
+        if mtype == "AgentChunk":
+            if self._presenting or not p.get("text"):
+                return None
+            agent = str(record["sender"]).rpartition("#")[0]
+            if agent == self._speaker:
+                return str(p["text"])
+            lead = "\n" if self._speaker is not None else ""
+            self._speaker = agent
+            return f"{lead}[{agent}] {p['text']}"
+        text = self._describe(mtype, p, record, projection)
+        return None if text is None else self._line(text)
+
+    def _describe(self, mtype: str, p: dict[str, Any], record: dict[str, Any],
+                  projection: LogProjection) -> str | None:
+        if mtype == "RunStarted":
+            return f"Team of {len(p['agents'])}: {', '.join(p['agents'])}."
+        if mtype == "AnswerAccepted":
+            return f"{p['agent']} answered ({p['label']}): {_preview(str(p['content']))}"
+        if mtype == "RecordVote":
+            return f"{p['voter']} votes for {p['target_label']}: {p['reason']}"
+        if mtype == "ToolCallRequested":
+            return f"{str(record['sender']).rpartition('#')[0]} calls {p['name']}"
+        if mtype == "AgentRestarting":
+            return f"{p['name']} restarts: {p['reason']}"
+        if mtype == "AgentMarkedFailed":
+            return f"{p['name']} is out of the team: {p['reason']}"
+        if mtype == "DeadlineExpired":
+            return f"deadline ({p['scope']}): {p['detail']}"
+        if mtype == "CancelRun":
+            return f"cancelled: {p['reason']}"
+        if mtype == "PresentFinal":
+            self._presenting = True
+            return f"{str(record['to']).rpartition('#')[0]} presents the final answer."
+        return None

@@ -1,0 +1,75 @@
+"""Errors in OpenAI's JSON shape, so every OpenAI client maps them to its own exception types.
+
+``{"error": {"message", "type", "param", "code"}}`` with the status the SDKs key on:
+400 BadRequestError, 401 AuthenticationError, 404 NotFoundError, 413, 422
+UnprocessableEntityError, 429 RateLimitError (with ``Retry-After``), 500/503
+InternalServerError. A 500 says ``x-should-retry: false``: it is our bug or a run that
+failed, and a blind retry would only pay for the same failure again.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+_TYPES = {
+    400: "invalid_request_error",
+    401: "invalid_request_error",
+    404: "invalid_request_error",
+    405: "invalid_request_error",
+    413: "invalid_request_error",
+    415: "invalid_request_error",
+    422: "invalid_request_error",
+    429: "rate_limit_error",
+    500: "server_error",
+    503: "server_error",
+}
+
+
+class ApiError(Exception):
+    """An error meant for the client; ``headers`` are added to the response."""
+
+    def __init__(self, status: int, message: str, *, code: str | None = None, param: str | None = None,
+                 headers: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.code = code
+        self.param = param
+        self.headers = dict(headers or {})
+
+    def body(self) -> dict[str, Any]:
+        return {"error": {"message": self.message, "type": _TYPES.get(self.status, "invalid_request_error"),
+                          "param": self.param, "code": self.code}}
+
+
+def error_response(error: ApiError, request_id: str | None = None) -> JSONResponse:
+    headers = dict(error.headers)
+    if error.status >= 500:
+        headers.setdefault("x-should-retry", "false")
+    if request_id:
+        headers["x-request-id"] = request_id
+    return JSONResponse(error.body(), status_code=error.status, headers=headers)
+
+
+def internal_error(request_id: str | None = None) -> JSONResponse:
+    """What an unexpected exception becomes: no traceback or path leaks to the client."""
+    return error_response(ApiError(500, "internal server error; see the server log", code="internal_error"),
+                          request_id)
+
+
+async def http_exception_handler(request: Request, exc: Exception) -> Response:
+    """Starlette's own 404/405 (unknown route, wrong method) in OpenAI's shape."""
+    assert isinstance(exc, HTTPException)
+    codes = {404: "not_found", 405: "method_not_allowed"}
+    message = f"{request.method} {request.url.path}: {exc.detail}"
+    error = ApiError(exc.status_code, message, code=codes.get(exc.status_code),
+                     headers=dict(exc.headers or {}))
+    return error_response(error, getattr(request.state, "request_id", None))
+
+
+async def unhandled_exception_handler(request: Request, exc: Exception) -> Response:
+    return internal_error(getattr(request.state, "request_id", None))

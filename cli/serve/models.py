@@ -1,0 +1,249 @@
+"""Request bodies of ``POST /v1/chat/completions``, checked, and turned into a team's task.
+
+Validation is strict about what we use and lenient about what we ignore: clients send
+many optional parameters (``temperature``, ``user``, ``seed`` ...) that a team's config
+decides instead, so unknown top-level keys are accepted and ignored, while a wrong type
+for a key we read is a 422 naming the key. Semantic problems (no user message, a tool
+result with no matching call, tool names that collide with the workflow tools) are 400s.
+
+A team takes one task plus ``history=((question, answer), ...)``. So the conversation
+is folded: system/developer messages become instructions at the head of the task, the
+last user message is the task, earlier turns become history, and the assistant tool
+calls and ``tool`` results after the last user message (a client tool round trip) are
+written under the task so the agents continue from them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from massgen.actors.prompts import WORKFLOW_TOOLS
+from massgen.cli.serve.errors import ApiError
+from massgen.messages import ToolSpec
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+_TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(strict=True, extra="ignore")
+
+
+class ContentPart(_Body):
+    type: str
+    text: str | None = None
+
+
+class FunctionCall(_Body):
+    name: str
+    arguments: str = ""
+
+
+class ToolCallIn(_Body):
+    id: str
+    type: Literal["function"] = "function"
+    function: FunctionCall
+
+
+class MessageIn(_Body):
+    role: Literal["system", "developer", "user", "assistant", "tool"]
+    content: str | list[ContentPart] | None = None
+    name: str | None = None
+    tool_calls: list[ToolCallIn] | None = None
+    tool_call_id: str | None = None
+
+
+class FunctionDef(_Body):
+    name: str
+    description: str | None = None
+    parameters: dict[str, Any] | None = None
+
+
+class ToolDef(_Body):
+    type: Literal["function"]
+    function: FunctionDef
+
+
+class StreamOptions(_Body):
+    include_usage: bool = False
+
+
+class ChatRequest(_Body):
+    model: str | None = None
+    messages: list[MessageIn] = Field(min_length=1)
+    stream: bool | None = False
+    stream_options: StreamOptions | None = None
+    tools: list[ToolDef] | None = None
+    tool_choice: str | dict[str, Any] | None = None
+    n: int | None = None
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Bounds on one request; anything past them is refused before a run starts."""
+
+    max_body_bytes: int = 4 * 1024 * 1024
+    max_messages: int = 512
+    max_tools: int = 128
+
+
+@dataclass(frozen=True)
+class Conversation:
+    """What a team run needs from a request."""
+
+    task: str
+    history: tuple[tuple[str, str], ...]
+    client_tools: tuple[ToolSpec, ...]
+
+
+def parse_request(body: bytes, limits: Limits) -> ChatRequest:
+    """JSON body -> ``ChatRequest``: 400 for bad JSON or limits, 422 for a wrong shape."""
+    try:
+        data = json.loads(body)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ApiError(400, f"the request body is not valid JSON: {exc}", code="invalid_json") from None
+    if not isinstance(data, dict):
+        raise ApiError(400, "the request body must be a JSON object", code="invalid_json")
+    messages = data.get("messages")
+    if isinstance(messages, list) and len(messages) > limits.max_messages:
+        raise ApiError(400, f"too many messages: {len(messages)} (at most {limits.max_messages})",
+                       code="too_many_messages", param="messages")
+    tools = data.get("tools")
+    if isinstance(tools, list) and len(tools) > limits.max_tools:
+        raise ApiError(400, f"too many tools: {len(tools)} (at most {limits.max_tools})",
+                       code="too_many_tools", param="tools")
+    try:
+        request = ChatRequest.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        param = ".".join(str(part) for part in first["loc"]) or None
+        raise ApiError(422, f"{param or 'body'}: {first['msg']}", code="invalid_value", param=param) from None
+    if request.n not in (None, 1):
+        raise ApiError(400, "only n=1 is supported: a team gives one answer", code="unsupported_value",
+                       param="n")
+    if request.stream_options is not None and not request.stream:
+        raise ApiError(400, "stream_options is only allowed with stream: true", param="stream_options")
+    return request
+
+
+def _text(message: MessageIn, index: int) -> str:
+    if message.content is None:
+        return ""
+    if isinstance(message.content, str):
+        return message.content
+    parts = []
+    for part in message.content:
+        if part.type != "text" or part.text is None:
+            raise ApiError(400, f"messages[{index}]: only text content parts are supported (got {part.type!r})",
+                           code="unsupported_content", param=f"messages.{index}.content")
+        parts.append(part.text)
+    return "\n".join(parts)
+
+
+def _render_call(call: ToolCallIn) -> str:
+    return f"{call.function.name}({call.function.arguments or '{}'})"
+
+
+def _render_tools(calls: list[ToolCallIn], results: dict[str, str]) -> str:
+    lines = []
+    for call in calls:
+        result = results.get(call.id, "(no result)")
+        lines.append(f"- {_render_call(call)} returned:\n{result}")
+    return "\n".join(lines)
+
+
+def _client_tools(request: ChatRequest) -> tuple[ToolSpec, ...]:
+    if not request.tools or request.tool_choice == "none":
+        return ()
+    specs: list[ToolSpec] = []
+    seen: set[str] = set()
+    for index, tool in enumerate(request.tools):
+        name = tool.function.name
+        param = f"tools.{index}.function.name"
+        if name in WORKFLOW_TOOLS:
+            raise ApiError(400, f"tool name {name!r} is reserved for the team's workflow "
+                                f"({', '.join(WORKFLOW_TOOLS)}); rename the tool", code="reserved_tool_name",
+                           param=param)
+        if not _TOOL_NAME.match(name):
+            raise ApiError(400, f"tool name {name!r} must match ^[A-Za-z0-9_-]{{1,64}}$", param=param)
+        if name in seen:
+            raise ApiError(400, f"tool name {name!r} appears twice", param=param)
+        seen.add(name)
+        parameters = tool.function.parameters or {"type": "object", "properties": {}}
+        specs.append(ToolSpec(name=name, description=tool.function.description or "", parameters=parameters))
+    return tuple(specs)
+
+
+def to_conversation(request: ChatRequest) -> Conversation:
+    """Fold the messages into (task, history); see the module docstring for the rules."""
+    messages = request.messages
+    users = [i for i, m in enumerate(messages) if m.role == "user"]
+    if not users:
+        raise ApiError(400, "messages must contain a user message: the last one is the team's task",
+                       param="messages")
+    last = users[-1]
+    instructions = [_text(m, i) for i, m in enumerate(messages) if m.role in ("system", "developer")]
+    task = _text(messages[last], last).strip()
+    if not task:
+        raise ApiError(400, f"messages[{last}]: the task (the last user message) is empty",
+                       param=f"messages.{last}.content")
+
+    # After the task: only the assistant's tool calls and the client's tool results may follow.
+    calls: list[ToolCallIn] = []
+    results: dict[str, str] = {}
+    for index in range(last + 1, len(messages)):
+        message = messages[index]
+        if message.role == "assistant" and message.tool_calls:
+            calls.extend(message.tool_calls)
+        elif message.role == "tool":
+            if message.tool_call_id not in {c.id for c in calls}:
+                raise ApiError(400, f"messages[{index}]: tool message answers no earlier tool call "
+                                    f"(tool_call_id {message.tool_call_id!r})", param=f"messages.{index}")
+            results[message.tool_call_id] = _text(message, index)
+        elif message.role not in ("system", "developer"):
+            raise ApiError(400, f"messages[{index}]: after the last user message only assistant tool calls "
+                                "and tool results may follow", param=f"messages.{index}")
+    if calls:
+        task += ("\n\nTools you called for this task, and their results (continue from them):\n"
+                 + _render_tools(calls, results))
+
+    history, unanswered = _history(messages[:last])
+    if unanswered:  # user messages with no reply yet belong to the task
+        task = "\n\n".join([*unanswered, task])
+    if instructions:
+        task = "\n\n".join([*(t for t in instructions if t.strip()), task])
+    return Conversation(task=task, history=history, client_tools=_client_tools(request))
+
+
+def _history(messages: list[MessageIn]) -> tuple[tuple[tuple[str, str], ...], list[str]]:
+    """Earlier turns as (question, answer) pairs, and trailing user text that got no answer."""
+    history: list[tuple[str, str]] = []
+    question: list[str] = []
+    answer: list[str] = []
+    pending: list[ToolCallIn] = []
+    results: dict[str, str] = {}
+    for index, message in enumerate(messages):
+        if message.role == "user":
+            if answer:
+                history.append(("\n".join(question), "\n".join(answer)))
+                question, answer = [], []
+            question.append(_text(message, index))
+        elif message.role == "assistant":
+            pending.extend(message.tool_calls or ())
+            text = _text(message, index)
+            if text:
+                answer.append(text)
+        elif message.role == "tool":
+            results[message.tool_call_id or ""] = _text(message, index)
+            if pending and all(c.id in results for c in pending):
+                answer.append("Tool calls:\n" + _render_tools(pending, results))
+                pending = []
+    if pending:
+        answer.append("Tool calls:\n" + _render_tools(pending, results))
+    if answer:
+        history.append(("\n".join(question), "\n".join(answer)))
+        question = []
+    return tuple(history), question

@@ -1,0 +1,193 @@
+"""``massgen --setup`` (API keys into ``./.env``) and ``massgen --quickstart`` (a team config).
+
+Keys are secrets: they are read without echo, written to a file only its owner can
+read (mode 600, replaced atomically so no reader ever sees a half-written file), and
+never printed, not even in part. Both commands run without questions for scripts:
+``--key NAME=VALUE``, ``--key NAME`` (the value comes from the environment) or
+``NAME=VALUE`` lines on a piped stdin.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import tempfile
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import IO
+
+import yaml
+
+from massgen.cli import exit_codes
+from massgen.cli.defaults import PROVIDER_KEYS, default_team, environment, read_dotenv
+
+KEY_NAMES = tuple(PROVIDER_KEYS)
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_BARE_VALUE = re.compile(r"^[A-Za-z0-9_\-.:/+=@,]*$")
+
+Ask = Callable[[str], str]
+
+
+class SetupError(Exception):
+    """Input the setup cannot use; the message never contains a key's value."""
+
+
+def _line(name: str, value: str) -> str:
+    if "\n" in value or "\r" in value:
+        raise SetupError(f"the value of {name} contains a line break")
+    if _BARE_VALUE.match(value):
+        return f"{name}={value}"
+    if '"' in value and "'" in value:
+        raise SetupError(f"the value of {name} contains both kinds of quotes")
+    quote = "'" if '"' in value else '"'
+    return f"{name}={quote}{value}{quote}"
+
+
+def merge_dotenv(text: str, updates: Mapping[str, str]) -> str:
+    """Replace the lines that set the updated names, keep every other line, append the new names."""
+    pending = dict(updates)
+    out: list[str] = []
+    for line in text.splitlines():
+        stripped = line.strip().removeprefix("export ").lstrip()
+        name = stripped.partition("=")[0].strip() if "=" in stripped and not stripped.startswith("#") else ""
+        if name in pending:
+            out.append(_line(name, pending.pop(name)))
+        elif name in updates:
+            continue  # a duplicate line for a name already written: drop it
+        else:
+            out.append(line)
+    out.extend(_line(name, value) for name, value in pending.items())
+    return "\n".join(out) + "\n"
+
+
+def write_private(path: Path, text: str) -> None:
+    """Write ``path`` with mode 600, atomically; the file is never readable by others, even briefly."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")  # mkstemp creates it 0600
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def save_keys(updates: Mapping[str, str], path: Path = Path(".env")) -> list[str]:
+    """Merge ``updates`` into the dotenv file; returns the names written."""
+    for name in updates:
+        if not _NAME.match(name):
+            raise SetupError(f"not a valid variable name: {name!r}")
+    existing = path.read_text(encoding="utf-8") if path.is_file() else ""
+    write_private(path, merge_dotenv(existing, updates))
+    return list(updates)
+
+
+def keys_from_flags(flags: Iterable[str], env: Mapping[str, str]) -> dict[str, str]:
+    """``NAME=VALUE`` as given, ``NAME`` alone takes the value of that environment variable."""
+    keys: dict[str, str] = {}
+    for flag in flags:
+        name, sep, value = flag.partition("=")
+        name = name.strip()
+        if not sep:
+            if not env.get(name):
+                raise SetupError(f"--key {name}: the environment variable {name} is not set")
+            value = env[name]
+        if not value:
+            raise SetupError(f"--key {name}: empty value")
+        keys[name] = value
+    return keys
+
+
+def keys_from_lines(stream: IO[str]) -> dict[str, str]:
+    """``NAME=VALUE`` lines from a pipe; blank lines and comments are skipped."""
+    keys: dict[str, str] = {}
+    for raw in stream:
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        name, sep, value = line.removeprefix("export ").partition("=")
+        if not sep or not value.strip():
+            raise SetupError("expected NAME=VALUE lines on stdin")
+        keys[name.strip()] = value.strip().strip("'\"")
+    return keys
+
+
+def _hidden_prompt(prompt: str) -> str:
+    from prompt_toolkit import prompt as pt_prompt
+
+    return pt_prompt(prompt, is_password=True)
+
+
+def ask_keys(ask: Ask, existing: Mapping[str, str], out: IO[str]) -> dict[str, str]:
+    """One hidden prompt per provider key; Enter keeps what is there (or skips)."""
+    out.write("API keys are stored in ./.env (readable only by you). Press Enter to skip a key.\n")
+    out.flush()
+    keys: dict[str, str] = {}
+    for name in KEY_NAMES:
+        note = " (set; Enter keeps it)" if existing.get(name) else ""
+        value = ask(f"{name}{note}: ").strip()
+        if value:
+            keys[name] = value
+    return keys
+
+
+def run_setup(flags: list[str], *, path: Path = Path(".env"), stdin: IO[str] | None = None,
+              out: IO[str] | None = None, err: IO[str] | None = None, interactive: bool | None = None) -> int:
+    """``--setup``: flags first, else hidden prompts on a terminal, else NAME=VALUE lines from a pipe."""
+    stdin = stdin or sys.stdin
+    if interactive is None:
+        interactive = stdin.isatty()
+    out = out or sys.stdout
+    err = err or sys.stderr
+    try:
+        if flags:
+            keys = keys_from_flags(flags, os.environ)
+        elif not interactive:
+            keys = keys_from_lines(stdin)
+        else:
+            keys = ask_keys(_hidden_prompt, read_dotenv(path), out)
+        if not keys:
+            out.write("no keys given; ./.env left as it was\n")
+            return exit_codes.SUCCESS
+        names = save_keys(keys, path)
+    except SetupError as exc:
+        err.write(f"massgen --setup: {exc}\n")
+        return exit_codes.CONFIG_ERROR
+    except (EOFError, KeyboardInterrupt):
+        err.write("\nmassgen --setup: cancelled; nothing written\n")
+        return exit_codes.INTERRUPTED
+    out.write(f"saved {', '.join(names)} to {path} (mode 600)\n")
+    return exit_codes.SUCCESS
+
+
+def quickstart_yaml(env: Mapping[str, str]) -> tuple[str, list[str]]:
+    """The config text for the team the keys allow, and its agent ids. Keys stay in the environment."""
+    team = default_team(dict(env))
+    data = team.model_dump(mode="json", exclude_defaults=True)
+    for agent, config in zip(data["agents"], team.agents, strict=True):
+        agent["backend"] = {"type": config.backend.type, **agent.get("backend", {})}  # a default, but needed
+    keys = [k for k in PROVIDER_KEYS if env.get(k)]
+    header = ("# Written by `massgen --quickstart`. API keys are read from the environment or ./.env,\n"
+              "# never from this file. Edit freely; `massgen --validate .massgen/config.yaml` checks it.\n")
+    header += (f"# Providers with keys: {', '.join(keys)}\n" if keys
+               else "# No provider key was found, so this team runs the local model.\n")
+    return header + yaml.safe_dump(data, sort_keys=False), [a.id for a in team.agents]
+
+
+def run_quickstart(force: bool, *, path: Path = Path(".massgen") / "config.yaml",
+                   env: Mapping[str, str] | None = None, out: IO[str] | None = None,
+                   err: IO[str] | None = None) -> int:
+    """``--quickstart``: write the config without questions; ``--force`` replaces an existing one."""
+    out = out or sys.stdout
+    err = err or sys.stderr
+    if path.exists() and not force:
+        err.write(f"massgen --quickstart: {path} exists; add --force to replace it\n")
+        return exit_codes.CONFIG_ERROR
+    text, agents = quickstart_yaml(environment() if env is None else env)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    out.write(f"wrote {path}: a team of {len(agents)} ({', '.join(agents)})\n")
+    return exit_codes.SUCCESS

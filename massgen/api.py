@@ -1,0 +1,172 @@
+"""The Python API: ``await massgen.run(...)``, ``massgen.run_sync(...)``, ``massgen.stream(...)``.
+
+A run is a ``Team`` of actors on their own threads. Waiting for it blocks, so the
+async functions wait on a worker thread (``asyncio.to_thread``) and never block the
+caller's event loop on a Pykka future. Every call builds its own team: its own
+actors, run id and log directory, so concurrent runs in one process do not meet.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+from collections.abc import AsyncIterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from massgen.actors.team import RunResult, Team
+from massgen.configs import ConfigError, TeamConfig, load_config, validate_data
+from massgen.events import Event, FinalAnswerEvent, events_from_record
+from massgen.logs import LogProjection
+
+ConfigLike = str | os.PathLike[str] | Mapping[str, Any] | TeamConfig | None
+History = Sequence[tuple[str, str]]
+
+
+def _environment() -> dict[str, str]:
+    # ./.env under the process environment, as the command line sees it.
+    from massgen.cli.defaults import environment
+
+    return environment()
+
+
+def resolve_config(config: ConfigLike = None) -> TeamConfig:
+    """Turn what a caller passed as ``config`` into a validated ``TeamConfig``.
+
+    A path or ``@examples/NAME`` is loaded; a mapping is validated like YAML data;
+    ``None`` finds the config the way the ``massgen`` command does (``./.massgen``,
+    ``~/.config/massgen``, then the default team).
+    """
+    if isinstance(config, TeamConfig):
+        return config
+    if config is None:
+        from massgen.cli.defaults import resolve  # the one place config discovery lives
+
+        return resolve(None)[0]
+    if isinstance(config, Mapping):
+        return validate_data(dict(config), "the config passed to massgen", _environment())
+    if isinstance(config, str | os.PathLike):
+        return load_config(os.fspath(config), _environment())[0]
+    kind = type(config).__name__
+    raise ConfigError(f"config must be a path, '@examples/NAME', a dict or a TeamConfig, not {kind}")
+
+
+def _with_timeout(config: TeamConfig, timeout: float | None) -> TeamConfig:
+    if timeout is None:
+        return config
+    if timeout <= 0:
+        raise ValueError("timeout must be a positive number of seconds")
+    settings = config.timeout_settings.model_copy(update={"orchestrator_timeout_seconds": timeout})
+    return config.model_copy(update={"timeout_settings": settings})
+
+
+def _team(query: str, config: ConfigLike, history: History, log_dir: str | os.PathLike[str] | None,
+          timeout: float | None, subscribers: list[Any] | None = None) -> Team:
+    team_config = _with_timeout(resolve_config(config), timeout)
+    return Team(team_config, query, history=tuple((str(q), str(a)) for q, a in history),
+                log_dir=Path(log_dir) if log_dir is not None else None, subscribers=subscribers)
+
+
+async def _finish(team: Team) -> RunResult:
+    """Wait for a started team off the event loop; if our caller is cancelled, cancel the run first."""
+    waiting = asyncio.ensure_future(asyncio.to_thread(team.wait))
+    try:
+        return await asyncio.shield(waiting)
+    except asyncio.CancelledError:
+        team.cancel("the caller cancelled the run")
+        with contextlib.suppress(asyncio.CancelledError):
+            await waiting  # the logs are complete before the cancellation goes on
+        raise
+
+
+async def run(
+    query: str,
+    config: ConfigLike = None,
+    *,
+    history: History = (),
+    log_dir: str | os.PathLike[str] | None = None,
+    timeout: float | None = None,
+) -> RunResult:
+    """Run the team on ``query`` and return the result (final answer, winner, votes, answers, logs, usage).
+
+    ``config``: a YAML path, ``"@examples/NAME"``, a dict shaped like the YAML, or a
+    ``TeamConfig``. ``history``: earlier (question, answer) pairs the team should see.
+    ``timeout``: the whole-run deadline in seconds. The result also reads like upstream
+    MassGen's dict: ``result["final_answer"]``, ``result.as_dict()``.
+    """
+    team = _team(query, config, history, log_dir, timeout)
+    await asyncio.to_thread(team.start)
+    return await _finish(team)
+
+
+def run_sync(
+    query: str,
+    config: ConfigLike = None,
+    *,
+    history: History = (),
+    log_dir: str | os.PathLike[str] | None = None,
+    timeout: float | None = None,
+) -> RunResult:
+    """``run`` for plain scripts: blocks until the answer is in. Ctrl-C cancels the run, waits, re-raises."""
+    team = _team(query, config, history, log_dir, timeout).start()
+    try:
+        return team.wait()
+    except KeyboardInterrupt:
+        team.cancel("interrupted by Ctrl-C")
+        team.wait()
+        raise
+
+
+async def stream(
+    query: str,
+    config: ConfigLike = None,
+    *,
+    history: History = (),
+    log_dir: str | os.PathLike[str] | None = None,
+    timeout: float | None = None,
+    chunks: bool = True,
+) -> AsyncIterator[Event]:
+    """Run the team and yield typed events as they happen; the last one is ``FinalAnswerEvent``.
+
+    Events come from a trace subscriber on the trace writer's thread and cross into
+    the caller's loop through ``call_soon_threadsafe``. Closing the iterator early
+    (``aclose()``, or leaving an ``async with contextlib.aclosing(...)`` block)
+    cancels the run and waits until its logs are complete. ``chunks=False`` leaves
+    out the streamed text of the agents.
+    """
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue[Event | None] = asyncio.Queue()
+
+    def on_record(record: dict[str, Any], projection: LogProjection) -> None:
+        for event in events_from_record(record, projection, chunks=chunks):
+            loop.call_soon_threadsafe(queue.put_nowait, event)
+        if record["type"] == "RunFinished":
+            loop.call_soon_threadsafe(queue.put_nowait, None)
+
+    team = _team(query, config, history, log_dir, timeout, subscribers=[on_record])
+    await asyncio.to_thread(team.start)
+    waiting = asyncio.ensure_future(asyncio.to_thread(team.wait))
+    finished = False
+    try:
+        while True:
+            getting = asyncio.ensure_future(queue.get())
+            done, _ = await asyncio.wait({getting, waiting}, return_when=asyncio.FIRST_COMPLETED)
+            if getting not in done:
+                getting.cancel()
+                # The team ended; drain what its subscriber sent before the end.
+                while not queue.empty() and (event := queue.get_nowait()) is not None:
+                    yield event
+                break
+            event = getting.result()
+            if event is None:
+                break
+            yield event
+        result = await asyncio.shield(waiting)
+        finished = True
+        yield FinalAnswerEvent(result=result)
+    finally:
+        if not finished and not waiting.done():
+            team.cancel("the event stream was closed early")
+            with contextlib.suppress(asyncio.CancelledError):
+                await waiting

@@ -1,0 +1,112 @@
+"""A small MCP server for the tests, written with the SDK's ``MCPServer``.
+
+Runs over stdio by default, or over streamable HTTP on loopback with
+``--http PORT``. Its tools cover the cases the client must survive: a normal
+answer, a slow one, one that never returns (and notes its cancellation), one
+whose process dies mid-call, and one that blocks the server's event loop.
+
+Environment knobs (all optional):
+- ``WEATHER_EXIT_AT_START=CODE``: print a reason to stderr and exit before serving.
+- ``WEATHER_MARKER=PATH``: append one line per notable event (``cancelled hang``).
+- ``WEATHER_GRANDCHILD=1``: start a long-sleeping child process, to prove that
+  the whole process group is cleaned up, not only the server.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import anyio
+
+from mcp.server.mcpserver import MCPServer
+
+server = MCPServer("weather", log_level="WARNING")
+
+
+def _mark(line: str) -> None:
+    path = os.environ.get("WEATHER_MARKER")
+    if path:
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(line + "\n")
+
+
+@server.tool()
+def forecast(city: str) -> str:
+    """Tomorrow's weather for a city."""
+    return f"Sunny in {city}, 21 C"
+
+
+@server.tool()
+def echo(text: str) -> str:
+    """Return the text unchanged."""
+    return text
+
+
+@server.tool()
+def admin_reset() -> str:
+    """A tool no agent should see."""
+    return "reset"
+
+
+@server.tool()
+async def slow(seconds: float) -> str:
+    """Answer after the given number of seconds."""
+    await anyio.sleep(seconds)
+    return f"slept {seconds:g} s"
+
+
+@server.tool()
+async def hang() -> str:
+    """Never answer; note a cancellation when the client gives up."""
+    try:
+        await anyio.sleep_forever()
+    except anyio.get_cancelled_exc_class():
+        _mark("cancelled hang")
+        raise
+    return "unreachable"
+
+
+@server.tool()
+async def freeze(seconds: float = 3600.0) -> str:
+    """Block the server's event loop: the server stops answering anything, even pings."""
+    time.sleep(seconds)  # on purpose: a blocking call inside an async tool
+    return "thawed"
+
+
+@server.tool()
+def die() -> str:
+    """Kill this server process mid-call."""
+    os.kill(os.getpid(), signal.SIGKILL)
+    return "unreachable"
+
+
+@server.tool()
+def pid() -> str:
+    """This server's process id."""
+    return str(os.getpid())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--http", type=int, default=None, help="serve streamable HTTP on 127.0.0.1:PORT")
+    options = parser.parse_args()
+    code = os.environ.get("WEATHER_EXIT_AT_START")
+    if code is not None:
+        print("weather: refusing to start (WEATHER_EXIT_AT_START is set)", file=sys.stderr, flush=True)
+        sys.exit(int(code))
+    if os.environ.get("WEATHER_GRANDCHILD"):
+        subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)  # weather-grandchild"])
+    _mark(f"started {os.getpid()}")
+    if options.http is None:
+        server.run()
+    else:
+        server.run("streamable-http", host="127.0.0.1", port=options.http)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,126 @@
+"""A loopback Anthropic Messages server that plays a model using the massgen workflow tools.
+
+The scripted ``WireServer`` answers requests in a fixed order; an agent CLI such as Claude
+Code makes a varying number of requests (tool follow-ups, and for some versions small side
+requests), so this server decides each reply from the request itself instead:
+
+- a request whose last user turn carries a ``tool_result`` gets a short closing text;
+- one offering ``mcp__massgen__vote`` gets a streamed ``tool_use`` voting for the first
+  ``agent_id`` of the tool's enum (so the test sees that the enum reached the model);
+- one offering only ``mcp__massgen__new_answer`` gets a ``tool_use`` with ``answer``;
+- anything else (the final presentation, side requests) gets ``final_text``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from tests.wire import protocols as p
+from tests.wire.server import Recorded, Reply, Respond, Stream, WireServer
+
+NEW_ANSWER_TOOL = "mcp__massgen__new_answer"
+VOTE_TOOL = "mcp__massgen__vote"
+
+
+def tool_names(body: Any) -> list[str]:
+    return [str(t.get("name")) for t in (body or {}).get("tools", []) if isinstance(t, dict)]
+
+
+def tool_schema(body: Any, name: str) -> dict[str, Any]:
+    for tool in (body or {}).get("tools", []):
+        if isinstance(tool, dict) and tool.get("name") == name:
+            schema = tool.get("input_schema", {})
+            return schema if isinstance(schema, dict) else {}
+    return {}
+
+
+def _after_tool_result(body: Any) -> bool:
+    messages = (body or {}).get("messages", [])
+    if not messages or messages[-1].get("role") != "user":
+        return False
+    content = messages[-1].get("content")
+    return isinstance(content, list) and any(
+        isinstance(b, dict) and b.get("type") == "tool_result" for b in content
+    )
+
+
+class AnthropicToolServer(WireServer):
+    """Use as a context manager, like ``WireServer``; ``requests`` records every request."""
+
+    def __init__(self, answer: str = "2 + 2 = 4", final_text: str = "The answer is 4.") -> None:
+        super().__init__()
+        self.answer = answer
+        self.final_text = final_text
+        self.tool_uses: list[tuple[str, dict[str, Any]]] = []
+
+    def message_requests(self) -> list[Recorded]:
+        return [r for r in self.requests if r.path.endswith("/v1/messages")]
+
+    def decide(self, request: Recorded) -> Reply:
+        if request.path.endswith("/count_tokens"):
+            return Respond(200, {"input_tokens": 10})
+        if not request.path.endswith("/v1/messages"):
+            return Respond(404, p.anthropic_error("not_found_error", f"no route {request.path}"))
+        body = request.body if isinstance(request.body, dict) else {}
+        names = tool_names(body)
+        if _after_tool_result(body):
+            return self._text(body, "Recorded.")
+        if VOTE_TOOL in names:
+            enum = tool_schema(body, VOTE_TOOL).get("properties", {}).get("agent_id", {}).get("enum", [])
+            target = str(enum[0]) if enum else "agent1"
+            return self._tool(body, VOTE_TOOL, {"agent_id": target, "reason": "It is correct and complete."})
+        if NEW_ANSWER_TOOL in names:
+            return self._tool(body, NEW_ANSWER_TOOL, {"content": self.answer})
+        return self._text(body, self.final_text)
+
+    def _tool(self, body: dict[str, Any], name: str, arguments: dict[str, Any]) -> Reply:
+        self.tool_uses.append((name, arguments))
+        call_id = f"toolu_{len(self.tool_uses):04d}"
+        if not body.get("stream"):
+            content = [{"type": "tool_use", "id": call_id, "name": name, "input": arguments}]
+            return Respond(200, _message(content, "tool_use"))
+        raw = json.dumps(arguments)
+        fragments = [raw[: len(raw) // 2], raw[len(raw) // 2 :]]
+        chunks = [
+            p.anthropic_start(),
+            *p.anthropic_text_block(0, "Calling the workflow tool."),
+            *p.anthropic_tool_block(1, call_id, name, fragments),
+            *p.anthropic_end("tool_use"),
+        ]
+        return Stream(chunks)
+
+    def _text(self, body: dict[str, Any], text: str) -> Reply:
+        if not body.get("stream"):
+            return Respond(200, _message([{"type": "text", "text": text}], "end_turn"))
+        return Stream([p.anthropic_start(), *p.anthropic_text_block(0, text), *p.anthropic_end()])
+
+    async def _one_request(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+        # The base class parses the same way but takes its reply from a queue.
+        try:
+            head = await reader.readuntil(b"\r\n\r\n")
+        except asyncio.IncompleteReadError:
+            return False
+        lines = head.decode("latin-1").split("\r\n")
+        method, target, _ = lines[0].split(" ", 2)
+        headers = {k.strip().lower(): v.strip() for k, _, v in (ln.partition(":") for ln in lines[1:] if ln)}
+        raw = await reader.readexactly(int(headers.get("content-length", "0") or 0))
+        try:
+            body: Any = json.loads(raw) if raw else None
+        except ValueError:
+            body = raw.decode("utf-8", "replace")
+        parts = urlsplit(target)
+        recorded = Recorded(method, parts.path, parse_qs(parts.query), headers, body)
+        with self._lock:
+            self.requests.append(recorded)
+            reply = self.decide(recorded)
+        return await self._send(reply, writer)
+
+
+def _message(content: list[dict[str, Any]], stop_reason: str) -> dict[str, Any]:
+    return {
+        "id": "msg_1", "type": "message", "role": "assistant", "model": p.MODEL, "content": content,
+        "stop_reason": stop_reason, "stop_sequence": None, "usage": {"input_tokens": 20, "output_tokens": 9},
+    }
