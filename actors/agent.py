@@ -15,6 +15,8 @@ from collections.abc import Coroutine
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from massgen import backends
+from massgen.actors.mcp_tools import AgentTools
 from massgen.actors.runtime import Peer, RunContext, TracedActor
 from massgen.actors.turn import BudgetDenied, ModelCallError, TurnIO, TurnRunner, TurnSettings
 from massgen.configs.schema import AgentConfig
@@ -26,12 +28,13 @@ from massgen.messages import (
     ChildFailed,
     ChildStarted,
     InjectAnswers,
+    McpToolResult,
+    McpToolsListed,
+    McpToolsWithdrawn,
     Message,
     PresentFinal,
     StartTurn,
 )
-
-from massgen import backends
 
 _PERMIT_TIMEOUT_S = 30.0
 _CLOSE_TIMEOUT_S = 2.0
@@ -63,6 +66,7 @@ class AgentActor(TracedActor):
         self._turn: concurrent.futures.Future[None] | None = None
         self._turn_id: int | None = None
         self._cause: str | None = None  # the StartTurn/PresentFinal being worked on
+        self._tools: AgentTools | None = None  # MCP tools; None when the backend has no mcp_servers
 
     # -- life cycle -------------------------------------------------------------------------
 
@@ -79,6 +83,10 @@ class AgentActor(TracedActor):
             self._backend = backends.create(self.spec.config.backend, context)
             self._run(self._backend.start()).result()
             io = TurnIO(emit=self._emit, permit=self._permit)
+            if self.spec.config.backend.mcp_servers:
+                self._tools = AgentTools(self.spec.agent_id, self.incarnation,
+                                         self.spec.config.backend.mcp_servers, io, self._emit)
+                io.call_tool = self._tools.call
             self._runner = TurnRunner(self._backend, io, self.spec.settings)
         except Exception as exc:
             self.send(self.supervisor, ChildFailed, name=self.name, incarnation=self.incarnation,
@@ -122,6 +130,8 @@ class AgentActor(TracedActor):
         elif isinstance(message, CancelTurn) and self._is_current(message.turn_id):
             assert self._turn is not None
             self._turn.cancel()
+        elif isinstance(message, McpToolsListed | McpToolsWithdrawn | McpToolResult) and self._tools and self._loop:
+            self._loop.call_soon_threadsafe(self._tools.on_message, message)
         return None
 
     def _is_current(self, turn_id: int) -> bool:
@@ -137,6 +147,8 @@ class AgentActor(TracedActor):
         if kind == "turn":
             assert isinstance(message, StartTurn)
             coro = self._runner.run_turn(message)
+            if self._tools is not None:  # the first model call should already see the MCP tools
+                coro = self._tools.ready_then(coro, message.msg_id)
         else:
             assert isinstance(message, PresentFinal)
             coro = self._runner.present(message)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import pykka
+
 from massgen.messages import DeadLetter, Message, Sender
 
 M = TypeVar("M", bound=Message)

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import itertools
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import pykka
+
 from massgen.actors.agent import AgentActor, AgentSpec
 from massgen.actors.coordination import Coordination
 from massgen.actors.judge import Judge
+from massgen.actors.mcp_supervision import McpSupervision
 from massgen.actors.restarts import RestartHistory
 from massgen.actors.runtime import Peer, RunContext, TracedActor
 from massgen.configs.schema import TeamConfig
@@ -40,6 +42,8 @@ from massgen.messages import (
     InjectAnswers,
     InvalidateVotes,
     KillAgent,
+    McpCallTool,
+    McpCancelCall,
     Message,
     ModelCallFinished,
     ModelCallStarted,
@@ -80,6 +84,9 @@ class RunSpec:
     history: tuple[tuple[str, str], ...] = ()
     tick_interval_s: float = 0.05
     turn: int = 1
+    # Set once the supervisor has stopped its children (agents, MCP servers and their processes).
+    # Pykka sets ``actor_stopped`` *before* on_stop runs, so waiting for that is not enough.
+    children_stopped: threading.Event = field(default_factory=threading.Event, compare=False, repr=False)
 
 
 @dataclass
@@ -142,6 +149,8 @@ class Supervisor(TracedActor):
         self._turn_ids = itertools.count(1)
         self.judge: Peer | None = None
         self._ticker: _Ticker | None = None
+        # MCP tool servers: started, routed, restarted and withdrawn by actors/mcp_supervision.py.
+        self.mcp = McpSupervision(self, specs, self.rules.restart, self._live_agent)
 
     # -- life cycle ---------------------------------------------------------------------------
 
@@ -156,6 +165,7 @@ class Supervisor(TracedActor):
         self.self_peer = me
         judge_ref = Judge.start(self.ctx, me, list(self.children))
         self.judge = Peer("judge", 1, judge_ref)
+        self.mcp.start(me)
         for child in self.children.values():
             self._spawn(child)
         self._ticker = _Ticker(self.ctx, me, self.run.tick_interval_s)
@@ -173,6 +183,7 @@ class Supervisor(TracedActor):
             self._ticker.stopped.set()
         peers = [c.peer for c in self.children.values() if c.peer is not None and c.status != "failed"]
         peers += [self.judge] if self.judge is not None else []
+        peers += self.mcp.peers()  # each kills its server process group on stop
         futures = [p.ref.stop(block=False) for p in peers]
         deadline = self.ctx.clock() + _STOP_GRACE_S
         for future in futures:
@@ -180,12 +191,18 @@ class Supervisor(TracedActor):
                 future.get(timeout=max(0.0, deadline - self.ctx.clock()))
             except (pykka.Timeout, pykka.ActorDeadError):
                 pass  # a hung incarnation: abandoned, its thread is a daemon
+        self.run.children_stopped.set()
 
     def _spawn(self, child: Child) -> None:
         child.incarnation += 1
         ref = AgentActor.start(self.ctx, child.spec, child.incarnation, self.self_peer)
         child.peer = Peer(child.spec.agent_id, child.incarnation, ref)
         child.status, child.since = "starting", self.ctx.clock()
+        self.mcp.agent_spawned(child.spec.agent_id, child.peer)
+
+    def _live_agent(self, agent_id: str) -> Peer | None:
+        child = self.children.get(agent_id)
+        return child.peer if child is not None and child.status not in ("failed", "restarting") else None
 
     # -- dispatch -----------------------------------------------------------------------------
 
@@ -195,6 +212,9 @@ class Supervisor(TracedActor):
             return None
         if self.phase == "finished":
             return CallPermit(granted=False, reason="run finished") if isinstance(message, CallPermitRequest) else None
+        if self.mcp.owns(message.sender.name):
+            self.mcp.from_server(message)
+            return None
         if message.sender.name in self.children:
             return self._from_agent(self.children[message.sender.name], message)
         if isinstance(message, TallyUpdated):
@@ -221,6 +241,9 @@ class Supervisor(TracedActor):
             return None
         if isinstance(message, CallPermitRequest):
             return self._permit()
+        if isinstance(message, McpCallTool | McpCancelCall) and child.peer is not None:
+            self.mcp.from_agent(child.peer, message)
+            return None
         if isinstance(message, ChildStarted):
             child.status, child.since = "idle", self.ctx.clock()
             if self.phase == "coordinating":
@@ -393,6 +416,7 @@ class Supervisor(TracedActor):
             self.ctx.record(self.make(DeadlineExpired, scope="run", detail=f"{limit:g} s"))
             self._finish("timeout", f"the run deadline of {limit:g} s passed")
             return
+        self.mcp.on_tick(now)
         t = self.timeouts
         for child in list(self.children.values()):
             if self.phase == "finished":

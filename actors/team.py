@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pykka
+
 from massgen.actors.agent import AgentSpec
 from massgen.actors.runtime import Peer, RunContext
 from massgen.actors.supervisor import RunSpec, Supervisor
@@ -199,6 +200,7 @@ class Team:
         self._ctx: RunContext | None = None
         self._trace: pykka.ActorRef[Any] | None = None
         self._supervisor: Peer | None = None
+        self._run_spec: RunSpec | None = None
 
     def _watch(self, record: dict[str, Any], projection: LogProjection) -> None:
         if record["type"] == "RunFinished":
@@ -211,6 +213,7 @@ class Team:
         spec = RunSpec(run_id=self.run_id, question=self.question, log_dir=str(self.log_dir),
                        versions=versions(), history=self.history, tick_interval_s=self._tick, turn=self.turn)
         ref = Supervisor.start(self._ctx, self.config, spec, agent_specs(self.config, self.client_tools))
+        self._run_spec = spec
         self._supervisor = Peer("supervisor", 1, ref)
         return self
 
@@ -260,6 +263,8 @@ class Team:
                 self._done.wait(5.0)
                 break
         supervisor_stopped.wait(5.0)
+        if self._run_spec is not None:
+            self._run_spec.children_stopped.wait(5.0)  # so no child process outlives run()
         self._close_trace()
         if self._result is None:
             self._result = RunResult(status="failed", reason="the trace could not be written", final_answer=None,

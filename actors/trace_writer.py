@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import IO, Any
 
 import pykka
+
 from massgen.logs import LogProjection, write_all, write_atomic
 from massgen.logs.files import TRACE_FILE, render_status
 from massgen.messages import Message

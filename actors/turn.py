@@ -216,6 +216,10 @@ class TurnRunner:
             content = call.arguments.get("content")
             if not isinstance(content, str) or not content.strip():
                 return "new_answer needs a non-empty 'content' string."
+            same = next((a for a in view.answers if _normalise(a.content) == _normalise(content)), None)
+            if same is not None:
+                # Small models re-submit an answer in view instead of voting; that never converges.
+                return f"Your answer repeats {same.label}; vote for {same.agent} instead of answering again."
             return None
         target = _vote_target(call.arguments.get("agent_id"))
         if not view.answers:
@@ -269,6 +273,10 @@ class TurnRunner:
         )
         result = await self._call(msg.turn_id, msg.msg_id, request)
         self.io.emit(FinalPresented, msg.msg_id, {"turn_id": msg.turn_id, "content": result.text.strip()})
+
+
+def _normalise(text: str) -> str:
+    return " ".join(text.lower().split()).rstrip(".!")
 
 
 def _vote_target(value: object) -> str:

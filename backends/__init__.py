@@ -21,6 +21,8 @@ _FACTORIES: dict[str, str] = {
     "openai": "massgen.backends.openai_responses:create",
     "claude": "massgen.backends.anthropic_messages:create",
     "gemini": "massgen.backends.gemini:create",
+    "claude_code": "massgen.backends.claude_code:create",
+    "antigravity_cli": "massgen.backends.antigravity:create",
     **{
         name: "massgen.backends.openai_chat:create"
         for name in ("chatcompletion", "grok", "azure_openai", "vllm", "sglang", "lmstudio", "ollama",

@@ -12,6 +12,7 @@ from collections.abc import AsyncGenerator
 from typing import Any
 
 import httpx
+
 from massgen.backends.base import BackendContext, BackendError
 from massgen.backends.http_base import DEFAULT_HTTP_TIMEOUT_S, HttpBackend
 from massgen.backends.keys import require_key

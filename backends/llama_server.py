@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import httpx
+
 from massgen.backends.base import BackendError
 from massgen.backends.local_model import EXTRA_HINT, Progress
 

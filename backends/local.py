@@ -23,6 +23,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
+
 from massgen.backends.base import BackendContext, BackendError
 from massgen.backends.llama_server import LlamaServer, ServerStartError, acquire_server, release_server
 from massgen.backends.local_model import Progress, resolve_model

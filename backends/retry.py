@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
 import httpx
+
 from massgen.backends.circuit import BREAKERS, BreakerRegistry
 from massgen.backends.keys import redact
 from massgen.messages.stream import StreamError, StreamEvent

@@ -31,6 +31,15 @@ from massgen.messages.stream import (
 _HANG_SECONDS = 3600.0
 
 
+# In a ``new_answer`` step, replaced by the content of the latest tool result the model was
+# shown: a script cannot read results, but a test can then see one reach the answer.
+LAST_TOOL_RESULT = "{last_tool_result}"
+
+
+def _last_tool_result(request: ModelRequest) -> str:
+    return next((m.content for m in reversed(request.messages) if m.role == "tool"), "")
+
+
 class ScriptFault(RuntimeError):
     """Raised on purpose by a ``fault: raise`` step."""
 
@@ -103,8 +112,9 @@ class ScriptedBackend:
                 emitted += len(step.reasoning)
                 yield ReasoningDelta(text=step.reasoning)
             elif step.new_answer is not None:
-                emitted += len(step.new_answer)
-                yield self._tool_call("new_answer", {"content": step.new_answer})
+                content = step.new_answer.replace(LAST_TOOL_RESULT, _last_tool_result(request))
+                emitted += len(content)
+                yield self._tool_call("new_answer", {"content": content})
             elif step.vote is not None:
                 yield self._tool_call("vote", {"agent_id": step.vote, "reason": step.reason})
             elif step.tool is not None:

@@ -35,6 +35,7 @@ import mcp_types as types
 import uvicorn
 from mcp.server import Server, ServerRequestContext
 
+from massgen.backends.base import BackendError
 from massgen.messages.stream import ToolCall, ToolCallEvent, ToolSpec
 
 SERVER_NAME = "massgen"
@@ -81,7 +82,6 @@ class WorkflowToolServer:
 
     def __init__(self, agent_id: str) -> None:
         self.agent_id = agent_id
-        self.calls_seen = 0
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
         self._turn: _Turn | None = None
@@ -119,16 +119,20 @@ class WorkflowToolServer:
         self._thread.start()
         deadline = time.monotonic() + _START_TIMEOUT_S
         while not self._uvicorn.started:
+            problem = None
             if self._failure is not None or not self._thread.is_alive():
-                raise RuntimeError(f"workflow MCP server did not start: {self._failure!r}")
-            if time.monotonic() > deadline:
-                raise RuntimeError("workflow MCP server did not start in time")
+                problem = f"failed: {self._failure!r}"
+            elif time.monotonic() > deadline:
+                problem = f"did not start within {_START_TIMEOUT_S:.0f}s"
+            if problem is not None:
+                await self.aclose()
+                raise BackendError(f"the workflow MCP server on 127.0.0.1:{self._port} {problem}")
             await asyncio.sleep(0.01)
 
     def _serve(self, server: uvicorn.Server, sock: socket.socket) -> None:
         try:
             asyncio.run(server.serve(sockets=[sock]))
-        except BaseException as exc:  # noqa: BLE001 - reported to start() and stop()
+        except BaseException as exc:
             self._failure = exc
         finally:
             sock.close()
@@ -182,7 +186,6 @@ class WorkflowToolServer:
     ) -> types.CallToolResult:
         arguments = dict(params.arguments or {})
         with self._lock:
-            self.calls_seen += 1
             turn = self._turn
             if turn is None:
                 return _reply("No turn is in progress; nothing was recorded.", error=True)
@@ -201,7 +204,10 @@ class WorkflowToolServer:
                 raw_arguments=json.dumps(arguments),
             )
             # Delivered before the acknowledgement: the event is queued before the CLI can exit.
-            turn.deliver(ToolCallEvent(call=call))
+            try:
+                turn.deliver(ToolCallEvent(call=call))
+            except RuntimeError:  # the backend's loop is gone: nobody is listening any more
+                return _reply("The turn is over; nothing was recorded.", error=True)
         what = "Answer" if params.name == NEW_ANSWER else "Vote"
         return _reply(f"{what} recorded. Your turn is complete: do not call any more tools; stop now.")
 
@@ -215,7 +221,8 @@ def _check(spec: ToolSpec, arguments: dict[str, Any]) -> str | None:
         return None
     properties = spec.parameters.get("properties", {})
     targets = [str(t) for t in properties.get("agent_id", {}).get("enum", [])]
-    if _vote_label(arguments.get("agent_id")) not in targets:
+    label = _vote_label(arguments.get("agent_id"))
+    if (targets and label not in targets) or not label:
         return f"vote agent_id must be one of: {', '.join(targets) or '(no answers yet)'}."
     return None
 

@@ -20,6 +20,24 @@ PROVIDER_KEYS: dict[str, tuple[str, str]] = {
 }
 
 
+# Three agents on one local model server. The model is small and slow (about 4 tokens/s on
+# two cores, and the agents queue on one server), so answers are capped and the idle
+# deadline allows for waiting in the server's queue.
+LOCAL_TEAM: dict[str, object] = {
+    "agents": [
+        {"id": f"local_{i}", "backend": {"type": "local", "model": "default", "temperature": temp, "seed": seed}}
+        for i, (temp, seed) in enumerate(((0.2, 11), (0.6, 22), (0.9, 33)), 1)
+    ],
+    "orchestrator": {"max_new_answers_per_agent": 2},
+    "timeout_settings": {
+        "orchestrator_timeout_seconds": 1800,
+        "turn_timeout_seconds": 900,
+        "idle_stream_timeout_seconds": 400,
+        "present_timeout_seconds": 400,
+    },
+}
+
+
 def discovered_config_paths() -> list[Path]:
     home = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
     return [Path(".massgen") / "config.yaml", home / "massgen" / "config.yaml"]
@@ -51,12 +69,9 @@ def default_team(env: dict[str, str] | None = None) -> TeamConfig:
         for key, (backend, model) in PROVIDER_KEYS.items()
         if env.get(key)
     ]
-    if not agents:
-        agents = [
-            {"id": f"local_{i}", "backend": {"type": "local", "model": "default", "temperature": temp, "seed": seed}}
-            for i, (temp, seed) in enumerate(((0.2, 11), (0.6, 22), (0.9, 33)), 1)
-        ]
-    return validate_data({"agents": agents}, "the default team", env)
+    if agents:
+        return validate_data({"agents": agents}, "the default team", env)
+    return validate_data(LOCAL_TEAM, "the default team", env)
 
 
 def resolve(config_ref: str | None) -> tuple[TeamConfig, str]:

@@ -11,9 +11,8 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from massgen.cli import exit_codes
-
 from massgen import __version__
+from massgen.cli import exit_codes
 
 EPILOG = """\
 examples:
@@ -43,6 +42,14 @@ def build_parser() -> argparse.ArgumentParser:
                         help="deadline for the whole run (overrides timeout_settings)")
     parser.add_argument("--validate", metavar="FILE", help="check a config file and exit")
     parser.add_argument("--list-examples", action="store_true", help="list the shipped example configs")
+    parser.add_argument("--vi", action="store_true", help="vi key bindings in the interactive session")
+    parser.add_argument("--setup", action="store_true",
+                        help="save API keys to ./.env (mode 600): asks on a terminal, else reads NAME=VALUE lines")
+    parser.add_argument("--key", action="append", default=[], metavar="NAME[=VALUE]",
+                        help="with --setup: save this key without asking; NAME alone takes it from the environment")
+    parser.add_argument("--quickstart", action="store_true",
+                        help="write .massgen/config.yaml for the providers whose keys are set (else the local team)")
+    parser.add_argument("--force", action="store_true", help="with --quickstart: replace an existing config")
     parser.add_argument("--version", action="version", version=f"massgen {__version__}")
     return parser
 
@@ -53,6 +60,11 @@ def _quiet_library_logs() -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["serve"]:  # its own parser; loads the HTTP stack only when serving
+        from massgen.cli.serve import main as serve_main
+
+        return serve_main(argv[1:])
     args = build_parser().parse_args(argv)
     _quiet_library_logs()
     from massgen.configs import ConfigError, list_examples, load_config
@@ -72,9 +84,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.orchestrator_timeout is not None and args.orchestrator_timeout <= 0:
         print("massgen: --orchestrator-timeout must be a positive number of seconds", file=sys.stderr)
         return exit_codes.CONFIG_ERROR
+    if args.setup or args.quickstart:
+        from massgen.cli.setup import run_quickstart, run_setup
+
+        code = run_setup(args.key) if args.setup else exit_codes.SUCCESS
+        return run_quickstart(args.force) if args.quickstart and code == exit_codes.SUCCESS else code
     if not args.question:
-        print("massgen: give a question, e.g. massgen \"Which is larger, 9.11 or 9.9?\"", file=sys.stderr)
-        return exit_codes.CONFIG_ERROR
+        from massgen.cli.repl import can_run_interactively, run_repl
+
+        if not can_run_interactively():
+            print("massgen: give a question, e.g. massgen \"Which is larger, 9.11 or 9.9?\" "
+                  "(the interactive session needs a terminal)", file=sys.stderr)
+            return exit_codes.CONFIG_ERROR
+        from massgen.cli.defaults import resolve
+
+        try:
+            config, source = resolve(args.config)
+        except ConfigError as exc:
+            print(f"massgen: {exc}", file=sys.stderr)
+            return exit_codes.CONFIG_ERROR
+        return run_repl(config, source, vi=args.vi, timeout=args.orchestrator_timeout)
 
     from massgen.cli.defaults import resolve
     from massgen.cli.oneshot import run_question

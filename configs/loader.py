@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from massgen.configs.schema import TeamConfig
 from pydantic import ValidationError
+
+from massgen.configs.schema import TeamConfig
 
 EXAMPLES_DIR = Path(__file__).resolve().parent / "examples"
 EXAMPLE_PREFIX = "@examples/"

@@ -16,7 +16,8 @@ class _Strict(BaseModel):
 
 
 class McpServerConfig(_Strict):
-    name: str
+    # Part of every tool name the model sees (mcp__<name>__<tool>), so only what tool names allow.
+    name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_-]+$")
     type: Literal["stdio", "streamable-http"]
     command: str | None = None
     args: list[str] = Field(default_factory=list)
@@ -56,6 +57,15 @@ class BackendConfig(_Strict):
     # How workflow tools reach the model: native tool calls, a JSON-schema response format, or
     # tool-call text parsed from the reply. None = native, falling back when the server refuses tools.
     tool_mode: Literal["native", "json_schema", "text"] | None = None
+
+    @field_validator("mcp_servers")
+    @classmethod
+    def _unique_server_names(cls, servers: list[McpServerConfig]) -> list[McpServerConfig]:
+        names = [s.name for s in servers]
+        duplicates = sorted({n for n in names if names.count(n) > 1})
+        if duplicates:
+            raise ValueError(f"duplicate MCP server name(s): {', '.join(duplicates)}; each needs its own name")
+        return servers
 
 
 class ScriptStep(_Strict):

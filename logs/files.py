@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+
 from massgen.logs.projection import LogProjection
 
 TRACE_FILE = "trace.jsonl"

@@ -11,17 +11,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 from massgen.actors.team import RunResult, Team
 from massgen.configs import ConfigError, TeamConfig, load_config, validate_data
 from massgen.events import Event, FinalAnswerEvent, events_from_record
 from massgen.logs import LogProjection
 
-ConfigLike = str | os.PathLike[str] | Mapping[str, Any] | TeamConfig | None
-History = Sequence[tuple[str, str]]
+ConfigLike: TypeAlias = str | os.PathLike[str] | Mapping[str, Any] | TeamConfig | None
+History: TypeAlias = Sequence[tuple[str, str]]
 
 
 def _environment() -> dict[str, str]:
@@ -96,7 +96,7 @@ async def run(
     MassGen's dict: ``result["final_answer"]``, ``result.as_dict()``.
     """
     team = _team(query, config, history, log_dir, timeout)
-    await asyncio.to_thread(team.start)
+    team.start()  # spawns the actors and returns; nothing here waits on them
     return await _finish(team)
 
 
@@ -126,7 +126,7 @@ async def stream(
     log_dir: str | os.PathLike[str] | None = None,
     timeout: float | None = None,
     chunks: bool = True,
-) -> AsyncIterator[Event]:
+) -> AsyncGenerator[Event, None]:
     """Run the team and yield typed events as they happen; the last one is ``FinalAnswerEvent``.
 
     Events come from a trace subscriber on the trace writer's thread and cross into
@@ -145,7 +145,7 @@ async def stream(
             loop.call_soon_threadsafe(queue.put_nowait, None)
 
     team = _team(query, config, history, log_dir, timeout, subscribers=[on_record])
-    await asyncio.to_thread(team.start)
+    team.start()  # spawns the actors and returns; nothing here waits on them
     waiting = asyncio.ensure_future(asyncio.to_thread(team.wait))
     finished = False
     try:

@@ -82,11 +82,15 @@ def _usage(result: RunResult) -> dict[str, int]:
 
 
 def _fill(response: ModelResponse, model: str, result: RunResult) -> ModelResponse:
-    response.choices[0].message.content = _answer(result)  # type: ignore[union-attr]
+    response.choices[0].message.content = _answer(result)
     response.choices[0].finish_reason = "stop"
     response.model = f"{PROVIDER}/{model}"
     response.created = int(time.time())
-    response.usage = litellm.Usage(**_usage(result))  # type: ignore[attr-defined]
+    usage = _usage(result)
+    response.usage = litellm.Usage(  # type: ignore[attr-defined]
+        prompt_tokens=usage["prompt_tokens"], completion_tokens=usage["completion_tokens"],
+        total_tokens=usage["total_tokens"],
+    )
     # Where the team's record is, for callers who want more than the answer.
     response._hidden_params["massgen"] = {k: v for k, v in result.as_dict().items() if k != "answers"}
     return response
@@ -133,8 +137,9 @@ class MassGenLLM(CustomLLM):
             raise CustomLLMError(status_code=400, message=str(exc)) from None
         yield from _pieces(result)
 
-    async def astreaming(self, model: str, messages: list[Any], *args: Any,
-                         **kwargs: Any) -> AsyncIterator[GenericStreamingChunk]:
+    async def astreaming(  # type: ignore[override]  # litellm iterates what this returns
+        self, model: str, messages: list[Any], *args: Any, **kwargs: Any
+    ) -> AsyncIterator[GenericStreamingChunk]:
         question, ref, history = _run_args(model, messages)
         try:
             result = await run(question, ref, history=history)

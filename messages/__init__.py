@@ -29,6 +29,15 @@ from massgen.messages.coordination import (
     VoteProposed,
 )
 from massgen.messages.envelope import MESSAGE_TYPES, SYSTEM, Message, Sender, new_msg_id
+from massgen.messages.mcp import (
+    McpCallTool,
+    McpCancelCall,
+    McpServerFailed,
+    McpServerRestarting,
+    McpToolResult,
+    McpToolsListed,
+    McpToolsWithdrawn,
+)
 from massgen.messages.run import DeadLetter, RunFinished, RunStarted, RunStatus
 from massgen.messages.stream import (
     ChatMessage,
@@ -83,6 +92,13 @@ __all__ = [
     "InjectAnswers",
     "InvalidateVotes",
     "KillAgent",
+    "McpCallTool",
+    "McpCancelCall",
+    "McpServerFailed",
+    "McpServerRestarting",
+    "McpToolResult",
+    "McpToolsListed",
+    "McpToolsWithdrawn",
     "Message",
     "ModelCallFinished",
     "ModelCallStarted",

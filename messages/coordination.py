@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from massgen.messages.envelope import Message
 from pydantic import BaseModel, ConfigDict
+
+from massgen.messages.envelope import Message
 
 
 class AnswerEntry(BaseModel):

@@ -13,6 +13,9 @@ import pytest
 
 logging.getLogger("pykka").setLevel(logging.CRITICAL)
 
+# actors/mcp_session.OWNER_ENV, spelled out so the guard costs no import of the MCP client.
+MCP_OWNER_ENV = "MASSGEN_MCP_OWNER_PID"
+
 
 @pytest.fixture(autouse=True)
 def _log_base(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -39,3 +42,30 @@ def _no_leaks() -> Iterator[None]:
         except gone_or_zombie:
             continue
     assert not leaked, f"child processes left running: {leaked}"
+    orphans = _mcp_orphans()
+    assert not orphans, f"MCP server processes (or their children) left running: {orphans}"
+
+
+def _mcp_orphans() -> list[str]:
+    """Processes our MCP servers started, found by the owner mark in their environment.
+
+    ``children(recursive=True)`` misses a grandchild whose parent (the server) already
+    died: it was handed to init. The mark is inherited, so it finds those too.
+    """
+    mine = str(os.getpid())
+    found = []
+    for proc in psutil.process_iter(["pid"]):
+        try:
+            if proc.pid != os.getpid() and proc.environ().get(MCP_OWNER_ENV) == mine:
+                found.append(proc)
+        except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+            continue
+    _, alive = psutil.wait_procs(found, timeout=2.0)  # a SIGKILL just sent may take a moment
+    described = []
+    for proc in alive:
+        try:
+            if proc.status() != psutil.STATUS_ZOMBIE:
+                described.append(f"{proc.pid} {' '.join(proc.cmdline())[:120]}")
+        except (psutil.NoSuchProcess, psutil.ZombieProcess):
+            continue
+    return described

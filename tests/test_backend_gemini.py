@@ -8,11 +8,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from massgen.backends import create as create_backend
-from massgen.backends.base import BackendContext, BackendError
-from massgen.backends.gemini import GeminiBackend, create
-from massgen.configs.schema import BackendConfig
-from massgen.messages.stream import ChatMessage, ToolCall
 from wire import protocols as p
 from wire.harness import (
     Recorder,
@@ -26,6 +21,12 @@ from wire.harness import (
     usage_of,
 )
 from wire.server import Respond, Stream, WireServer
+
+from massgen.backends import create as create_backend
+from massgen.backends.base import BackendContext, BackendError
+from massgen.backends.gemini import GeminiBackend, create
+from massgen.configs.schema import BackendConfig
+from massgen.messages.stream import ChatMessage, ToolCall
 
 KEY = "gemini-test-key-0123456789"
 

@@ -6,11 +6,6 @@ import json
 from collections.abc import Iterator
 
 import pytest
-from massgen.backends import create as create_backend
-from massgen.backends.base import BackendContext, BackendError
-from massgen.backends.openai_chat import ChatCompletionsBackend, create
-from massgen.configs.schema import AzureOpenAIBackendConfig, BackendConfig
-from massgen.messages.stream import ChatMessage, ToolCall
 from wire import protocols as p
 from wire.harness import (
     Recorder,
@@ -25,6 +20,12 @@ from wire.harness import (
     usage_of,
 )
 from wire.server import Respond, Stream, WireServer
+
+from massgen.backends import create as create_backend
+from massgen.backends.base import BackendContext, BackendError
+from massgen.backends.openai_chat import ChatCompletionsBackend, create
+from massgen.configs.schema import AzureOpenAIBackendConfig, BackendConfig
+from massgen.messages.stream import ChatMessage, ToolCall
 
 
 @pytest.fixture

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from massgen.configs import ConfigError, list_examples, load_config, resolve_config_path
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import psutil
 import pytest
+
 from massgen.backends import BackendContext, create
 from massgen.backends.llama_server import LlamaServer, ServerStartError, acquire_server, release_server
 from massgen.backends.local import LocalBackend

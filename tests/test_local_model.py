@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+
 from massgen.backends import local_model
 from massgen.backends.local_model import (
     MODELS,

@@ -17,15 +17,16 @@ from pathlib import Path
 from typing import Literal
 
 import pytest
+from wire import protocols as p
+from wire.harness import FAST, SHORT, Recorder, error_of, request, run_call, run_calls, text_of
+from wire.server import Hang, Respond, Stream, WireServer
+
 from massgen.backends.base import BackendError
 from massgen.backends.circuit import BreakerRegistry, CircuitBreaker
 from massgen.backends.keys import read_dotenv, redact, require_key
 from massgen.backends.openai_chat import ChatCompletionsBackend, create
 from massgen.backends.retry import RetryPolicy, parse_retry_after
 from massgen.configs.schema import BackendConfig
-from wire import protocols as p
-from wire.harness import FAST, SHORT, Recorder, error_of, request, run_call, run_calls, text_of
-from wire.server import Hang, Respond, Stream, WireServer
 
 
 class FakeClock:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from support import assert_trace_invariants, of_type, records, run_team, scripted, step, team_config
+
 from massgen.configs import load_config
 from massgen.logs import rebuild_from_trace
-from support import assert_trace_invariants, of_type, records, run_team, scripted, step, team_config
 
 
 def test_three_agents_converge_and_the_winner_presents(tmp_path: Path) -> None:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from massgen.configs import load_config
 from support import assert_trace_invariants, of_type, records, run_team, scripted, step, team_config
+
+from massgen.configs import load_config
 
 ANSWER = [step(new_answer="Canberra")]
 VOTE_1 = [step(vote="agent1", reason="right")]

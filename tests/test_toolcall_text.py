@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import itertools
 
+from wire.harness import NEW_ANSWER, VOTE
+
 from massgen.backends.toolcall_text import (
     action_schema,
     flatten_messages,
@@ -12,7 +14,6 @@ from massgen.backends.toolcall_text import (
     response_format,
 )
 from massgen.messages.stream import ChatMessage, ToolCall
-from wire.harness import NEW_ANSWER, VOTE
 
 NAMES = ["new_answer", "vote"]
 

@@ -11,8 +11,9 @@ import hmac
 import re
 import uuid
 
-from massgen.cli.serve.errors import ApiError
 from starlette.requests import Request
+
+from massgen.cli.serve.errors import ApiError
 
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._:\-]{1,128}$")
 

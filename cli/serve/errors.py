@@ -11,9 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from starlette.exceptions import HTTPException
-from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse
 
 _TYPES = {
     400: "invalid_request_error",
@@ -59,17 +57,3 @@ def internal_error(request_id: str | None = None) -> JSONResponse:
     """What an unexpected exception becomes: no traceback or path leaks to the client."""
     return error_response(ApiError(500, "internal server error; see the server log", code="internal_error"),
                           request_id)
-
-
-async def http_exception_handler(request: Request, exc: Exception) -> Response:
-    """Starlette's own 404/405 (unknown route, wrong method) in OpenAI's shape."""
-    assert isinstance(exc, HTTPException)
-    codes = {404: "not_found", 405: "method_not_allowed"}
-    message = f"{request.method} {request.url.path}: {exc.detail}"
-    error = ApiError(exc.status_code, message, code=codes.get(exc.status_code),
-                     headers=dict(exc.headers or {}))
-    return error_response(error, getattr(request.state, "request_id", None))
-
-
-async def unhandled_exception_handler(request: Request, exc: Exception) -> Response:
-    return internal_error(getattr(request.state, "request_id", None))

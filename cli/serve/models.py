@@ -20,10 +20,11 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
 from massgen.actors.prompts import WORKFLOW_TOOLS
 from massgen.cli.serve.errors import ApiError
 from massgen.messages import ToolSpec
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 _TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 

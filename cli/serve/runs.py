@@ -93,7 +93,7 @@ class ServedRun:
             if reason is not None:
                 self.team.cancel(reason)
             result = self.team.wait()
-        except BaseException as exc:  # noqa: BLE001 - handed to the loop, which reports it
+        except BaseException as exc:
             error = exc if isinstance(exc, Exception) else RuntimeError(f"run thread stopped: {exc!r}")
             self._post(self._settle, None, error)
         else:

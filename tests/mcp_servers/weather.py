@@ -1,7 +1,7 @@
 """A small MCP server for the tests, written with the SDK's ``MCPServer``.
 
-Runs over stdio by default, or over streamable HTTP on loopback with
-``--http PORT``. Its tools cover the cases the client must survive: a normal
+Runs over stdio by default, or with ``--http`` over streamable HTTP on a free
+loopback port, which it prints as ``PORT <n>`` on stdout once it listens. Its tools cover the cases the client must survive: a normal
 answer, a slow one, one that never returns (and notes its cancellation), one
 whose process dies mid-call, and one that blocks the server's event loop.
 
@@ -21,9 +21,13 @@ import subprocess
 import sys
 import time
 
-import anyio
+if __name__ == "__main__" and os.environ.get("WEATHER_EXIT_AT_START") is not None:
+    # Before the slow imports: a server that fails at once, as a broken install does.
+    print("weather: refusing to start (WEATHER_EXIT_AT_START is set)", file=sys.stderr, flush=True)
+    sys.exit(int(os.environ["WEATHER_EXIT_AT_START"]))
 
-from mcp.server.mcpserver import MCPServer
+import anyio  # noqa: E402
+from mcp.server.mcpserver import MCPServer  # noqa: E402
 
 server = MCPServer("weather", log_level="WARNING")
 
@@ -93,19 +97,25 @@ def pid() -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--http", type=int, default=None, help="serve streamable HTTP on 127.0.0.1:PORT")
+    parser.add_argument("--http", action="store_true", help="serve streamable HTTP on a free loopback port")
     options = parser.parse_args()
-    code = os.environ.get("WEATHER_EXIT_AT_START")
-    if code is not None:
-        print("weather: refusing to start (WEATHER_EXIT_AT_START is set)", file=sys.stderr, flush=True)
-        sys.exit(int(code))
     if os.environ.get("WEATHER_GRANDCHILD"):
         subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)  # weather-grandchild"])
     _mark(f"started {os.getpid()}")
-    if options.http is None:
+    if not options.http:
         server.run()
-    else:
-        server.run("streamable-http", host="127.0.0.1", port=options.http)
+        return
+    import socket
+
+    import uvicorn
+
+    # Bind first, then announce: the test learns the port without guessing or polling.
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    print(f"PORT {sock.getsockname()[1]}", flush=True)
+    config = uvicorn.Config(server.streamable_http_app(), log_level="warning")
+    anyio.run(uvicorn.Server(config).serve, [sock])
 
 
 if __name__ == "__main__":

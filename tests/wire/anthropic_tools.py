@@ -5,9 +5,10 @@ Code makes a varying number of requests (tool follow-ups, and for some versions 
 requests), so this server decides each reply from the request itself instead:
 
 - a request whose last user turn carries a ``tool_result`` gets a short closing text;
-- one offering ``mcp__massgen__vote`` gets a streamed ``tool_use`` voting for the first
+- one offering ``mcp__massgen__new_answer`` whose prompt does not yet show this agent's own
+  answer (``(yours)``) gets a streamed ``tool_use`` of it with ``answer``;
+- otherwise one offering ``mcp__massgen__vote`` gets a ``tool_use`` voting for the first
   ``agent_id`` of the tool's enum (so the test sees that the enum reached the model);
-- one offering only ``mcp__massgen__new_answer`` gets a ``tool_use`` with ``answer``;
 - anything else (the final presentation, side requests) gets ``final_text``.
 """
 
@@ -18,8 +19,8 @@ import json
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from tests.wire import protocols as p
-from tests.wire.server import Recorded, Reply, Respond, Stream, WireServer
+from wire import protocols as p
+from wire.server import Hang, Recorded, Reply, Respond, Stream, WireServer
 
 NEW_ANSWER_TOOL = "mcp__massgen__new_answer"
 VOTE_TOOL = "mcp__massgen__vote"
@@ -35,6 +36,18 @@ def tool_schema(body: Any, name: str) -> dict[str, Any]:
             schema = tool.get("input_schema", {})
             return schema if isinstance(schema, dict) else {}
     return {}
+
+
+def prompt_text(body: Any) -> str:
+    """Every text the request's messages carry, joined."""
+    texts: list[str] = []
+    for message in (body or {}).get("messages", []):
+        content = message.get("content")
+        if isinstance(content, str):
+            texts.append(content)
+        elif isinstance(content, list):
+            texts += [str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text"]
+    return "\n".join(texts)
 
 
 def _after_tool_result(body: Any) -> bool:
@@ -55,6 +68,10 @@ class AnthropicToolServer(WireServer):
         self.answer = answer
         self.final_text = final_text
         self.tool_uses: list[tuple[str, dict[str, Any]]] = []
+        # Faults: answer every Messages request with this (status, error type, message) ...
+        self.fail_with: tuple[int, str, str] | None = None
+        # ... or accept it and never answer.
+        self.hang = False
 
     def message_requests(self) -> list[Recorded]:
         return [r for r in self.requests if r.path.endswith("/v1/messages")]
@@ -64,16 +81,22 @@ class AnthropicToolServer(WireServer):
             return Respond(200, {"input_tokens": 10})
         if not request.path.endswith("/v1/messages"):
             return Respond(404, p.anthropic_error("not_found_error", f"no route {request.path}"))
+        if self.hang:
+            return Hang()
+        if self.fail_with is not None:
+            status, type_, message = self.fail_with
+            return Respond(status, p.anthropic_error(type_, message))
         body = request.body if isinstance(request.body, dict) else {}
         names = tool_names(body)
         if _after_tool_result(body):
             return self._text(body, "Recorded.")
+        answered = "(yours)" in prompt_text(body)  # the prompt shows this agent's own answer
+        if NEW_ANSWER_TOOL in names and not (answered and VOTE_TOOL in names):
+            return self._tool(body, NEW_ANSWER_TOOL, {"content": self.answer})
         if VOTE_TOOL in names:
             enum = tool_schema(body, VOTE_TOOL).get("properties", {}).get("agent_id", {}).get("enum", [])
             target = str(enum[0]) if enum else "agent1"
             return self._tool(body, VOTE_TOOL, {"agent_id": target, "reason": "It is correct and complete."})
-        if NEW_ANSWER_TOOL in names:
-            return self._tool(body, NEW_ANSWER_TOOL, {"content": self.answer})
         return self._text(body, self.final_text)
 
     def _tool(self, body: dict[str, Any], name: str, arguments: dict[str, Any]) -> Reply:

@@ -1,0 +1,287 @@
+"""The supervisor's side of MCP: start the servers, route calls, restart, withdraw.
+
+Kept out of ``supervisor.py`` so the coordination state machine stays readable; the
+supervisor owns one ``McpSupervision`` and hands it the MCP messages, its ticks and
+the agent (re)starts. Everything here runs on the supervisor's thread.
+
+Why the supervisor routes every MCP message instead of agents and servers talking
+directly: both sides restart independently, and only the supervisor knows which
+incarnations are alive. A call reaches the server incarnation that is alive now; a
+result reaches the agent incarnation that asked, or becomes a dead letter. No actor
+ever needs another's mailbox reference in a message, which keeps messages plain data.
+
+Calls made while a server is (re)starting wait here, up to the server's
+``call_timeout_seconds``, so a model that retries right after a crash reaches the new
+incarnation instead of an error. Calls in flight when a server fails get a clear tool
+error from here at once; the dead incarnation's late replies become dead letters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from massgen.actors.agent import AgentSpec
+from massgen.actors.mcp import McpServerActor, McpServerSpec, exposed_name
+from massgen.actors.restarts import RestartHistory
+from massgen.actors.runtime import Peer, TracedActor
+from massgen.configs.schema import RestartPolicy
+from massgen.messages import (
+    DeadLetter,
+    McpCallTool,
+    McpCancelCall,
+    McpServerFailed,
+    McpServerRestarting,
+    McpToolResult,
+    McpToolsListed,
+    McpToolsWithdrawn,
+    Message,
+)
+from massgen.messages.mcp import McpFailureKind
+
+# Past its own start deadline, an actor that has said nothing is presumed hung.
+_START_GRACE_S = 5.0
+
+
+@dataclass
+class _Server:
+    spec: McpServerSpec
+    history: RestartHistory
+    peer: Peer | None = None
+    incarnation: int = 0
+    status: Literal["starting", "ready", "restarting", "withdrawn"] = "starting"
+    since: float = 0.0
+    restart_at: float = 0.0
+    listed: McpToolsListed | None = None
+    withdrawn: str | None = None
+    queued: list[tuple[McpCallTool, float]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Pending:
+    call: McpCallTool
+    agent_incarnation: int
+    server_incarnation: int
+
+
+def server_specs(agent: AgentSpec) -> list[McpServerSpec]:
+    backend = agent.config.backend
+    allowed = tuple(backend.allowed_tools) if backend.allowed_tools is not None else None
+    return [McpServerSpec(agent.agent_id, server, allowed, tuple(backend.exclude_tools))
+            for server in backend.mcp_servers]
+
+
+class McpSupervision:
+    def __init__(self, owner: TracedActor, agents: Sequence[AgentSpec], policy: RestartPolicy,
+                 live_agent: Callable[[str], Peer | None]) -> None:
+        self.owner, self.ctx = owner, owner.ctx
+        self.live_agent = live_agent
+        self.agents = list(agents)
+        self.servers = {s.name: _Server(s, RestartHistory(policy)) for a in agents for s in server_specs(a)}
+        self.pending: dict[str, _Pending] = {}
+        self.me: Peer | None = None
+
+    # -- life cycle -----------------------------------------------------------------------------
+
+    def start(self, me: Peer) -> None:
+        self.me = me
+        for agent in self.agents:
+            self._check_allowed_names(agent)
+        for server in self.servers.values():
+            self._spawn(server)
+
+    def _check_allowed_names(self, agent: AgentSpec) -> None:
+        """An ``allowed_tools`` entry for a server that is not configured can never match: say so."""
+        backend = agent.config.backend
+        names = [s.name for s in backend.mcp_servers]
+        for entry in backend.allowed_tools or []:
+            if entry.startswith("mcp__") and not any(entry.startswith(exposed_name(n, "")) for n in names):
+                server = entry.split("__")[1] if entry.count("__") >= 2 else entry
+                self.ctx.record(self.owner.make(
+                    McpServerFailed, agent=agent.agent_id, server=server, name=f"mcp:{agent.agent_id}:{server}",
+                    incarnation=0, where="config", permanent=True,
+                    error=f"allowed_tools names {entry!r} but no MCP server {server!r} is configured "
+                          f"(configured: {', '.join(names) or 'none'})",
+                ))
+
+    def _spawn(self, server: _Server) -> None:
+        assert self.me is not None
+        server.incarnation += 1
+        ref = McpServerActor.start(self.ctx, server.spec, server.incarnation, self.me)
+        server.peer = Peer(server.spec.name, server.incarnation, ref)
+        server.status, server.since = "starting", self.ctx.clock()
+
+    def peers(self) -> list[Peer]:
+        """The incarnations to stop at the end of the run (each kills its server process)."""
+        return [s.peer for s in self.servers.values() if s.peer is not None and s.status in ("starting", "ready")]
+
+    def owns(self, name: str) -> bool:
+        return name in self.servers
+
+    def agent_spawned(self, agent_id: str, peer: Peer) -> None:
+        """A new agent incarnation learns the current tools before its first turn."""
+        for server in self.servers.values():
+            if server.spec.agent_id != agent_id:
+                continue
+            if server.status == "withdrawn":
+                self._send(peer, McpToolsWithdrawn, agent=agent_id, server=server.spec.server,
+                           reason=server.withdrawn or "withdrawn")
+            elif server.listed is not None:
+                self._send(peer, McpToolsListed, **_fields(server.listed))
+        for call_id, pending in list(self.pending.items()):  # nobody waits for these any more
+            if pending.call.agent == agent_id and pending.agent_incarnation != peer.incarnation:
+                target = self.servers.get(f"mcp:{agent_id}:{pending.call.server}")
+                if target is not None and target.peer is not None and target.status == "ready":
+                    self._send(target.peer, McpCancelCall, call_id=call_id, agent=agent_id,
+                               server=pending.call.server, reason="the calling agent incarnation is gone")
+
+    # -- messages ---------------------------------------------------------------------------------
+
+    def from_agent(self, agent: Peer, message: Message) -> None:
+        if isinstance(message, McpCallTool):
+            self._route_call(agent, message)
+        elif isinstance(message, McpCancelCall):
+            server = self.servers.get(f"mcp:{message.agent}:{message.server}")
+            if server is None:
+                return
+            server.queued = [(c, d) for c, d in server.queued if c.call_id != message.call_id]
+            if message.call_id in self.pending and server.peer is not None and server.status == "ready":
+                self._send(server.peer, McpCancelCall, **_fields(message))
+
+    def _route_call(self, agent: Peer, call: McpCallTool) -> None:
+        server = self.servers.get(f"mcp:{call.agent}:{call.server}")
+        if server is None or server.status == "withdrawn":
+            why = server.withdrawn if server is not None else "no such server is configured for this agent"
+            self._send(agent, McpToolResult, call_id=call.call_id, agent=call.agent, server=call.server,
+                       tool=call.tool, is_error=True,
+                       content=f"{exposed_name(call.server, call.tool)} is unavailable: {why}")
+        elif server.status == "ready" and server.peer is not None:
+            self.pending[call.call_id] = _Pending(call, agent.incarnation, server.incarnation)
+            self._send(server.peer, McpCallTool, **_fields(call))
+        else:
+            deadline = self.ctx.clock() + server.spec.config.call_timeout_seconds
+            server.queued.append((call, deadline))
+            self.pending[call.call_id] = _Pending(call, agent.incarnation, 0)
+
+    def from_server(self, message: Message) -> None:
+        server = self.servers[message.sender.name]
+        if message.sender.incarnation != server.incarnation or server.status in ("restarting", "withdrawn"):
+            self._dead_letter(message, f"sender is not the live incarnation ({server.incarnation})")
+            return
+        if isinstance(message, McpToolsListed):
+            server.status, server.listed = "ready", message
+            agent = self.live_agent(server.spec.agent_id)
+            if agent is not None:
+                self._send(agent, McpToolsListed, **_fields(message))
+            queued, server.queued = server.queued, []
+            for call, _ in queued:
+                pending = self.pending.get(call.call_id)
+                if pending is not None and server.peer is not None:
+                    self.pending[call.call_id] = _Pending(call, pending.agent_incarnation, server.incarnation)
+                    self._send(server.peer, McpCallTool, **_fields(call))
+        elif isinstance(message, McpToolResult):
+            pending = self.pending.pop(message.call_id, None)
+            if pending is None or pending.server_incarnation != server.incarnation:
+                self._dead_letter(message, "no call of this incarnation is waiting for it")
+                return
+            self._answer(pending, message.content, message.is_error)
+        elif isinstance(message, McpServerFailed):
+            self._failed(server, message.error, message.where, message.permanent, reported=True)
+
+    def _answer(self, pending: _Pending, content: str, is_error: bool) -> None:
+        call = pending.call
+        agent = self.live_agent(call.agent)
+        if agent is None or agent.incarnation != pending.agent_incarnation:
+            self.ctx.record(self.owner.make(
+                DeadLetter, original_type="McpToolResult", original_sender=self.owner.name,
+                to=f"{call.agent}#{pending.agent_incarnation}", why="the calling agent incarnation is gone",
+            ))
+            return
+        self._send(agent, McpToolResult, call_id=call.call_id, agent=call.agent, server=call.server,
+                   tool=call.tool, content=content, is_error=is_error)
+
+    # -- failures -----------------------------------------------------------------------------------
+
+    def _failed(self, server: _Server, error: str, where: McpFailureKind, permanent: bool = False,
+                reported: bool = False) -> None:
+        if server.status in ("restarting", "withdrawn"):
+            return
+        if server.peer is not None:
+            server.peer.ref.stop(block=False)  # its on_stop kills the server process group
+        spec = server.spec
+        if not reported:
+            self.ctx.record(self.owner.make(
+                McpServerFailed, agent=spec.agent_id, server=spec.server, name=spec.name,
+                incarnation=server.incarnation, error=error, where=where, permanent=permanent,
+            ))
+        delay = None if permanent else server.history.record_failure(self.ctx.clock())
+        if delay is None:
+            reason = error if permanent else f"too many failures; last: {error}"
+            self._withdraw(server, reason)
+            outcome = "Its tools have been withdrawn."
+        else:
+            server.status, server.restart_at = "restarting", self.ctx.clock() + delay
+            self.ctx.record(self.owner.make(McpServerRestarting, name=spec.name, incarnation=server.incarnation,
+                                            delay_s=round(delay, 3), reason=error))
+            outcome = "It is being restarted; the call may be retried."
+        for call_id, pending in list(self.pending.items()):
+            if pending.call.agent == spec.agent_id and pending.call.server == spec.server \
+                    and pending.server_incarnation == server.incarnation:
+                del self.pending[call_id]
+                self._answer(pending, f"The call failed: {error}. {outcome}", True)
+
+    def _withdraw(self, server: _Server, reason: str) -> None:
+        server.status, server.withdrawn, server.listed = "withdrawn", reason, None
+        agent = self.live_agent(server.spec.agent_id)
+        if agent is not None:
+            self._send(agent, McpToolsWithdrawn, agent=server.spec.agent_id, server=server.spec.server,
+                       reason=reason)
+        else:
+            self.ctx.record(self.owner.make(McpToolsWithdrawn, agent=server.spec.agent_id,
+                                            server=server.spec.server, reason=reason))
+        queued, server.queued = server.queued, []
+        for call, _ in queued:
+            pending = self.pending.pop(call.call_id, None)
+            if pending is not None:
+                self._answer(pending, f"{exposed_name(call.server, call.tool)} is unavailable: {reason}", True)
+
+    # -- time -----------------------------------------------------------------------------------------
+
+    def on_tick(self, now: float) -> None:
+        for server in self.servers.values():
+            if server.status == "restarting" and now >= server.restart_at:
+                self._spawn(server)
+            elif server.status in ("starting", "ready") and server.peer is not None:
+                if server.peer.ref.actor_stopped.is_set():
+                    self._failed(server, f"MCP server {server.spec.server!r}: its actor stopped unexpectedly",
+                                 "stopped")
+                elif server.status == "starting" and \
+                        now - server.since > server.spec.config.start_timeout_seconds + _START_GRACE_S:
+                    self._failed(server, f"MCP server {server.spec.server!r}: no report within "
+                                         f"{server.spec.config.start_timeout_seconds:g} s of starting", "start")
+            expired = [(c, d) for c, d in server.queued if now >= d]
+            if expired:
+                server.queued = [(c, d) for c, d in server.queued if now < d]
+                for call, _ in expired:
+                    pending = self.pending.pop(call.call_id, None)
+                    if pending is not None:
+                        self._answer(pending, f"MCP server {call.server!r} did not come back within "
+                                              f"{server.spec.config.call_timeout_seconds:g} s", True)
+
+    # -- helpers -----------------------------------------------------------------------------------------
+
+    def _send(self, to: Peer, cls: type[Message], **fields: Any) -> None:
+        self.ctx.tell(to, self.owner.make(cls, **fields))
+
+    def _dead_letter(self, message: Message, why: str) -> None:
+        self.ctx.record(self.owner.make(
+            DeadLetter, original_type=type(message).__name__, original_sender=str(message.sender),
+            to=self.owner.name, why=why,
+        ))
+
+
+def _fields(message: Message) -> dict[str, Any]:
+    """A message's payload as fields for the copy the supervisor forwards (with its own envelope)."""
+    return {name: getattr(message, name) for name in type(message).model_fields
+            if name not in ("msg_id", "run_id", "sender", "causation_id", "timestamp")}

@@ -1,0 +1,193 @@
+"""The live view of one turn: a trace subscriber that keeps one line per agent.
+
+Records arrive on the trace writer's thread after they are on disk; this view folds
+them into short per-agent notes (streaming, answered, voted, injected, restarting,
+failed, timed out), prints a line for each event worth one, and streams the followed
+agent's text. The REPL draws ``agent_lines()`` and ``summary()`` in its toolbar.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from massgen.actors.team import RunResult, Team
+from massgen.cli.progress import describe
+from massgen.logs import LogProjection
+
+Say = Callable[[str], None]
+_FOLLOW_FLUSH_CHARS = 160
+
+
+def _name(address: str) -> str:
+    return address.rpartition("#")[0]
+
+
+def _clip(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def control_line(record: dict[str, Any]) -> str | None:
+    """Lines for what the user (or the supervisor) did to the run, which ``describe`` leaves out."""
+    p, kind = record["payload"], record["type"]
+    if record["kind"] != "tell":
+        return None
+    if kind == "CancelRun":
+        return f"cancel requested: {p['reason']}"
+    if kind == "AnswerNow":
+        return "answer now: agents vote on the answers there are, then the winner presents"
+    if kind == "SetRunTimeout":
+        return f"run deadline set to {p['seconds']:g} s after the start"
+    if kind == "KillAgent":
+        return f"kill requested for {p['name']}"
+    if kind == "RestartAgent":
+        return f"restart requested for {p['name']}"
+    if kind == "InjectAnswers":
+        labels = ", ".join(a["label"] for a in p["view"]["answers"])
+        return f"{_name(record['to'])} gets new answers injected mid-turn: {labels}"
+    return None
+
+
+class LiveTurn:
+    """Everything the screen shows about one running (or finished) turn."""
+
+    def __init__(self, number: int, question: str, say: Say, redraw: Callable[[], None],
+                 follow: str | None = None) -> None:
+        self.number = number
+        self.question = question
+        self.follow = follow
+        self.team: Team | None = None
+        self.projection: LogProjection | None = None
+        self.result: RunResult | None = None
+        self.cancel_requested = False
+        self._say = say
+        self._redraw = redraw
+        self._started = time.monotonic()
+        self._ended: float | None = None
+        self._notes: dict[str, str] = {}
+        self._chars: dict[str, int] = {}
+        self._follow_text = ""
+        self._changed = threading.Condition()
+
+    # -- the subscriber (trace writer thread) -------------------------------------------------
+
+    def on_record(self, record: dict[str, Any], projection: LogProjection) -> None:
+        with self._changed:
+            self.projection = projection
+            self._fold(record, projection)
+            line = describe(record, projection) or control_line(record)
+            self._changed.notify_all()
+        if line is not None:
+            self._say(f"[{self.elapsed():5.1f}s] {line}")
+        self._redraw()
+
+    def _fold(self, record: dict[str, Any], projection: LogProjection) -> None:
+        p, kind = record["payload"], record["type"]
+        if kind == "TurnStarted":
+            self._flush_follow(p["agent"])
+            self._chars[p["agent"]] = 0
+            self._notes[p["agent"]] = "voting only" if p["vote_only"] else "working"
+        elif kind == "AgentChunk" and record["kind"] == "tell":
+            agent = _name(record["sender"])
+            view = projection.agents.get(agent)
+            if view is None or f"{agent}#{view.incarnation}" != record["sender"]:
+                return  # a late chunk from an abandoned incarnation
+            self._chars[agent] = self._chars.get(agent, 0) + len(p["text"])
+            self._notes[agent] = f"streaming {self._chars[agent]} chars"
+            if agent == self.follow:
+                self._follow_text += p["text"]
+                self._flush_follow(agent, partial=False)
+        elif kind == "AnswerAccepted":
+            self._flush_follow(p["agent"])
+            self._notes[p["agent"]] = f"answered {p['label']}"
+        elif kind == "RecordVote" and record["kind"] == "tell":
+            self._flush_follow(p["voter"])
+            self._notes[p["voter"]] = f"voted for {p['target_label']}"
+        elif kind == "InjectAnswers" and record["kind"] == "tell":
+            labels = ", ".join(a["label"] for a in p["view"]["answers"])
+            self._notes[_name(record["to"])] = f"injected {labels}"
+        elif kind == "DeadlineExpired" and p.get("name"):
+            self._notes[p["name"]] = f"timed out ({p['scope']}: {p['detail']})"
+        elif kind == "AgentRestarting":
+            self._notes[p["name"]] = f"restarting in {p['delay_s']:.1f}s ({_clip(p['reason'], 40)})"
+        elif kind == "AgentMarkedFailed":
+            self._notes[p["name"]] = f"failed ({_clip(p['reason'], 50)})"
+        elif kind == "PresentFinal":
+            self._notes[_name(record["to"])] = "presenting the final answer"
+        elif kind == "RunFinished":
+            self._ended = time.monotonic()
+            for agent in list(self._chars):
+                self._flush_follow(agent)
+            for agent, view in projection.agents.items():
+                if agent == p.get("winner"):
+                    self._notes[agent] = f"winner ({p.get('winner_label')})"
+                elif view.status != "failed":
+                    self._notes[agent] = "done"
+
+    def _flush_follow(self, agent: str, partial: bool = True) -> None:
+        """Print the followed agent's text in whole lines; the rest when its turn ends."""
+        if agent != self.follow or not self._follow_text:
+            return
+        text = self._follow_text
+        if partial:
+            lines, self._follow_text = text, ""
+        else:
+            cut = text.rfind("\n")
+            if cut < 0 and len(text) < _FOLLOW_FLUSH_CHARS:
+                return
+            cut = cut if cut >= 0 else len(text)
+            lines, self._follow_text = text[:cut], text[cut:].lstrip("\n")
+        for line in lines.splitlines():
+            self._say(f"  {agent} │ {line}")
+
+    # -- reading (any thread) -----------------------------------------------------------------
+
+    @property
+    def running(self) -> bool:
+        return self.result is None
+
+    def elapsed(self) -> float:
+        return (self._ended or time.monotonic()) - self._started
+
+    def set_follow(self, agent: str | None) -> None:
+        with self._changed:
+            self.follow, self._follow_text = agent, ""
+
+    def wait_until(self, predicate: Callable[[LiveTurn], bool], timeout: float) -> bool:
+        """Block until ``predicate(self)`` holds after some record; for callers that need an event."""
+        with self._changed:
+            return self._changed.wait_for(lambda: predicate(self), timeout)
+
+    def note(self, agent: str) -> str:
+        with self._changed:
+            return self._notes.get(agent, "starting")
+
+    def agent_lines(self) -> list[str]:
+        with self._changed:
+            projection = self.projection
+            if projection is None:
+                return ["  starting the team..."]
+            lines = []
+            for agent, view in list(projection.agents.items()):
+                marker = "»" if agent == self.follow else " "
+                lines.append(f" {marker}{view.label:<8} {agent:<16} {self._notes.get(agent, 'starting')}")
+            return lines
+
+    def summary(self) -> str:
+        with self._changed:
+            projection = self.projection
+            parts = [f"turn {self.number}", f"{self.elapsed():.1f}s"]
+            if projection is not None:
+                labels = {a: v.label for a, v in projection.agents.items()}
+                tally = projection.tally()
+                if tally:
+                    parts.append("votes " + " ".join(f"{labels.get(a, a)}={n}" for a, n in tally.items()))
+                usage = projection.usage()
+                parts.append(f"calls {usage['model_calls']}")
+                parts.append(f"tokens {usage['input_tokens'] + usage['output_tokens']}")
+            if self.cancel_requested and self.running:
+                parts.append("cancelling")
+            return " · ".join(parts)

@@ -1,0 +1,93 @@
+"""The conversation behind the REPL: config, earlier turns, and where each turn's logs go.
+
+Every turn is a full team run. The (question, final answer) pairs of earlier turns are
+handed to the next team as ``history`` so agents can build on them, and all turns of a
+session log under one root: ``log_<timestamp>/turn_1``, ``turn_2``, ...
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from massgen.actors.team import RunResult, Team, new_log_dir
+from massgen.actors.trace_writer import Subscriber
+from massgen.configs import TeamConfig
+
+
+def history_path() -> Path:
+    """Where typed lines are remembered: next to the logs when their base is set, else ~/.massgen."""
+    base = os.environ.get("MASSGEN_LOG_BASE_DIR")
+    if base:
+        return Path(base).expanduser().resolve().parent / "repl_history"
+    return Path.home() / ".massgen" / "repl_history"
+
+
+@dataclass(frozen=True)
+class Turn:
+    number: int
+    question: str
+    result: RunResult
+
+
+class Conversation:
+    """State that outlives a turn. Only the REPL's event loop thread touches it."""
+
+    def __init__(self, config: TeamConfig, source: str, *, timeout: float | None = None) -> None:
+        self.config = config
+        self.source = source
+        self.timeout = timeout
+        self.history: list[tuple[str, str]] = []
+        self.turns: list[Turn] = []
+        self.root: Path | None = None
+        self.next_turn = 1
+
+    @property
+    def agent_ids(self) -> list[str]:
+        return [agent.id for agent in self.config.agents]
+
+    def labels(self) -> dict[str, str]:
+        """``agentN`` label -> agent id, in config order (as the agents see each other)."""
+        return {f"agent{i}": agent_id for i, agent_id in enumerate(self.agent_ids, 1)}
+
+    def resolve_agent(self, name: str) -> str | None:
+        """An agent id from its id or its label (``agent2``); None when neither matches."""
+        name = name.strip()
+        if name in self.agent_ids:
+            return name
+        return self.labels().get(name)
+
+    def _log_dir(self, turn: int) -> Path:
+        if self.root is None:
+            path = new_log_dir(turn=turn)
+            self.root = path.parent.parent
+            return path
+        path = self.root / f"turn_{turn}" / "attempt_1"
+        path.mkdir(parents=True, exist_ok=False)
+        return path
+
+    def _config_for_turn(self) -> TeamConfig:
+        if self.timeout is None:
+            return self.config
+        settings = self.config.timeout_settings.model_copy(update={"orchestrator_timeout_seconds": self.timeout})
+        return self.config.model_copy(update={"timeout_settings": settings})
+
+    def new_team(self, question: str, subscribers: list[Subscriber]) -> Team:
+        """The team for the next turn, with every earlier answer as context; not started yet."""
+        number = self.next_turn
+        self.next_turn += 1
+        return Team(self._config_for_turn(), question, history=tuple(self.history), log_dir=self._log_dir(number),
+                    subscribers=subscribers, turn=number)
+
+    def record(self, number: int, question: str, result: RunResult) -> None:
+        """Keep the turn; its answer (even a best-so-far one) becomes context for the next turn."""
+        self.turns.append(Turn(number, question, result))
+        if result.final_answer is not None:
+            self.history.append((question, result.final_answer))
+
+    def reset(self) -> int:
+        """Forget the earlier turns' context; returns how many pairs were dropped. Logs stay."""
+        dropped = len(self.history)
+        self.history.clear()
+        return dropped

@@ -1,0 +1,143 @@
+"""``massgen serve``: arguments, start-up checks, and a uvicorn server that shuts down gracefully.
+
+Shutdown on SIGTERM (or Ctrl-C): uvicorn stops accepting connections at once, and our
+``handle_exit`` tells the registry, which refuses new runs (503) and gives running ones
+``--shutdown-grace`` seconds to finish before cancelling them; a cancelled team still
+returns its best answer so far, which the waiting clients receive. The app's lifespan
+shutdown then waits (bounded) until every team has written its logs. uvicorn's own
+graceful timeout is set past both bounds so it never cuts a finishing run off, and, as
+uvicorn does, the process finally ends by the signal it received.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import socket
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from types import FrameType
+
+import uvicorn
+
+from massgen.cli import exit_codes
+from massgen.cli.serve.app import ServerState, build_app
+from massgen.cli.serve.catalog import Catalog, served_name
+from massgen.cli.serve.errors import ApiError
+from massgen.cli.serve.models import Limits
+from massgen.cli.serve.runs import RunRegistry
+
+API_KEY_ENV = "MASSGEN_SERVER_API_KEY"
+log = logging.getLogger("massgen.serve")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="massgen serve",
+        description="Serve teams behind an OpenAI-compatible API (POST /v1/chat/completions).",
+        epilog="example: massgen serve --port 4000 --config team.yaml --default-model gpt-5",
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=4000, help="port (default 4000; 0 picks a free one)")
+    parser.add_argument("--config", metavar="FILE", help="the served team config (a YAML file or @examples/NAME)")
+    parser.add_argument("--default-model", metavar="MODEL",
+                        help="the team for requests that name no model (default: the served config)")
+    parser.add_argument("--api-key", metavar="KEY",
+                        help=f"require 'Authorization: Bearer KEY' (default: ${API_KEY_ENV}, else open)")
+    parser.add_argument("--max-concurrent-runs", type=int, default=16, metavar="N",
+                        help="runs at once; more get 429 with Retry-After (default 16)")
+    parser.add_argument("--max-body-bytes", type=int, default=Limits.max_body_bytes, metavar="N")
+    parser.add_argument("--max-messages", type=int, default=Limits.max_messages, metavar="N")
+    parser.add_argument("--quick-agents", type=int, default=3, metavar="N",
+                        help="agents in a quick team built from a plain model name (default 3)")
+    parser.add_argument("--config-root", action="append", default=[], metavar="DIR",
+                        help="a directory whose configs 'massgen/path:FILE' may name (repeatable; the working "
+                             "directory and the --config directory always are)")
+    parser.add_argument("--log-dir", metavar="DIR",
+                        help="base of the run logs (default $MASSGEN_LOG_BASE_DIR or .massgen/massgen_logs)")
+    parser.add_argument("--keepalive", type=float, default=15.0, metavar="SECONDS",
+                        help="SSE keep-alive comment interval (default 15)")
+    parser.add_argument("--shutdown-grace", type=float, default=30.0, metavar="SECONDS",
+                        help="on SIGTERM, time runs get to finish before they are cancelled (default 30)")
+    parser.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    return parser
+
+
+class _Server(uvicorn.Server):
+    """uvicorn, plus: print where it listens, and start the run registry's shutdown on a signal."""
+
+    def __init__(self, config: uvicorn.Config, state: ServerState) -> None:
+        super().__init__(config)
+        self.state = state
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        self._loop = asyncio.get_running_loop()
+        await super().startup(sockets)
+        if self.started:
+            host, port = self.servers[0].sockets[0].getsockname()[:2]
+            shown = f"[{host}]" if ":" in str(host) else host
+            print(f"massgen serve: listening on http://{shown}:{port}", file=sys.stderr, flush=True)
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        super().handle_exit(sig, frame)
+        if self._loop is not None:  # a signal handler: hand the work to the loop
+            self._loop.call_soon_threadsafe(self.state.registry.begin_shutdown, self.state.shutdown_grace_s)
+
+
+def _fail(message: str) -> int:
+    print(f"massgen serve: {message}", file=sys.stderr)
+    return exit_codes.CONFIG_ERROR
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("pykka").setLevel(logging.CRITICAL)
+    for name, value in (("--max-concurrent-runs", args.max_concurrent_runs), ("--quick-agents", args.quick_agents),
+                        ("--max-body-bytes", args.max_body_bytes), ("--max-messages", args.max_messages)):
+        if value < 1:
+            return _fail(f"{name} must be at least 1")
+
+    from massgen.cli.defaults import environment
+    from massgen.configs import ConfigError, load_config
+
+    env = environment()
+    roots = [Path.cwd(), *(Path(r).expanduser() for r in args.config_root)]
+    served = None
+    if args.config:
+        try:
+            config, path = load_config(args.config, env)
+        except ConfigError as exc:
+            return _fail(str(exc))
+        served = (served_name(args.config), config)
+        roots.insert(1, path.resolve().parent)
+    catalog = Catalog(served=served, served_ref=args.config, default_model=args.default_model,
+                      path_roots=tuple(roots), quick_agents=args.quick_agents, env=env)
+    if args.default_model:
+        try:
+            catalog.resolve(args.default_model)
+        except ApiError as exc:
+            return _fail(f"--default-model {args.default_model}: {exc.message}")
+
+    api_key = args.api_key or os.environ.get(API_KEY_ENV) or None
+    log_base = Path(args.log_dir).expanduser() if args.log_dir else None
+    registry = RunRegistry(max_runs=args.max_concurrent_runs, retry_after_s=1, log_base=log_base)
+    state = ServerState(
+        catalog=catalog, registry=registry, api_key=api_key, keepalive_s=args.keepalive,
+        shutdown_grace_s=args.shutdown_grace,
+        limits=Limits(max_body_bytes=args.max_body_bytes, max_messages=args.max_messages),
+    )
+    config = uvicorn.Config(
+        build_app(state), host=args.host, port=args.port, log_level=args.log_level, lifespan="on",
+        timeout_graceful_shutdown=int(args.shutdown_grace + state.drain_timeout_s + 5), server_header=False,
+    )
+    if not api_key and args.host not in ("127.0.0.1", "localhost", "::1"):
+        log.warning("listening on %s without an API key: anyone who can reach it can spend your model budget",
+                    args.host)
+    _Server(config, state).run()
+    return exit_codes.SUCCESS

@@ -1,0 +1,166 @@
+"""The Python API: run, run_sync and stream on scripted teams, and runs side by side."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from support import FACTOR, assert_trace_invariants, of_type, scripted, step, team_config
+
+import massgen
+from massgen.logs import read_trace
+
+WAIT = 15.0 * FACTOR
+
+
+def pair(prefix: str, answer: str) -> dict[str, Any]:
+    """A two-agent team as YAML-shaped data: the first answers, both vote for it."""
+    return {
+        "agents": [
+            scripted(f"{prefix}_a", [step(text=f"{prefix} thinking "), step(new_answer=answer)],
+                     [step(vote="agent1", reason="right")]),
+            scripted(f"{prefix}_b", [step(delay=0.05), step(when_answers=["agent1"]), step(vote="agent1", reason="ok")],
+                     [step(vote="agent1", reason="ok")]),
+        ],
+        "orchestrator": {"final_answer_strategy": "winner_reuse"},
+    }
+
+
+def slow_team() -> massgen.TeamConfig:
+    """One agent that answers, one that thinks for 30 s: a run that only ends when it is stopped."""
+    return team_config(
+        scripted("quick", [step(new_answer="4")], [step(vote="agent1", reason="mine")]),
+        scripted("slow", [step(text="hmm "), step(delay=30), step(new_answer="late")]),
+        run_timeout=60, turn_timeout=45, idle_timeout=45,
+    )
+
+
+def test_run_returns_the_answer_votes_logs_and_usage() -> None:
+    result = asyncio.run(massgen.run("Which is larger, 9.11 or 9.9?", "@examples/basic/scripted_three_agents"))
+    assert result.status == "completed" and result.winner == "agent_b"
+    assert result.final_answer is not None and result.final_answer.startswith("9.9 is larger")
+    data = result.as_dict()
+    for key in ("final_answer", "winner", "votes", "answers", "log_directory", "log_dir", "usage"):
+        assert key in data
+    assert result["final_answer"] == result.final_answer
+    assert Path(data["log_directory"]) == result.log_dir and (result.log_dir / "trace.jsonl").is_file()
+    assert data["usage"]["model_calls"] > 0 and set(data["answers"]) == {"agent1.1", "agent2.1", "agent3.1"}
+    assert {v["target_label"] for v in data["votes"] if v["valid"]} == {"agent2.1"}
+
+
+def test_run_sync_accepts_a_dict_a_yaml_file_or_a_team_config(tmp_path: Path) -> None:
+    data = pair("dict", "from a dict")
+    assert massgen.run_sync("q", data).final_answer == "from a dict"
+    path = tmp_path / "team.yaml"
+    path.write_text(yaml.safe_dump(pair("file", "from a file")))
+    assert massgen.run_sync("q", path).final_answer == "from a file"
+    assert massgen.run_sync("q", str(path), history=[("earlier?", "yes")]).final_answer == "from a file"
+    config = massgen.resolve_config(pair("model", "from a TeamConfig"))
+    result = massgen.run_sync("q", config, log_dir=tmp_path / "mine", timeout=20)
+    assert result.final_answer == "from a TeamConfig" and result.log_dir == tmp_path / "mine"
+    with pytest.raises(massgen.ConfigError, match="unknown key"):
+        massgen.run_sync("q", {"agents": [], "bogus": 1})
+
+
+def test_stream_yields_typed_events_in_trace_order_and_ends_with_the_final_answer() -> None:
+    async def collect() -> list[massgen.Event]:
+        return [event async for event in massgen.stream("q", pair("s", "streamed"))]
+
+    events = asyncio.run(collect())
+    assert isinstance(events[0], massgen.RunStartedEvent)
+    assert events[0].agents == {"s_a": "agent1", "s_b": "agent2"}
+    final = events[-1]
+    assert isinstance(final, massgen.FinalAnswerEvent) and final.final_answer == "streamed"
+    chunks = [e for e in events if isinstance(e, massgen.ChunkEvent)]
+    assert chunks and chunks[0].text == "s thinking " and chunks[0].label == "agent1"
+    answers = [e for e in events if isinstance(e, massgen.AnswerEvent)]
+    assert [(a.agent, a.label, a.content) for a in answers] == [("s_a", "agent1.1", "streamed")]
+    votes = [e for e in events if isinstance(e, massgen.VoteEvent)]
+    assert {v.target_label for v in votes} == {"agent1.1"}
+    assert events.index(answers[0]) < events.index(votes[0]) < len(events) - 1
+    assert final.as_dict()["type"] == "final_answer" and votes[0].as_dict()["type"] == "vote"
+
+
+def test_stream_reports_restarts_and_failures() -> None:
+    crashing = team_config(
+        scripted("steady", [step(new_answer="ok")], [step(vote="agent1", reason="ok")]),
+        scripted("crashy", [step(fault="raise", incarnations=[1]), step(new_answer="recovered")],
+                 [step(vote="agent1", reason="ok")]),
+        orchestrator={"final_answer_strategy": "winner_reuse"},
+    )
+
+    async def collect() -> list[massgen.Event]:
+        return [event async for event in massgen.stream("q", crashing, chunks=False)]
+
+    events = asyncio.run(collect())
+    failures = [e for e in events if isinstance(e, massgen.FailureEvent)]
+    restarts = [e for e in events if isinstance(e, massgen.RestartEvent)]
+    assert failures and failures[0].agent == "crashy" and not failures[0].permanent
+    assert restarts and restarts[0].agent == "crashy" and restarts[0].incarnation == 1
+    assert not [e for e in events if isinstance(e, massgen.ChunkEvent)]
+    assert isinstance(events[-1], massgen.FinalAnswerEvent)
+
+
+def test_closing_the_stream_early_cancels_the_run_and_completes_its_logs() -> None:
+    async def first_answer_then_close() -> Path:
+        log_dir = None
+        events = massgen.stream("q", slow_team())
+        async with contextlib.aclosing(events):
+            async for event in events:
+                if isinstance(event, massgen.RunStartedEvent):
+                    log_dir = event.log_dir
+                if isinstance(event, massgen.AnswerEvent):
+                    break
+        assert log_dir is not None
+        return log_dir
+
+    log_dir = asyncio.run(asyncio.wait_for(first_answer_then_close(), WAIT))
+    # Not assert_trace_invariants: an agent's permit ask in flight when the run is cancelled can
+    # lose its reply record (the asker traces it after the trace closed) - a core race, reported.
+    trace = read_trace(log_dir)
+    assert [r["seq"] for r in trace] == list(range(1, len(trace) + 1))
+    finished = of_type(trace, "RunFinished")[0]["payload"]
+    assert finished["status"] == "interrupted" and finished["reason"] == "the event stream was closed early"
+    assert (log_dir / "final" / "quick" / "answer.txt").read_text() == "4\n"
+
+
+def test_run_does_not_block_the_event_loop_and_cancelling_it_cancels_the_team() -> None:
+    async def start_then_cancel() -> None:
+        task = asyncio.create_task(massgen.run("q", slow_team()))
+        await asyncio.sleep(0)  # one loop iteration: a blocking run would have finished by now
+        assert not task.done()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(start_then_cancel())
+    base = Path(os.environ["MASSGEN_LOG_BASE_DIR"])
+    traces = list(base.rglob("trace.jsonl"))
+    assert len(traces) == 1
+    trace = read_trace(traces[0].parent)
+    assert of_type(trace, "CancelRun")[0]["payload"]["reason"] == "the caller cancelled the run"
+    # Cancelled at once, usually before any answer: then the run fails, with the reason kept.
+    finished = of_type(trace, "RunFinished")[0]["payload"]
+    assert finished["reason"].startswith("the caller cancelled the run")
+
+
+def test_two_concurrent_runs_are_isolated() -> None:
+    async def both() -> tuple[massgen.RunResult, massgen.RunResult]:
+        return await asyncio.gather(massgen.run("first?", pair("one", "answer one")),
+                                    massgen.run("second?", pair("two", "answer two")))
+
+    first, second = asyncio.run(both())
+    assert (first.final_answer, second.final_answer) == ("answer one", "answer two")
+    assert first.run_id != second.run_id and first.log_dir != second.log_dir
+    for result, prefix, question in ((first, "one", "first?"), (second, "two", "second?")):
+        trace = read_trace(result.log_dir)
+        assert_trace_invariants(trace)
+        assert {r["run_id"] for r in trace} == {result.run_id}
+        assert of_type(trace, "RunStarted")[0]["payload"]["question"] == question
+        senders = {r["sender"].rpartition("#")[0] for r in trace} - {"supervisor", "judge", "user", "system"}
+        assert senders == {f"{prefix}_a", f"{prefix}_b"}

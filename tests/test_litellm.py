@@ -1,0 +1,97 @@
+"""A team as a LiteLLM model, through LiteLLM's own completion functions."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+import pytest
+import yaml
+from support import scripted, step
+
+# Without this, importing litellm fetches a price list from the network (tests stay on loopback).
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+# LiteLLM logs each call on a pool of non-daemon threads of its own; one thread, started here,
+# before any test's leak guard looks, keeps that pool from reading as threads our code leaked.
+os.environ.setdefault("LOGGING_EXECUTOR_MAX_THREADS", "1")
+litellm = pytest.importorskip(
+    "litellm", reason="litellm is an optional extra: pip install 'massgen-actors[litellm]'"
+)
+from litellm.litellm_core_utils.thread_pool_executor import executor as _litellm_logging  # noqa: E402
+
+_litellm_logging.submit(lambda: None).result()
+
+import massgen  # noqa: E402
+from massgen.litellm_provider import config_ref, conversation  # noqa: E402
+
+pytestmark = pytest.mark.filterwarnings("ignore:Item.* `ReadOnly` qualifier:UserWarning")  # litellm's types
+
+EXAMPLE = "massgen/basic/scripted_three_agents"
+QUESTION = [{"role": "user", "content": "Which is larger, 9.11 or 9.9?"}]
+
+
+@pytest.fixture(autouse=True)
+def _provider() -> None:
+    massgen.register_with_litellm()
+
+
+def test_completion_runs_the_team_and_returns_its_final_answer() -> None:
+    response = litellm.completion(model=EXAMPLE, messages=QUESTION)
+    answer = response.choices[0].message.content
+    assert answer.startswith("9.9 is larger")
+    assert response.usage.prompt_tokens > 0 and response.usage.completion_tokens > 0
+    log_dir = Path(response._hidden_params["massgen"]["log_dir"])
+    assert (log_dir / "final" / "agent_b" / "answer.txt").read_text().startswith("9.9 is larger")
+
+
+def test_streaming_yields_the_final_answer_in_chunks() -> None:
+    chunks = list(litellm.completion(model=EXAMPLE, messages=QUESTION, stream=True))
+    text = "".join(c.choices[0].delta.content or "" for c in chunks)
+    assert text.startswith("9.9 is larger")
+    assert chunks[-1].choices[0].finish_reason == "stop"
+
+
+def test_async_completion_and_streaming() -> None:
+    async def both() -> tuple[str, str]:
+        response = await litellm.acompletion(model=EXAMPLE, messages=QUESTION)
+        stream = await litellm.acompletion(model=EXAMPLE, messages=QUESTION, stream=True)
+        text = "".join([c.choices[0].delta.content or "" async for c in stream])
+        return response.choices[0].message.content, text
+
+    answer, streamed = asyncio.run(both())
+    assert answer == streamed and answer.startswith("9.9 is larger")
+
+
+def test_a_config_file_by_path_and_the_conversation_as_history(tmp_path: Path) -> None:
+    path = tmp_path / "solo.yaml"
+    path.write_text(yaml.safe_dump({
+        "agents": [scripted("solo", [step(new_answer="from the file")], [step(vote="agent1", reason="ok")])],
+        "orchestrator": {"final_answer_strategy": "winner_reuse"},
+    }))
+    messages = [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "first?"},
+        {"role": "assistant", "content": "one"},
+        {"role": "user", "content": [{"type": "text", "text": "second?"}]},
+    ]
+    response = litellm.completion(model=f"massgen/path:{path}", messages=messages)
+    assert response.choices[0].message.content == "from the file"
+    log_dir = Path(response._hidden_params["massgen"]["log_dir"])
+    started = (log_dir / "execution_metadata.yaml").read_text()
+    assert "Be brief." in started and "second?" in started
+
+
+def test_model_names_and_messages_map_to_a_config_and_a_conversation() -> None:
+    assert config_ref("basic/scripted_three_agents") == "@examples/basic/scripted_three_agents"
+    assert config_ref("massgen/path:/tmp/team.yaml") == "/tmp/team.yaml"
+    question, history = conversation([
+        {"role": "user", "content": "a?"}, {"role": "assistant", "content": "A"},
+        {"role": "user", "content": "b?"},
+    ])
+    assert question == "b?" and history == (("a?", "A"),)
+
+
+def test_an_unknown_example_is_a_clear_error() -> None:
+    with pytest.raises(Exception, match="no example named"):
+        litellm.completion(model="massgen/no_such_team", messages=QUESTION)
