@@ -83,7 +83,7 @@ class AgentActor(TracedActor):
             self._backend = backends.create(self.spec.config.backend, context)
             self._run(self._backend.start()).result()
             io = TurnIO(emit=self._emit, permit=self._permit)
-            if self.spec.config.backend.mcp_servers:
+            if self.spec.config.backend.mcp_servers and not getattr(self._backend, "handles_mcp_servers", False):
                 self._tools = AgentTools(self.spec.agent_id, self.incarnation,
                                          self.spec.config.backend.mcp_servers, io, self._emit)
                 io.call_tool = self._tools.call

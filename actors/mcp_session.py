@@ -35,6 +35,7 @@ from mcp.client._transport import TransportStreams
 from mcp.client.stdio import get_default_environment
 from mcp.shared.message import SessionMessage
 
+from massgen.actors.mcp import McpConfigError
 from massgen.configs.schema import McpServerConfig
 
 # The SDK logs transport teardown noise; a library must not print it on the user's terminal.
@@ -65,10 +66,6 @@ os.execvp(sys.argv[2], sys.argv[2:])
 Streams = TransportStreams  # (messages from the server, messages to the server)
 _Inbound = MemoryObjectReceiveStream[SessionMessage | Exception]
 E = TypeVar("E", bound=BaseException)
-
-
-class McpConfigError(Exception):
-    """A problem no restart can fix: a command that does not exist, an unknown allowed tool."""
 
 
 def _describe(exc: BaseException) -> str:
@@ -149,9 +146,9 @@ class StdioServer:
 
     @contextlib.asynccontextmanager
     async def connect(self) -> AsyncIterator[tuple[_Inbound, MemoryObjectSendStream[SessionMessage]]]:
-        argv, env = self._argv_and_env()
         if self.config.cwd and not os.path.isdir(self.config.cwd):
             raise McpConfigError(f"MCP server {self.config.name!r}: cwd does not exist: {self.config.cwd!r}")
+        argv, env = self._argv_and_env()
         process = await anyio.open_process(argv, cwd=self.config.cwd, env=env, start_new_session=True)
         self._process, self.pid = process, process.pid
         to_session, session_reads = anyio.create_memory_object_stream[SessionMessage | Exception](0)
@@ -277,6 +274,10 @@ async def _wait_for_exit(process: Process) -> int | None:
 
 class McpConnection:
     """One session with one server: connect, initialise, list tools, call, ping, close.
+
+    A stdio server that dies is noticed at once, call or no call. A streamable-HTTP
+    server that goes away between calls is noticed by the next call (there is no process
+    to watch), which then fails as "lost" and the server is restarted the same way.
 
     ``run`` holds every resource in one task and one cancel scope, so closing is
     "cancel the scope" and the start deadline is that scope's deadline; anyio requires

@@ -22,8 +22,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from massgen import backends
 from massgen.actors.agent import AgentSpec
-from massgen.actors.mcp import McpServerActor, McpServerSpec, exposed_name
+from massgen.actors.mcp import McpServerSpec, exposed_name
 from massgen.actors.restarts import RestartHistory
 from massgen.actors.runtime import Peer, TracedActor
 from massgen.configs.schema import RestartPolicy
@@ -66,7 +67,10 @@ class _Pending:
 
 
 def server_specs(agent: AgentSpec) -> list[McpServerSpec]:
+    """One spec per configured server; none for an agent CLI, which runs its MCP servers itself."""
     backend = agent.config.backend
+    if not backend.mcp_servers or backends.handles_mcp_servers(backend.type):
+        return []
     allowed = tuple(backend.allowed_tools) if backend.allowed_tools is not None else None
     return [McpServerSpec(agent.agent_id, server, allowed, tuple(backend.exclude_tools))
             for server in backend.mcp_servers]
@@ -95,8 +99,11 @@ class McpSupervision:
         """An ``allowed_tools`` entry for a server that is not configured can never match: say so."""
         backend = agent.config.backend
         names = [s.name for s in backend.mcp_servers]
-        for entry in backend.allowed_tools or []:
-            if entry.startswith("mcp__") and not any(entry.startswith(exposed_name(n, "")) for n in names):
+        entries = [e for e in backend.allowed_tools or [] if e.startswith("mcp__")]
+        if not entries or backends.handles_mcp_servers(backend.type):  # a CLI may know servers we don't
+            return
+        for entry in entries:
+            if not any(entry.startswith(exposed_name(n, "")) for n in names):
                 server = entry.split("__")[1] if entry.count("__") >= 2 else entry
                 self.ctx.record(self.owner.make(
                     McpServerFailed, agent=agent.agent_id, server=server, name=f"mcp:{agent.agent_id}:{server}",
@@ -106,6 +113,8 @@ class McpSupervision:
                 ))
 
     def _spawn(self, server: _Server) -> None:
+        from massgen.actors.mcp_server import McpServerActor  # the SDK, only for runs that use it
+
         assert self.me is not None
         server.incarnation += 1
         ref = McpServerActor.start(self.ctx, server.spec, server.incarnation, self.me)
@@ -248,7 +257,13 @@ class McpSupervision:
 
     # -- time -----------------------------------------------------------------------------------------
 
-    def on_tick(self, now: float) -> None:
+    def on_tick(self, now: float) -> set[str]:
+        """Restarts that are due, start deadlines, stopped actors, expired queued calls.
+
+        Returns the agents that wait for a tool: with a call in flight, or before their first
+        model call while a server has not listed its tools yet (see ``AgentTools.ready_then``).
+        Waiting for a tool is not an idle model stream, and those waits have deadlines of their own.
+        """
         for server in self.servers.values():
             if server.status == "restarting" and now >= server.restart_at:
                 self._spawn(server)
@@ -268,6 +283,10 @@ class McpSupervision:
                     if pending is not None:
                         self._answer(pending, f"MCP server {call.server!r} did not come back within "
                                               f"{server.spec.config.call_timeout_seconds:g} s", True)
+        waiting = {s.spec.agent_id for s in self.servers.values() if s.listed is None and s.status != "withdrawn"}
+        return waiting | {p.call.agent for p in self.pending.values()
+                          if (agent := self.live_agent(p.call.agent)) is not None
+                          and agent.incarnation == p.agent_incarnation}
 
     # -- helpers -----------------------------------------------------------------------------------------
 

@@ -416,7 +416,8 @@ class Supervisor(TracedActor):
             self.ctx.record(self.make(DeadlineExpired, scope="run", detail=f"{limit:g} s"))
             self._finish("timeout", f"the run deadline of {limit:g} s passed")
             return
-        self.mcp.on_tick(now)
+        for agent_id in self.mcp.on_tick(now):  # a tool call in flight is activity; it has its own deadline
+            self.children[agent_id].last_activity = now
         t = self.timeouts
         for child in list(self.children.values()):
             if self.phase == "finished":

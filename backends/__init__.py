@@ -7,6 +7,7 @@ command line starts fast and a missing optional extra fails only where it is use
 from __future__ import annotations
 
 import importlib
+import inspect
 from typing import TYPE_CHECKING
 
 from massgen.backends.base import Backend, BackendContext, BackendError
@@ -47,4 +48,21 @@ def create(config: BackendConfig, context: BackendContext) -> Backend:
     return backend
 
 
-__all__ = ["Backend", "BackendContext", "BackendError", "create", "register"]
+def handles_mcp_servers(backend_type: str) -> bool:
+    """Whether a backend of this type is an MCP client itself (the agent CLIs).
+
+    Its agent then gets no McpServer actors: the CLI is handed the config's ``mcp_servers``.
+    Read, without building a backend, from ``handles_mcp_servers`` on the class that the
+    type's factory is annotated to return, so the class attribute stays the one truth.
+    """
+    target = _FACTORIES.get(backend_type)
+    if target is None:
+        return False
+    module_name, func_name = target.split(":")
+    module = importlib.import_module(module_name)
+    returned = inspect.signature(getattr(module, func_name)).return_annotation
+    cls = getattr(module, returned, None) if isinstance(returned, str) else returned
+    return bool(getattr(cls, "handles_mcp_servers", False))
+
+
+__all__ = ["Backend", "BackendContext", "BackendError", "create", "handles_mcp_servers", "register"]

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import psutil
 import pytest
-from support import assert_trace_invariants, of_type, records, run_team, scripted, step, team_config
+from support import assert_trace_invariants, of_type, records, run_team, scripted, step, team_config, unavailable
 from wire.anthropic_tools import NEW_ANSWER_TOOL, VOTE_TOOL, AnthropicToolServer, tool_names, tool_schema
 from wire.harness import calls_of, error_of, finish_of, run_calls, text_of, usage_of
 
@@ -42,7 +42,7 @@ def claude_cli() -> str:
     if not _works(CLAUDE) and shutil.which("npm"):
         subprocess.run([str(ROOT / "scripts" / "install_test_tools.sh")], capture_output=True, timeout=600)
     if not _works(CLAUDE):
-        pytest.skip("the Claude Code CLI is not installed and scripts/install_test_tools.sh could not install it "
+        unavailable("the Claude Code CLI is not installed and scripts/install_test_tools.sh could not install it "
                     "(needs npm and the npm registry)")
     return str(CLAUDE)
 

@@ -8,17 +8,18 @@ from pathlib import Path
 
 import pytest
 import yaml
-from support import scripted, step
+from support import scripted, step, unavailable
 
 # Without this, importing litellm fetches a price list from the network (tests stay on loopback).
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 # LiteLLM logs each call on a pool of non-daemon threads of its own; one thread, started here,
 # before any test's leak guard looks, keeps that pool from reading as threads our code leaked.
 os.environ.setdefault("LOGGING_EXECUTOR_MAX_THREADS", "1")
-litellm = pytest.importorskip(
-    "litellm", reason="litellm is an optional extra: pip install 'massgen-actors[litellm]'"
-)
-from litellm.litellm_core_utils.thread_pool_executor import executor as _litellm_logging  # noqa: E402
+try:
+    import litellm
+    from litellm.litellm_core_utils.thread_pool_executor import executor as _litellm_logging
+except ImportError:
+    unavailable("litellm is an optional extra: pip install 'massgen-actors[litellm]'", module=True)
 
 _litellm_logging.submit(lambda: None).result()
 

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import psutil
 import pytest
+from support import unavailable
 
 from massgen.backends import BackendContext, create
 from massgen.backends.llama_server import LlamaServer, ServerStartError, acquire_server, release_server
@@ -40,7 +41,7 @@ from massgen.messages.stream import (
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 
 if importlib.util.find_spec("llama_cpp") is None:
-    pytest.skip("llama_cpp is not importable: install `massgen-actors[local]`", allow_module_level=True)
+    unavailable("llama_cpp is not importable: install `massgen-actors[local]`", module=True)
 
 NEW_ANSWER = ToolSpec(
     name="new_answer", description="Submit your answer to the task.",
@@ -87,7 +88,7 @@ def model_file(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     try:
         locate_chunks(MODELS["gemma3-270m"])
     except ModelError as exc:
-        pytest.skip(f"Gemma 3 270M packages are not installed: {exc}")
+        unavailable(f"Gemma 3 270M packages are not installed: {exc}")
     cache = tmp_path_factory.mktemp("models")
     old = os.environ.get("MASSGEN_MODEL_CACHE")
     os.environ["MASSGEN_MODEL_CACHE"] = str(cache)

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+from support import unavailable
 
 from massgen.backends import local_model
 from massgen.backends.local_model import (
@@ -215,6 +216,6 @@ def test_installed_model_packages_are_complete(name: str) -> None:
     try:
         paths = locate_chunks(spec)
     except ModelError as exc:
-        pytest.skip(f"model packages for {name} are not installed: {exc}")
+        unavailable(f"model packages for {name} are not installed: {exc}")
     assert len(paths) == len(spec.chunks)
     assert sum(p.stat().st_size for p in paths) == spec.size

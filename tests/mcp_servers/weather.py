@@ -1,9 +1,10 @@
 """A small MCP server for the tests, written with the SDK's ``MCPServer``.
 
 Runs over stdio by default, or with ``--http`` over streamable HTTP on a free
-loopback port, which it prints as ``PORT <n>`` on stdout once it listens. Its tools cover the cases the client must survive: a normal
-answer, a slow one, one that never returns (and notes its cancellation), one
-whose process dies mid-call, and one that blocks the server's event loop.
+loopback port, which it prints as ``PORT <n>`` on stdout once it listens. Its
+tools cover the cases the client must survive: a normal answer, a slow one, one
+that never returns (and notes its cancellation), one whose process dies mid-call,
+and one that blocks the server's event loop.
 
 Environment knobs (all optional):
 - ``WEATHER_EXIT_AT_START=CODE``: print a reason to stderr and exit before serving.
@@ -26,8 +27,8 @@ if __name__ == "__main__" and os.environ.get("WEATHER_EXIT_AT_START") is not Non
     print("weather: refusing to start (WEATHER_EXIT_AT_START is set)", file=sys.stderr, flush=True)
     sys.exit(int(os.environ["WEATHER_EXIT_AT_START"]))
 
-import anyio  # noqa: E402
-from mcp.server.mcpserver import MCPServer  # noqa: E402
+import anyio
+from mcp.server.mcpserver import MCPServer
 
 server = MCPServer("weather", log_level="WARNING")
 
@@ -113,6 +114,7 @@ def main() -> None:
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
+    sock.listen(128)  # connections wait in the backlog until uvicorn accepts them
     print(f"PORT {sock.getsockname()[1]}", flush=True)
     config = uvicorn.Config(server.streamable_http_app(), log_level="warning")
     anyio.run(uvicorn.Server(config).serve, [sock])
