@@ -58,6 +58,13 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
+def _run_loop(loop: asyncio.AbstractEventLoop) -> None:
+    try:
+        loop.run_forever()
+    finally:
+        loop.close()
+
+
 class McpServerActor(TracedActor):
     def __init__(self, ctx: RunContext, spec: McpServerSpec, incarnation: int, supervisor: Peer) -> None:
         super().__init__(ctx, spec.name, incarnation)
@@ -78,7 +85,7 @@ class McpServerActor(TracedActor):
     def on_start(self) -> None:
         try:
             self._loop = asyncio.new_event_loop()
-            threading.Thread(target=self._loop.run_forever, name=f"{self.me}-loop", daemon=True).start()
+            threading.Thread(target=_run_loop, args=(self._loop,), name=f"{self.me}-loop", daemon=True).start()
             asyncio.run_coroutine_threadsafe(self._main(), self._loop)
         except Exception as exc:  # reported, never raised: Pykka would not tell anyone
             self._report(f"could not start: {_describe(exc)}", "start")
@@ -108,11 +115,13 @@ class McpServerActor(TracedActor):
             loop.call_soon_threadsafe(loop.stop)
 
     async def _close(self) -> None:
-        for task in list(self._tasks.values()):
+        tasks = list(self._tasks.values())
+        for task in tasks:
             task.cancel()
         self._conn.close()
         if self._finished is not None:
             await self._finished.wait()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
     async def _main(self) -> None:
         self._finished = asyncio.Event()
@@ -201,9 +210,9 @@ class McpServerActor(TracedActor):
         if self._failed:
             return
         self._failed = True
+        text = error if error.startswith("MCP server") else f"MCP server {self.spec.server!r}: {error}"
         self._tell(McpServerFailed, None, agent=self.spec.agent_id, server=self.spec.server, name=self.name,
-                   incarnation=self.incarnation, error=f"MCP server {self.spec.server!r}: {error}"
-                   if not error.startswith("MCP server") else error, where=where, permanent=permanent)
+                   incarnation=self.incarnation, error=text, where=where, permanent=permanent)
 
     def _tell(self, cls: type[Message], cause: str | None, **fields: Any) -> None:
         """Send from any thread; the cause is explicit because ``_handling`` belongs to the actor thread."""

@@ -43,6 +43,8 @@ from massgen.messages.mcp import McpFailureKind
 
 # Past its own start deadline, an actor that has said nothing is presumed hung.
 _START_GRACE_S = 5.0
+# A call's reply may come this long after its deadline (the actor pings the server first).
+_REPLY_GRACE_S = 10.0
 
 
 @dataclass
@@ -56,14 +58,17 @@ class _Server:
     restart_at: float = 0.0
     listed: McpToolsListed | None = None
     withdrawn: str | None = None
-    queued: list[tuple[McpCallTool, float]] = field(default_factory=list)
+    queued: list[str] = field(default_factory=list)  # call ids waiting for a (re)start, oldest first
 
 
 @dataclass(frozen=True)
 class _Pending:
+    """A call routed here; ``server_incarnation`` 0 while it waits for the server to (re)start."""
+
     call: McpCallTool
     agent_incarnation: int
     server_incarnation: int
+    deadline: float
 
 
 def server_specs(agent: AgentSpec) -> list[McpServerSpec]:
@@ -138,25 +143,29 @@ class McpSupervision:
                            reason=server.withdrawn or "withdrawn")
             elif server.listed is not None:
                 self._send(peer, McpToolsListed, **_fields(server.listed))
-        for call_id, pending in list(self.pending.items()):  # nobody waits for these any more
+        for pending in list(self.pending.values()):  # nobody waits for these any more
             if pending.call.agent == agent_id and pending.agent_incarnation != peer.incarnation:
-                target = self.servers.get(f"mcp:{agent_id}:{pending.call.server}")
-                if target is not None and target.peer is not None and target.status == "ready":
-                    self._send(target.peer, McpCancelCall, call_id=call_id, agent=agent_id,
-                               server=pending.call.server, reason="the calling agent incarnation is gone")
+                self._cancel(pending, "the calling agent incarnation is gone")
 
     # -- messages ---------------------------------------------------------------------------------
 
     def from_agent(self, agent: Peer, message: Message) -> None:
         if isinstance(message, McpCallTool):
             self._route_call(agent, message)
-        elif isinstance(message, McpCancelCall):
-            server = self.servers.get(f"mcp:{message.agent}:{message.server}")
-            if server is None:
-                return
-            server.queued = [(c, d) for c, d in server.queued if c.call_id != message.call_id]
-            if message.call_id in self.pending and server.peer is not None and server.status == "ready":
-                self._send(server.peer, McpCancelCall, **_fields(message))
+        elif isinstance(message, McpCancelCall) and message.call_id in self.pending:
+            self._cancel(self.pending[message.call_id], message.reason)
+
+    def _cancel(self, pending: _Pending, reason: str) -> None:
+        """A queued call is dropped; one in flight is cancelled at the server, whose reply settles it."""
+        call = pending.call
+        server = self.servers.get(f"mcp:{call.agent}:{call.server}")
+        if pending.server_incarnation == 0:
+            del self.pending[call.call_id]
+            if server is not None and call.call_id in server.queued:
+                server.queued.remove(call.call_id)
+        elif server is not None and server.peer is not None and server.incarnation == pending.server_incarnation:
+            self._send(server.peer, McpCancelCall, call_id=call.call_id, agent=call.agent, server=call.server,
+                       reason=reason)
 
     def _route_call(self, agent: Peer, call: McpCallTool) -> None:
         server = self.servers.get(f"mcp:{call.agent}:{call.server}")
@@ -166,12 +175,18 @@ class McpSupervision:
                        tool=call.tool, is_error=True,
                        content=f"{exposed_name(call.server, call.tool)} is unavailable: {why}")
         elif server.status == "ready" and server.peer is not None:
-            self.pending[call.call_id] = _Pending(call, agent.incarnation, server.incarnation)
-            self._send(server.peer, McpCallTool, **_fields(call))
+            self._forward(server, _Pending(call, agent.incarnation, 0, 0.0))
         else:
             deadline = self.ctx.clock() + server.spec.config.call_timeout_seconds
-            server.queued.append((call, deadline))
-            self.pending[call.call_id] = _Pending(call, agent.incarnation, 0)
+            self.pending[call.call_id] = _Pending(call, agent.incarnation, 0, deadline)
+            server.queued.append(call.call_id)
+
+    def _forward(self, server: _Server, pending: _Pending) -> None:
+        assert server.peer is not None
+        deadline = self.ctx.clock() + server.spec.config.call_timeout_seconds + _REPLY_GRACE_S
+        self.pending[pending.call.call_id] = _Pending(pending.call, pending.agent_incarnation, server.incarnation,
+                                                      deadline)
+        self._send(server.peer, McpCallTool, **_fields(pending.call))
 
     def from_server(self, message: Message) -> None:
         server = self.servers[message.sender.name]
@@ -184,11 +199,9 @@ class McpSupervision:
             if agent is not None:
                 self._send(agent, McpToolsListed, **_fields(message))
             queued, server.queued = server.queued, []
-            for call, _ in queued:
-                pending = self.pending.get(call.call_id)
-                if pending is not None and server.peer is not None:
-                    self.pending[call.call_id] = _Pending(call, pending.agent_incarnation, server.incarnation)
-                    self._send(server.peer, McpCallTool, **_fields(call))
+            for call_id in queued:
+                if call_id in self.pending:
+                    self._forward(server, self.pending[call_id])
         elif isinstance(message, McpToolResult):
             pending = self.pending.pop(message.call_id, None)
             if pending is None or pending.server_incarnation != server.incarnation:
@@ -250,15 +263,16 @@ class McpSupervision:
             self.ctx.record(self.owner.make(McpToolsWithdrawn, agent=server.spec.agent_id,
                                             server=server.spec.server, reason=reason))
         queued, server.queued = server.queued, []
-        for call, _ in queued:
-            pending = self.pending.pop(call.call_id, None)
+        for call_id in queued:
+            pending = self.pending.pop(call_id, None)
             if pending is not None:
-                self._answer(pending, f"{exposed_name(call.server, call.tool)} is unavailable: {reason}", True)
+                name = exposed_name(pending.call.server, pending.call.tool)
+                self._answer(pending, f"{name} is unavailable: {reason}", True)
 
     # -- time -----------------------------------------------------------------------------------------
 
     def on_tick(self, now: float) -> set[str]:
-        """Restarts that are due, start deadlines, stopped actors, expired queued calls.
+        """Restarts that are due, start deadlines, stopped actors, calls past their deadline.
 
         Returns the agents that wait for a tool: with a call in flight, or before their first
         model call while a server has not listed its tools yet (see ``AgentTools.ready_then``).
@@ -275,18 +289,26 @@ class McpSupervision:
                         now - server.since > server.spec.config.start_timeout_seconds + _START_GRACE_S:
                     self._failed(server, f"MCP server {server.spec.server!r}: no report within "
                                          f"{server.spec.config.start_timeout_seconds:g} s of starting", "start")
-            expired = [(c, d) for c, d in server.queued if now >= d]
-            if expired:
-                server.queued = [(c, d) for c, d in server.queued if now < d]
-                for call, _ in expired:
-                    pending = self.pending.pop(call.call_id, None)
-                    if pending is not None:
-                        self._answer(pending, f"MCP server {call.server!r} did not come back within "
-                                              f"{server.spec.config.call_timeout_seconds:g} s", True)
+        for call_id, pending in list(self.pending.items()):
+            if now >= pending.deadline and call_id in self.pending:
+                self._expired(pending)
         waiting = {s.spec.agent_id for s in self.servers.values() if s.listed is None and s.status != "withdrawn"}
         return waiting | {p.call.agent for p in self.pending.values()
                           if (agent := self.live_agent(p.call.agent)) is not None
                           and agent.incarnation == p.agent_incarnation}
+
+    def _expired(self, pending: _Pending) -> None:
+        """A call past its deadline here: still queued, or no reply at all (a stuck actor: restart it)."""
+        call = pending.call
+        server = self.servers[f"mcp:{call.agent}:{call.server}"]
+        timeout = server.spec.config.call_timeout_seconds
+        if pending.server_incarnation == server.incarnation and server.status == "ready":
+            self._failed(server, f"MCP server {call.server!r}: no reply to a call within {timeout:g} s", "hung")
+            return  # that failed the call too
+        del self.pending[call.call_id]
+        if call.call_id in server.queued:
+            server.queued.remove(call.call_id)
+        self._answer(pending, f"MCP server {call.server!r} did not come back within {timeout:g} s", True)
 
     # -- helpers -----------------------------------------------------------------------------------------
 

@@ -109,8 +109,7 @@ class RunContext:
             return None
         if not isinstance(reply, reply_type):
             raise TypeError(f"{to} answered {type(message).__name__} with {type(reply).__name__}")
-        self.trace("reply", reply, to=str(message.sender))
-        return reply
+        return reply  # the replier traced it (TracedActor.on_receive), before it could stop
 
 
 class TracedActor(pykka.ThreadingActor):
@@ -147,9 +146,13 @@ class TracedActor(pykka.ThreadingActor):
             raise TypeError(f"{self.name} got a non-message: {type(message).__name__}")
         self._handling = message.msg_id
         try:
-            return self.handle(message)
+            reply = self.handle(message)
         finally:
             self._handling = None
+        if isinstance(reply, Message):
+            # Traced here rather than by the asker: the asker may be a thread that outlives the trace.
+            self.ctx.trace("reply", reply, to=str(message.sender))
+        return reply
 
     def handle(self, message: Message) -> Any:  # pragma: no cover - every actor overrides it
         raise NotImplementedError

@@ -211,7 +211,9 @@ class Supervisor(TracedActor):
             self._on_tick(message.now)
             return None
         if self.phase == "finished":
-            return CallPermit(granted=False, reason="run finished") if isinstance(message, CallPermitRequest) else None
+            if isinstance(message, CallPermitRequest):
+                return self.make(CallPermit, granted=False, reason="run finished")
+            return None
         if self.mcp.owns(message.sender.name):
             self.mcp.from_server(message)
             return None

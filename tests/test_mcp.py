@@ -28,11 +28,12 @@ from support import FACTOR, assert_trace_invariants, of_type, records, run_team,
 from massgen.actors.mcp import McpConfigError, McpServerSpec, select_tools
 from massgen.actors.mcp_server import McpServerActor
 from massgen.actors.mcp_session import OWNER_ENV
-from massgen.actors.runtime import Peer, RunContext
-from massgen.actors.team import Team
+from massgen.actors.mcp_supervision import McpSupervision
+from massgen.actors.runtime import Peer, RunContext, TracedActor
+from massgen.actors.team import Team, agent_specs
 from massgen.configs import ConfigError, validate_data
-from massgen.configs.schema import McpServerConfig
-from massgen.messages import McpCallTool, McpServerFailed, McpToolResult, McpToolsListed, Message
+from massgen.configs.schema import McpServerConfig, RestartPolicy
+from massgen.messages import McpCallTool, McpServerFailed, McpToolResult, McpToolsListed, Message, Sender
 
 SERVER = Path(__file__).parent / "mcp_servers" / "weather.py"
 WAIT_S = 20.0 * FACTOR
@@ -171,6 +172,72 @@ def test_bad_transport_config_is_rejected_when_the_config_loads(server: dict[str
         validate_data({"agents": [{"id": "a", "backend": {"type": "scripted", "mcp_servers": [server]}}]}, "t.yaml")
     assert expected in str(caught.value)
     assert OWNER_ENV == conftest.MCP_OWNER_ENV  # the leak guard looks for the mark the servers get
+
+
+# -- the supervisor's routing, without threads or servers -----------------------------------------------
+
+
+class _Routing(McpSupervision):
+    """McpSupervision with probes where the McpServer actors would be."""
+
+    def __init__(self, inbox: queue.Queue[Any], clock: list[float]) -> None:
+        self.trace = Probe.start(inbox)
+        ctx = RunContext("test", self.trace, clock=lambda: clock[0])
+        owner = TracedActor(ctx, "supervisor")
+        agent = scripted("a", mcp_servers=[stdio(call_timeout_seconds=5)])
+        spec = agent_specs(team_config(agent))[0]
+        self.agent = Peer("a", 1, Probe.start(inbox))
+        super().__init__(owner, [spec], RestartPolicy(backoff_base_seconds=1.0), lambda _: self.agent)
+
+    def _spawn(self, server: Any) -> None:
+        server.incarnation += 1
+        server.peer = Peer(server.spec.name, server.incarnation, Probe.start(queue.Queue()))
+        server.status, server.since = "starting", self.ctx.clock()
+
+
+def test_the_supervisor_routes_calls_to_live_incarnations_only() -> None:
+    inbox: queue.Queue[Any] = queue.Queue()
+    clock = [0.0]
+    routing = _Routing(inbox, clock)
+    routing.start(Peer("supervisor", 1, routing.agent.ref))
+
+    def sent() -> list[tuple[str, str, str]]:
+        """(kind, type, to) of everything traced so far, in order."""
+        routing.trace.ask("sync")  # every earlier record has reached the inbox
+        out = []
+        while not inbox.empty():
+            item = inbox.get()
+            if isinstance(item, tuple):  # ("record", kind, to, message, extra); the rest went to a probe
+                out.append((item[1], type(item[3]).__name__, item[2]))
+        return out
+
+    def from_server(sender: int, cls: type[Message], **fields: Any) -> None:
+        routing.from_server(cls(sender=Sender(name="mcp:a:weather", incarnation=sender), **fields))
+
+    def call(call_id: str) -> None:
+        routing.from_agent(routing.agent, McpCallTool(call_id=call_id, agent="a", server="weather",
+                                                      tool="forecast", arguments={}))
+
+    call("q1")  # the server is still starting: the call waits for it
+    assert sent() == []
+    from_server(1, McpToolsListed, agent="a", server="weather", tools=())
+    assert sent() == [("tell", "McpToolsListed", "a#1"), ("tell", "McpCallTool", "mcp:a:weather#1")]
+
+    from_server(1, McpServerFailed, agent="a", server="weather", name="mcp:a:weather", incarnation=1,
+                error="it died", where="exited")
+    assert sent() == [("event", "McpServerRestarting", ""), ("tell", "McpToolResult", "a#1")]
+    from_server(1, McpToolResult, call_id="q1", agent="a", server="weather", tool="forecast", content="late")
+    assert sent() == [("event", "DeadLetter", "")]  # the dead incarnation's late reply
+
+    call("q2")  # restarting: queued, then dropped when its deadline passes
+    clock[0] = 0.5
+    assert routing.on_tick(clock[0]) == {"a"}  # a call is waiting: not an idle stream
+    clock[0] = 5.5
+    routing.on_tick(clock[0])  # the restart (after ~1 s) is due too
+    assert sent() == [("tell", "McpToolResult", "a#1")]
+    assert routing.servers["mcp:a:weather"].incarnation == 2 and not routing.pending
+    for ref in (routing.trace, routing.agent.ref, *(p.ref for p in routing.peers())):
+        ref.stop()
 
 
 # -- one McpServer actor against real servers ---------------------------------------------------------

@@ -116,7 +116,8 @@ def test_a_blocked_incarnation_is_abandoned_and_its_late_messages_become_dead_le
     slow_vote = [x for _ in range(12) for x in (step(text="."), step(delay=0.1))] + VOTE_1
     config = team_config(
         scripted("steady", ANSWER, slow_vote),
-        scripted("blocked", [step(fault="block_thread", seconds=0.6, incarnations=[1]), *ANSWER], VOTE_1),
+        scripted("blocked", [step(fault="block_thread", seconds=0.6, incarnations=[1]),
+                             step(new_answer="Canberra, since 1913")], VOTE_1),
         idle_timeout=0.3,
     )
     result = run_team(config, tmp_path)
