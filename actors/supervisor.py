@@ -234,12 +234,12 @@ class Supervisor(TracedActor):
 
     def _from_agent(self, child: Child, message: Message) -> Any:
         if message.sender.incarnation != child.incarnation or child.status in ("failed", "restarting"):
+            if isinstance(message, CallPermitRequest):  # an ask is settled by its (traced) reply
+                return self.make(CallPermit, granted=False, reason="stale incarnation")
             self.ctx.record(self.make(
                 DeadLetter, original_type=type(message).__name__, original_sender=str(message.sender),
                 to="supervisor", why=f"sender is not the live incarnation ({child.incarnation})",
             ))
-            if isinstance(message, CallPermitRequest):
-                return self.make(CallPermit, granted=False, reason="stale incarnation")
             return None
         if isinstance(message, CallPermitRequest):
             return self._permit()

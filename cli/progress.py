@@ -39,6 +39,10 @@ def describe(record: dict[str, Any], projection: LogProjection) -> str | None:
     if kind == "TurnCorrection":
         sender = record["sender"].rpartition("#")[0]
         return f"{label.get(sender, sender)} corrected: {p['problem'][:70]}"
+    if kind == "McpServerFailed":  # bad MCP config is reported here, at start, as well as in the trace
+        return f"{label.get(p['agent'], p['agent'])}: {p['error'][:100]}"
+    if kind == "McpToolsWithdrawn":
+        return f"{label.get(p['agent'], p['agent'])}: tools of MCP server {p['server']} withdrawn"
     if kind == "PresentFinal":
         return f"{label.get(record['to'].rpartition('#')[0], '?')} presents the final answer"
     return None

@@ -31,8 +31,10 @@ from massgen.actors.mcp_session import OWNER_ENV
 from massgen.actors.mcp_supervision import McpSupervision
 from massgen.actors.runtime import Peer, RunContext, TracedActor
 from massgen.actors.team import Team, agent_specs
+from massgen.cli.progress import describe
 from massgen.configs import ConfigError, validate_data
 from massgen.configs.schema import McpServerConfig, RestartPolicy
+from massgen.logs import LogProjection
 from massgen.messages import McpCallTool, McpServerFailed, McpToolResult, McpToolsListed, Message, Sender
 
 SERVER = Path(__file__).parent / "mcp_servers" / "weather.py"
@@ -433,6 +435,7 @@ def test_a_server_that_fails_too_often_is_withdrawn_and_the_run_goes_on(tmp_path
     assert offered[0] and offered[1] == []  # the agent stopped offering them right after the failure
     [withdrawn] = of_type(trace, "McpToolsWithdrawn")
     assert "too many failures" in withdrawn["payload"]["reason"]
+    assert describe(withdrawn, LogProjection()) == "a: tools of MCP server weather withdrawn"  # on the terminal
     assert not of_type(trace, "McpServerRestarting")
 
 
