@@ -16,6 +16,8 @@ from typing import Any, Literal
 import pykka
 
 from massgen.actors.agent import AgentActor, AgentSpec
+from massgen.actors.budget import Spending
+from massgen.actors.children import Child, Ticker, overdue
 from massgen.actors.coordination import Coordination
 from massgen.actors.judge import Judge
 from massgen.actors.mcp_supervision import McpSupervision
@@ -66,7 +68,6 @@ from massgen.messages import (
     VoteProposed,
 )
 
-ChildStatus = Literal["starting", "idle", "in_turn", "presenting", "restarting", "failed"]
 _STOP_GRACE_S = 3.0
 _ACTIVITY = (
     AgentChunk, BackendEvent, ModelCallStarted, ModelCallFinished, ToolCallRequested, ToolCallResult, TurnCorrection,
@@ -89,47 +90,6 @@ class RunSpec:
     children_stopped: threading.Event = field(default_factory=threading.Event, compare=False, repr=False)
 
 
-@dataclass
-class Child:
-    spec: AgentSpec
-    history: RestartHistory
-    peer: Peer | None = None
-    incarnation: int = 0
-    status: ChildStatus = "starting"
-    since: float = 0.0
-    last_activity: float = 0.0
-    turn_id: int | None = None
-    restart_at: float = 0.0
-
-
-@dataclass
-class Usage:
-    calls: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost_usd: float = 0.0
-
-    @property
-    def tokens(self) -> int:
-        return self.input_tokens + self.output_tokens
-
-
-class _Ticker(threading.Thread):
-    """The run's only timer: a Tick to the supervisor every interval until stopped."""
-
-    def __init__(self, ctx: RunContext, target: Peer, interval: float) -> None:
-        super().__init__(name=f"ticker-{ctx.run_id}", daemon=True)
-        self.ctx, self.target, self.interval = ctx, target, interval
-        self.stopped = threading.Event()
-
-    def run(self) -> None:
-        while not self.stopped.wait(self.interval):
-            try:
-                self.target.ref.tell(Tick(run_id=self.ctx.run_id, now=self.ctx.clock()))
-            except pykka.ActorDeadError:
-                return
-
-
 class Supervisor(TracedActor):
     def __init__(self, ctx: RunContext, config: TeamConfig, run: RunSpec, specs: list[AgentSpec]) -> None:
         super().__init__(ctx, "supervisor")
@@ -139,7 +99,7 @@ class Supervisor(TracedActor):
         self.children = {s.agent_id: Child(spec=s, history=RestartHistory(self.rules.restart)) for s in specs}
         order = [s.agent_id for s in specs]
         self.coord = Coordination(order, {s.agent_id: s.label for s in specs}, self.rules)
-        self.usage = Usage()
+        self.spent = Spending(self.rules.budget)
         self.tally: TallyUpdated | None = None
         self.phase: Literal["coordinating", "presenting", "finished"] = "coordinating"
         self.presenter: str | None = None
@@ -148,7 +108,7 @@ class Supervisor(TracedActor):
         self.deadline = self.started + self.timeouts.orchestrator_timeout_seconds
         self._turn_ids = itertools.count(1)
         self.judge: Peer | None = None
-        self._ticker: _Ticker | None = None
+        self._ticker: Ticker | None = None
         # MCP tool servers: started, routed, restarted and withdrawn by actors/mcp_supervision.py.
         self.mcp = McpSupervision(self, specs, self.rules.restart, self._live_agent)
 
@@ -168,7 +128,7 @@ class Supervisor(TracedActor):
         self.mcp.start(me)
         for child in self.children.values():
             self._spawn(child)
-        self._ticker = _Ticker(self.ctx, me, self.run.tick_interval_s)
+        self._ticker = Ticker(self.ctx, me, self.run.tick_interval_s)
         self._ticker.start()
 
     def on_stop(self) -> None:
@@ -260,9 +220,7 @@ class Supervisor(TracedActor):
         if isinstance(message, _ACTIVITY):
             child.last_activity = self.ctx.clock()
             if isinstance(message, ModelCallFinished):
-                self.usage.input_tokens += message.input_tokens
-                self.usage.output_tokens += message.output_tokens
-                self.usage.cost_usd += message.cost_usd
+                self.spent.add_usage(message.input_tokens, message.output_tokens, message.cost_usd)
         elif isinstance(message, AnswerProposed):
             self._on_answer(child, message)
         elif isinstance(message, VoteProposed):
@@ -359,13 +317,9 @@ class Supervisor(TracedActor):
     # -- budgets --------------------------------------------------------------------------------
 
     def _permit(self) -> CallPermit:
-        budget = self.rules.budget
-        if budget.max_model_calls is not None and self.usage.calls >= budget.max_model_calls:
-            reason = f"model call budget of {budget.max_model_calls} used up"
-        elif budget.max_tokens is not None and self.usage.tokens >= budget.max_tokens:
-            reason = f"token budget of {budget.max_tokens} used up"
-        else:
-            self.usage.calls += 1
+        reason = self.spent.exhausted()
+        if reason is None:
+            self.spent.charge_call()
             return self.make(CallPermit, granted=True)
         if self.phase == "presenting":
             self._finish("completed", f"the team converged; {reason}, so the winning answer is used as written")
@@ -420,28 +374,20 @@ class Supervisor(TracedActor):
             return
         for agent_id in self.mcp.on_tick(now):  # a tool call in flight is activity; it has its own deadline
             self.children[agent_id].last_activity = now
-        t = self.timeouts
         for child in list(self.children.values()):
-            if self.phase == "finished":
-                return
-            if child.status == "restarting":
-                if now >= child.restart_at:
-                    self._spawn(child)
+            due = overdue(child, now, self.timeouts)
+            if self.phase == "finished" or due is None:
                 continue
-            if child.status == "failed" or child.peer is None:
-                continue
-            if child.peer.ref.actor_stopped.is_set():
-                self._agent_failed(child, "the agent stopped unexpectedly", "stopped")
-            elif child.status == "starting" and now - child.since > t.turn_timeout_seconds:
-                self._expire(child, "start", f"did not start within {t.turn_timeout_seconds:g} s")
-            elif child.status == "in_turn" and now - child.since > t.turn_timeout_seconds:
-                self._expire(child, "turn", f"turn exceeded {t.turn_timeout_seconds:g} s")
-            elif child.status == "in_turn" and now - child.last_activity > t.idle_stream_timeout_seconds:
-                self._expire(child, "idle", f"no output for {t.idle_stream_timeout_seconds:g} s")
-            elif child.status == "presenting" and now - child.since > t.present_timeout_seconds:
-                self.ctx.record(self.make(DeadlineExpired, scope="present", name=child.spec.agent_id,
-                                          detail=f"presentation exceeded {t.present_timeout_seconds:g} s"))
+            what, detail = due
+            if what == "restart":
+                self._spawn(child)
+            elif what == "stopped":
+                self._agent_failed(child, detail, "stopped")
+            elif what == "present":
+                self.ctx.record(self.make(DeadlineExpired, scope="present", name=child.spec.agent_id, detail=detail))
                 self._finish("completed", "the team converged; presentation timed out")
+            else:
+                self._expire(child, what, detail)
 
     def _expire(self, child: Child, scope: Literal["start", "turn", "idle"], detail: str) -> None:
         self.ctx.record(self.make(DeadlineExpired, scope=scope, name=child.spec.agent_id, detail=detail))
@@ -469,7 +415,7 @@ class Supervisor(TracedActor):
             winner=chosen.agent if chosen else None, winner_label=chosen.label if chosen else None,
             final_answer=final if final is not None else (chosen.content if chosen else None),
             partial=not converged, elapsed_s=round(self.ctx.clock() - self.started, 3),
-            model_calls=self.usage.calls, input_tokens=self.usage.input_tokens,
-            output_tokens=self.usage.output_tokens, cost_usd=round(self.usage.cost_usd, 6),
+            model_calls=self.spent.calls, input_tokens=self.spent.input_tokens,
+            output_tokens=self.spent.output_tokens, cost_usd=round(self.spent.cost_usd, 6),
         ))
         self.actor_ref.stop(block=False)  # on_stop stops the children

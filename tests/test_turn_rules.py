@@ -9,8 +9,10 @@ from support import of_type, records, run_team, scripted, step, team_config
 
 def test_an_answer_that_repeats_one_in_view_is_corrected_towards_a_vote(tmp_path: Path) -> None:
     config = team_config(
-        scripted("a", [step(new_answer="Paris.")], [step(when_answers=["agent2"]), step(vote="agent1", reason="x")]),
-        scripted("b", [step(when_answers=["agent1"]), step(new_answer="  paris ")], [step(vote="agent1", reason="same")]),
+        scripted("a", [step(new_answer="Paris.")],
+                 [step(when_answers=["agent2"]), step(vote="agent1", reason="x")]),
+        scripted("b", [step(when_answers=["agent1"]), step(new_answer="  paris ")],
+                 [step(vote="agent1", reason="same")]),
         orchestrator={"final_answer_strategy": "winner_reuse"},
     )
     result = run_team(config, tmp_path)

@@ -1,0 +1,72 @@
+"""The supervisor's bookkeeping for each agent, and the deadlines that apply to it.
+
+Which deadline has passed is a pure function of a child's state and the clock, so it
+is decided here and acted on by the supervisor.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Literal
+
+import pykka
+
+from massgen.actors.agent import AgentSpec
+from massgen.actors.restarts import RestartHistory
+from massgen.actors.runtime import Peer, RunContext
+from massgen.configs.schema import TimeoutSettings
+from massgen.messages import Tick
+
+ChildStatus = Literal["starting", "idle", "in_turn", "presenting", "restarting", "failed"]
+Overdue = Literal["restart", "stopped", "start", "turn", "idle", "present"]
+
+
+@dataclass
+class Child:
+    spec: AgentSpec
+    history: RestartHistory
+    peer: Peer | None = None
+    incarnation: int = 0
+    status: ChildStatus = "starting"
+    since: float = 0.0
+    last_activity: float = 0.0
+    turn_id: int | None = None
+    restart_at: float = 0.0
+
+
+def overdue(child: Child, now: float, limits: TimeoutSettings) -> tuple[Overdue, str] | None:
+    """What is due for ``child`` at ``now`` (a restart, or a passed deadline), with a reason."""
+    if child.status == "restarting":
+        return ("restart", "restart is due") if now >= child.restart_at else None
+    if child.status == "failed" or child.peer is None:
+        return None
+    if child.peer.ref.actor_stopped.is_set():
+        return "stopped", "the agent stopped unexpectedly"
+    turn, idle, present = (limits.turn_timeout_seconds, limits.idle_stream_timeout_seconds,
+                           limits.present_timeout_seconds)
+    if child.status == "starting" and now - child.since > turn:
+        return "start", f"did not start within {turn:g} s"
+    if child.status == "in_turn" and now - child.since > turn:
+        return "turn", f"turn exceeded {turn:g} s"
+    if child.status == "in_turn" and now - child.last_activity > idle:
+        return "idle", f"no output for {idle:g} s"
+    if child.status == "presenting" and now - child.since > present:
+        return "present", f"presentation exceeded {present:g} s"
+    return None
+
+
+class Ticker(threading.Thread):
+    """The run's only timer: a Tick to the supervisor every interval until stopped."""
+
+    def __init__(self, ctx: RunContext, target: Peer, interval: float) -> None:
+        super().__init__(name=f"ticker-{ctx.run_id}", daemon=True)
+        self.ctx, self.target, self.interval = ctx, target, interval
+        self.stopped = threading.Event()
+
+    def run(self) -> None:
+        while not self.stopped.wait(self.interval):
+            try:
+                self.target.ref.tell(Tick(run_id=self.ctx.run_id, now=self.ctx.clock()))
+            except pykka.ActorDeadError:
+                return
