@@ -27,7 +27,7 @@ from support import FACTOR, assert_trace_invariants, of_type, records, run_team,
 
 from massgen.actors.mcp import McpConfigError, McpServerSpec, select_tools
 from massgen.actors.mcp_server import McpServerActor
-from massgen.actors.mcp_session import OWNER_ENV
+from massgen.actors.mcp_stdio import OWNER_ENV
 from massgen.actors.mcp_supervision import McpSupervision
 from massgen.actors.runtime import Peer, RunContext, TracedActor
 from massgen.actors.team import Team, agent_specs

@@ -1,0 +1,243 @@
+"""The stdio transport of an MCP connection, and the server process it owns.
+
+Our own rather than the SDK's ``stdio_client``, because the actor must own the server
+process in ways that one does not offer:
+
+- know its pid and process group, to kill the server *and its children* on stop, even
+  from the actor's thread when the event loop is stuck;
+- notice its exit while no request is in flight (a pidfd, not a poll), and say why it
+  died (exit code or signal, last lines of its stderr) instead of "connection closed";
+- make it die with us when our own process is killed: on Linux the server is started
+  through a tiny launcher that sets ``PR_SET_PDEATHSIG`` and then ``exec``s it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import signal
+import sys
+from collections import deque
+from collections.abc import AsyncIterator
+from typing import Any
+
+import anyio
+import mcp_types
+from anyio.abc import Process
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from mcp.client._transport import TransportStreams
+from mcp.client.stdio import get_default_environment
+from mcp.shared.message import SessionMessage
+
+from massgen.actors.mcp import McpConfigError
+from massgen.configs.schema import McpServerConfig
+
+# Set in every server's environment: lets tests (and an operator) find what a run started,
+# grandchildren included, since they inherit it.
+OWNER_ENV = "MASSGEN_MCP_OWNER_PID"
+
+_STDERR_LINES = 20
+_EXIT_GRACE_S = 1.0  # after stdin closes, the MCP shutdown sequence waits this long ...
+_TERM_GRACE_S = 0.5  # ... then SIGTERM, this long, then SIGKILL
+REAP_S = 1.0
+
+# Runs with ``python -I -S`` before the server: die with our process, then become the server.
+_LAUNCHER = """\
+import os, signal, sys
+try:
+    import ctypes
+    ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+except Exception:
+    pass
+if os.getppid() != int(sys.argv[1]):
+    os._exit(70)  # the parent died before prctl took effect
+os.execvp(sys.argv[2], sys.argv[2:])
+"""
+
+Streams = TransportStreams  # (messages from the server, messages to the server)
+_Inbound = MemoryObjectReceiveStream[SessionMessage | Exception]
+
+def describe_exit(code: int | None) -> str:
+    if code is None:
+        return "closed its output but is still running"
+    if code < 0:
+        try:
+            return f"was killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"was killed by signal {-code}"
+    return f"exited with code {code}"
+
+
+class StdioServer:
+    """One server process in its own process group, with pipes bridged to the session."""
+
+    def __init__(self, config: McpServerConfig) -> None:
+        assert config.command is not None
+        self.config = config
+        self.pid: int | None = None
+        self.returncode: int | None = None
+        self.exited = anyio.Event()
+        self._stderr: deque[str] = deque(maxlen=_STDERR_LINES)
+        self._process: Process | None = None
+        self._killed = False
+
+    # -- what callers read ---------------------------------------------------------------
+
+    def stderr_tail(self) -> str:
+        return " | ".join(line for line in self._stderr if line.strip())[-1000:]
+
+    def exit_detail(self, when: str = "") -> str:
+        detail = f"the server process {describe_exit(self.returncode)}{when}"
+        tail = self.stderr_tail()
+        return f"{detail}; its stderr ended with: {tail}" if tail else detail
+
+    def kill_now(self) -> None:
+        """SIGKILL the whole process group; thread-safe, idempotent, never raises."""
+        if self.pid is not None and not self._killed:
+            self._killed = True
+            _signal_group(self.pid, signal.SIGKILL)
+
+    # -- the connection ------------------------------------------------------------------
+
+    def _argv_and_env(self) -> tuple[list[str], dict[str, str]]:
+        config = self.config
+        assert config.command is not None
+        env = {**get_default_environment(), **config.env, OWNER_ENV: str(os.getpid())}
+        command = config.command
+        if os.sep in command and not os.path.isabs(command) and config.cwd:
+            command = os.path.join(config.cwd, command)
+        if shutil.which(command, path=env.get("PATH")) is None:
+            raise McpConfigError(f"MCP server {config.name!r}: command not found: {config.command!r}")
+        argv = [command, *config.args]
+        if sys.platform.startswith("linux"):
+            argv = [sys.executable, "-I", "-S", "-c", _LAUNCHER, str(os.getpid()), *argv]
+        return argv, env
+
+    @contextlib.asynccontextmanager
+    async def connect(self) -> AsyncIterator[tuple[_Inbound, MemoryObjectSendStream[SessionMessage]]]:
+        if self.config.cwd and not os.path.isdir(self.config.cwd):
+            raise McpConfigError(f"MCP server {self.config.name!r}: cwd does not exist: {self.config.cwd!r}")
+        argv, env = self._argv_and_env()
+        process = await anyio.open_process(argv, cwd=self.config.cwd, env=env, start_new_session=True)
+        self._process, self.pid = process, process.pid
+        to_session, session_reads = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+        session_writes, from_session = anyio.create_memory_object_stream[SessionMessage](0)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(self._read_stdout, process, to_session)
+            tg.start_soon(self._write_stdin, process, from_session, to_session)
+            tg.start_soon(self._read_stderr, process)
+            tg.start_soon(self._watch_exit, process, to_session)
+            try:
+                yield session_reads, session_writes
+            finally:
+                with anyio.CancelScope(shield=True):
+                    await self._stop(process)
+                    for stream in (to_session, session_reads, session_writes, from_session):
+                        await stream.aclose()
+                tg.cancel_scope.cancel()
+
+    async def _read_stdout(self, process: Process, to_session: MemoryObjectSendStream[Any]) -> None:
+        assert process.stdout is not None
+        buffer = b""
+        try:
+            async for chunk in process.stdout:
+                lines = (buffer + chunk).split(b"\n")
+                buffer = lines.pop()
+                for line in lines:
+                    if not line.strip():
+                        continue
+                    item: SessionMessage | Exception
+                    try:
+                        item = SessionMessage(mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False))
+                    except ValueError as exc:  # garbage on stdout: the session reports and ignores it
+                        item = exc
+                    await to_session.send(item)
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            pass
+        finally:
+            to_session.close()  # EOF: requests in flight fail with CONNECTION_CLOSED
+
+    async def _write_stdin(
+        self, process: Process, from_session: MemoryObjectReceiveStream[SessionMessage],
+        to_session: MemoryObjectSendStream[Any],
+    ) -> None:
+        assert process.stdin is not None
+        try:
+            async for message in from_session:
+                data = message.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
+                await process.stdin.send(data.encode())
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            to_session.close()
+
+    async def _read_stderr(self, process: Process) -> None:
+        assert process.stderr is not None
+        partial = ""
+        with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            async for chunk in process.stderr:
+                lines = (partial + chunk.decode(errors="replace")).split("\n")
+                partial = lines.pop()
+                self._stderr.extend(line.rstrip() for line in lines)
+        if partial:
+            self._stderr.append(partial)
+
+    async def _watch_exit(self, process: Process, to_session: MemoryObjectSendStream[Any]) -> None:
+        """Set ``exited`` when the server dies, even if a grandchild still holds its pipes open."""
+        self.returncode = await _wait_for_exit(process)
+        self.exited.set()
+        to_session.close()
+
+    async def _stop(self, process: Process) -> None:
+        """The MCP shutdown sequence, every wait bounded, then SIGKILL for whatever is left of the group."""
+        assert process.stdin is not None
+        with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+            await process.stdin.aclose()
+        with anyio.move_on_after(_EXIT_GRACE_S):
+            await self.exited.wait()
+        if not self.exited.is_set():
+            _signal_group(process.pid, signal.SIGTERM)
+            with anyio.move_on_after(_TERM_GRACE_S):
+                await self.exited.wait()
+        # Always: the leader may be gone while children it started still run in its group.
+        _signal_group(process.pid, signal.SIGKILL)
+        self._killed = True
+        with anyio.move_on_after(REAP_S):
+            await self.exited.wait()
+
+
+def _signal_group(pgid: int, sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+async def _wait_for_exit(process: Process) -> int | None:
+    """The exit status, without waiting for pipe EOF (which a surviving grandchild can delay forever)."""
+    fd: int | None = None
+    with contextlib.suppress(AttributeError, OSError):
+        fd = os.pidfd_open(process.pid)
+    if fd is None:  # not Linux, or already reaped
+        while process.returncode is None:
+            await anyio.sleep(0.05)
+        return process.returncode
+    try:
+        loop = asyncio.get_running_loop()
+        readable = asyncio.Event()
+        loop.add_reader(fd, readable.set)
+        try:
+            await readable.wait()
+        finally:
+            loop.remove_reader(fd)
+        try:  # read the status but leave the zombie for asyncio's child watcher to reap
+            info = os.waitid(os.P_PIDFD, fd, os.WEXITED | os.WNOWAIT)
+        except ChildProcessError:
+            info = None
+        if info is not None:
+            killed = info.si_code in (os.CLD_KILLED, os.CLD_DUMPED)
+            return -info.si_status if killed else info.si_status
+        with anyio.move_on_after(REAP_S):
+            while process.returncode is None:
+                await anyio.sleep(0.01)
+        return process.returncode
+    finally:
+        os.close(fd)
