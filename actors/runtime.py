@@ -62,6 +62,11 @@ class RunContext:
         """Trace a decision or happening that is not sent to anyone (restarts, deadlines)."""
         self.trace("event", message)
 
+    def _dead_letter(self, message: Message, to: Peer, why: str) -> None:
+        self.record(DeadLetter(run_id=self.run_id, original_type=type(message).__name__,
+                               original_sender=str(message.sender), to=str(to), why=why,
+                               causation_id=message.msg_id))
+
     # -- messaging ----------------------------------------------------------------------
 
     def tell(self, to: Peer, message: Message, *, traced: bool = True) -> bool:
@@ -72,16 +77,7 @@ class RunContext:
             to.ref.tell(message)
             return True
         except pykka.ActorDeadError:
-            self.record(
-                DeadLetter(
-                    run_id=self.run_id,
-                    original_type=type(message).__name__,
-                    original_sender=str(message.sender),
-                    to=str(to),
-                    why="recipient stopped",
-                    causation_id=message.msg_id,
-                )
-            )
+            self._dead_letter(message, to, "recipient stopped")
             return False
 
     def ask(self, to: Peer, message: Message, reply_type: type[M], timeout: float) -> M | None:
@@ -96,16 +92,7 @@ class RunContext:
             self.trace("ask_timeout", message, to=str(to))
             return None
         except pykka.ActorDeadError:
-            self.record(
-                DeadLetter(
-                    run_id=self.run_id,
-                    original_type=type(message).__name__,
-                    original_sender=str(message.sender),
-                    to=str(to),
-                    why="recipient stopped before replying",
-                    causation_id=message.msg_id,
-                )
-            )
+            self._dead_letter(message, to, "recipient stopped before replying")
             return None
         if not isinstance(reply, reply_type):
             raise TypeError(f"{to} answered {type(message).__name__} with {type(reply).__name__}")

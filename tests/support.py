@@ -119,3 +119,17 @@ def unavailable(reason: str, *, module: bool = False) -> None:
     if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
         pytest.fail(f"required in CI: {reason}", pytrace=False)
     pytest.skip(reason, allow_module_level=module)
+
+
+def model_servers() -> list[Any]:
+    """Live llama.cpp servers started by this process (children, however deep)."""
+    import psutil
+
+    found = []
+    for child in psutil.Process().children(recursive=True):
+        try:
+            if child.status() != psutil.STATUS_ZOMBIE and "llama_cpp.server" in " ".join(child.cmdline()):
+                found.append(child)
+        except psutil.NoSuchProcess:
+            continue
+    return found

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import psutil
 import pytest
-from support import unavailable
+from support import model_servers, unavailable
 
 from massgen.backends import BackendContext, create
 from massgen.backends.llama_server import LlamaServer, ServerStartError, acquire_server, release_server
@@ -71,18 +71,6 @@ def _turn(tools: tuple[ToolSpec, ...] = (NEW_ANSWER, VOTE)) -> ModelRequest:
     )
 
 
-def _servers() -> list[psutil.Process]:
-    """Live llama.cpp servers started by this process (children, however deep)."""
-    found = []
-    for child in psutil.Process().children(recursive=True):
-        try:
-            if child.status() != psutil.STATUS_ZOMBIE and "llama_cpp.server" in " ".join(child.cmdline()):
-                found.append(child)
-        except psutil.NoSuchProcess:
-            continue
-    return found
-
-
 @pytest.fixture(scope="module")
 def model_file(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     try:
@@ -105,9 +93,9 @@ def model_file(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 def no_orphans() -> Iterator[None]:
     yield
     deadline = time.monotonic() + 5
-    while _servers() and time.monotonic() < deadline:
+    while model_servers() and time.monotonic() < deadline:
         time.sleep(0.1)
-    left = _servers()
+    left = model_servers()
     for proc in left:
         proc.kill()
     assert not left, f"model servers left running: {[p.pid for p in left]}"
@@ -168,7 +156,7 @@ def test_agents_share_one_server_and_queue_their_calls(model_file: Path) -> None
         server = backends[0].server
         assert server is not None and all(b.server is server for b in backends)
         pid = server.pid
-        assert pid is not None and len(_servers()) == 1
+        assert pid is not None and len(model_servers()) == 1
         # Concurrent calls queue on the one server; none may be cut short by another.
         results = await asyncio.gather(*(_collect(b.stream(_turn())) for b in backends))
         for events in results:

@@ -13,9 +13,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
-import psutil
 import pytest
-from support import FACTOR, assert_trace_invariants, of_type, records, unavailable
+from support import FACTOR, assert_trace_invariants, model_servers, of_type, records, unavailable
 
 from massgen.actors.team import Team
 from massgen.cli.defaults import LOCAL_TEAM
@@ -26,17 +25,6 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(int(1500 * FACTOR))]
 
 if importlib.util.find_spec("llama_cpp") is None:
     unavailable("llama_cpp is not importable: install `massgen-actors[local]`", module=True)
-
-
-def model_servers() -> list[psutil.Process]:
-    found = []
-    for child in psutil.Process().children(recursive=True):
-        try:
-            if child.status() != psutil.STATUS_ZOMBIE and "llama_cpp.server" in " ".join(child.cmdline()):
-                found.append(child)
-        except psutil.NoSuchProcess:
-            continue
-    return found
 
 
 def test_three_local_agents_reach_a_final_answer(tmp_path: Path) -> None:

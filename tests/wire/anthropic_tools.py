@@ -14,10 +14,8 @@ requests), so this server decides each reply from the request itself instead:
 
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
 
 from wire import protocols as p
 from wire.server import Hang, Recorded, Reply, Respond, Stream, WireServer
@@ -120,26 +118,8 @@ class AnthropicToolServer(WireServer):
             return Respond(200, _message([{"type": "text", "text": text}], "end_turn"))
         return Stream([p.anthropic_start(), *p.anthropic_text_block(0, text), *p.anthropic_end()])
 
-    async def _one_request(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
-        # The base class parses the same way but takes its reply from a queue.
-        try:
-            head = await reader.readuntil(b"\r\n\r\n")
-        except asyncio.IncompleteReadError:
-            return False
-        lines = head.decode("latin-1").split("\r\n")
-        method, target, _ = lines[0].split(" ", 2)
-        headers = {k.strip().lower(): v.strip() for k, _, v in (ln.partition(":") for ln in lines[1:] if ln)}
-        raw = await reader.readexactly(int(headers.get("content-length", "0") or 0))
-        try:
-            body: Any = json.loads(raw) if raw else None
-        except ValueError:
-            body = raw.decode("utf-8", "replace")
-        parts = urlsplit(target)
-        recorded = Recorded(method, parts.path, parse_qs(parts.query), headers, body)
-        with self._lock:
-            self.requests.append(recorded)
-            reply = self.decide(recorded)
-        return await self._send(reply, writer)
+    def next_reply(self, recorded: Recorded) -> Reply:
+        return self.decide(recorded)
 
 
 def _message(content: list[dict[str, Any]], stop_reason: str) -> dict[str, Any]:

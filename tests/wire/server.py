@@ -141,29 +141,19 @@ class WireServer:
             writer.transport.abort()
 
     async def _one_request(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
-        try:
-            head = await reader.readuntil(b"\r\n\r\n")
-        except asyncio.IncompleteReadError:
+        recorded = await _read_request(reader)
+        if recorded is None:
             return False
-        lines = head.decode("latin-1").split("\r\n")
-        method, target, _ = lines[0].split(" ", 2)
-        headers = {k.strip().lower(): v.strip() for k, _, v in (ln.partition(":") for ln in lines[1:] if ln)}
-        raw = await reader.readexactly(int(headers.get("content-length", "0") or 0))
-        try:
-            body: Any = json.loads(raw) if raw else None
-        except ValueError:
-            body = raw.decode("utf-8", "replace")
-        parts = urlsplit(target)
         with self._lock:
-            self.requests.append(Recorded(method, parts.path, parse_qs(parts.query), headers, body))
-            reply: Reply = (
-                self._replies.popleft()
-                if self._replies
-                else Respond(
-                    500, {"error": {"message": "wire server: no scripted reply left", "type": "server_error"}}
-                )
-            )
+            self.requests.append(recorded)
+            reply = self.next_reply(recorded)
         return await self._send(reply, writer)
+
+    def next_reply(self, recorded: Recorded) -> Reply:
+        """The reply to a request (called under the lock): the next scripted one."""
+        if self._replies:
+            return self._replies.popleft()
+        return Respond(500, {"error": {"message": "wire server: no scripted reply left", "type": "server_error"}})
 
     async def _send(self, reply: Reply, writer: asyncio.StreamWriter) -> bool:
         assert self._release is not None
@@ -219,3 +209,21 @@ def _status_line(status: int, headers: dict[str, str]) -> bytes:
 
 def _chunk(data: bytes) -> bytes:
     return f"{len(data):x}\r\n".encode() + data + b"\r\n"
+
+
+async def _read_request(reader: asyncio.StreamReader) -> Recorded | None:
+    """One HTTP/1.1 request off the socket, or None when the client closed it."""
+    try:
+        head = await reader.readuntil(b"\r\n\r\n")
+    except asyncio.IncompleteReadError:
+        return None
+    lines = head.decode("latin-1").split("\r\n")
+    method, target, _ = lines[0].split(" ", 2)
+    headers = {k.strip().lower(): v.strip() for k, _, v in (ln.partition(":") for ln in lines[1:] if ln)}
+    raw = await reader.readexactly(int(headers.get("content-length", "0") or 0))
+    try:
+        body: Any = json.loads(raw) if raw else None
+    except ValueError:
+        body = raw.decode("utf-8", "replace")
+    parts = urlsplit(target)
+    return Recorded(method, parts.path, parse_qs(parts.query), headers, body)
