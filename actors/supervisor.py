@@ -85,6 +85,10 @@ class RunSpec:
     history: tuple[tuple[str, str], ...] = ()
     tick_interval_s: float = 0.05
     turn: int = 1
+    attempt: int = 1
+    # Resuming: (agent id, content) of answers accepted by an earlier attempt, and where it logged.
+    seed_answers: tuple[tuple[str, str], ...] = ()
+    resumed_from: str | None = None
     # Set once the supervisor has stopped its children (agents, MCP servers and their processes).
     # Pykka sets ``actor_stopped`` *before* on_stop runs, so waiting for that is not enough.
     children_stopped: threading.Event = field(default_factory=threading.Event, compare=False, repr=False)
@@ -119,13 +123,14 @@ class Supervisor(TracedActor):
             RunStarted, question=self.run.question, history=self.run.history,
             agents=tuple(self.children), labels=tuple(c.spec.label for c in self.children.values()),
             config=self.config.redacted(), versions=self.run.versions, log_dir=self.run.log_dir,
-            turn=self.run.turn,
+            turn=self.run.turn, attempt=self.run.attempt, resumed_from=self.run.resumed_from,
         ))
         me = Peer("supervisor", 1, self.actor_ref)
         self.self_peer = me
         judge_ref = Judge.start(self.ctx, me, list(self.children))
         self.judge = Peer("judge", 1, judge_ref)
         self.mcp.start(me)
+        self._seed_answers()
         for child in self.children.values():
             self._spawn(child)
         self._ticker = Ticker(self.ctx, me, self.run.tick_interval_s)
@@ -152,6 +157,18 @@ class Supervisor(TracedActor):
             except (pykka.Timeout, pykka.ActorDeadError):
                 pass  # a hung incarnation: abandoned, its thread is a daemon
         self.run.children_stopped.set()
+
+    def _seed_answers(self) -> None:
+        """A resumed run starts with the answers of the attempt it resumes, recorded again here
+        so that this attempt's trace is complete on its own."""
+        seeds = [(agent, content) for agent, content in self.run.seed_answers if agent in self.children]
+        for agent, content in seeds:
+            answer = self.coord.add_answer(agent, content)
+            self.ctx.record(self.make(AnswerAccepted, agent=agent, label=answer.label, content=answer.content,
+                                      round=self.coord.version))
+        if seeds:
+            assert self.judge is not None
+            self.send(self.judge, InvalidateVotes, reason="resumed with earlier answers", round=self.coord.version)
 
     def _spawn(self, child: Child) -> None:
         child.incarnation += 1

@@ -20,6 +20,7 @@ from typing import Any
 import pykka
 
 from massgen.actors.agent import AgentSpec
+from massgen.actors.resume import ResumePoint
 from massgen.actors.runtime import Peer, RunContext
 from massgen.actors.supervisor import RunSpec, Supervisor
 from massgen.actors.trace_writer import Subscriber, TraceWriter
@@ -184,13 +185,18 @@ class Team:
         tick_interval_s: float = 0.05,
         turn: int = 1,
         client_tools: tuple[ToolSpec, ...] = (),
+        resume: ResumePoint | None = None,
     ) -> None:
         """``client_tools``: tools the caller runs itself; a winning call of one is the final answer."""
         self.config = config
         self.question = question
         self.history = history
-        self.turn = turn
+        self.turn = resume.turn if resume else turn
         self.client_tools = client_tools
+        self.resume = resume
+        if resume is not None:
+            log_dir = log_dir or resume.next_log_dir()
+            log_dir.mkdir(parents=True, exist_ok=True)
         self.log_dir = log_dir or new_log_dir(turn=turn)
         self.run_id = uuid.uuid4().hex[:12]
         self._subscribers = [self._watch, *(subscribers or [])]
@@ -211,7 +217,10 @@ class Team:
         self._trace = TraceWriter.start(self.log_dir, self._subscribers)
         self._ctx = RunContext(self.run_id, self._trace)
         spec = RunSpec(run_id=self.run_id, question=self.question, log_dir=str(self.log_dir),
-                       versions=versions(), history=self.history, tick_interval_s=self._tick, turn=self.turn)
+                       versions=versions(), history=self.history, tick_interval_s=self._tick, turn=self.turn,
+                       attempt=self.resume.attempt + 1 if self.resume else 1,
+                       seed_answers=self.resume.answers if self.resume else (),
+                       resumed_from=str(self.resume.log_dir) if self.resume else None)
         ref = Supervisor.start(self._ctx, self.config, spec, agent_specs(self.config, self.client_tools))
         self._run_spec = spec
         self._supervisor = Peer("supervisor", 1, ref)

@@ -41,6 +41,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--orchestrator-timeout", type=float, metavar="SECONDS",
                         help="deadline for the whole run (overrides timeout_settings)")
     parser.add_argument("--validate", metavar="FILE", help="check a config file and exit")
+    parser.add_argument("--resume", metavar="LOG_DIR",
+                        help="start a new attempt of a run from its log directory, keeping its answers")
     parser.add_argument("--list-examples", action="store_true", help="list the shipped example configs")
     parser.add_argument("--vi", action="store_true", help="vi key bindings in the interactive session")
     parser.add_argument("--setup", action="store_true",
@@ -89,6 +91,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         code = run_setup(args.key) if args.setup else exit_codes.SUCCESS
         return run_quickstart(args.force) if args.quickstart and code == exit_codes.SUCCESS else code
+    if args.resume:
+        return _resume(args)
     if not args.question:
         from massgen.cli.repl import can_run_interactively, run_repl
 
@@ -114,6 +118,34 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"massgen: {exc}", file=sys.stderr)
         return exit_codes.CONFIG_ERROR
     return run_question(config, args.question, automation=args.automation, timeout=args.orchestrator_timeout)
+
+
+def _resume(args: argparse.Namespace) -> int:
+    """``--resume DIR``: a new attempt of a crashed or stopped run, starting with its answers."""
+    from pathlib import Path
+
+    from massgen.actors.resume import ResumeError, resume_point
+    from massgen.cli.defaults import resolve
+    from massgen.cli.oneshot import run_question
+    from massgen.configs import ConfigError, validate_data
+
+    if args.question:
+        print("massgen: --resume continues the run's own question; give no question", file=sys.stderr)
+        return exit_codes.CONFIG_ERROR
+    try:
+        point = resume_point(Path(args.resume))
+        if args.config:
+            config, _ = resolve(args.config)
+        else:
+            config = validate_data(point.config, f"{args.resume}/trace.jsonl (the run's config)")
+    except (ResumeError, ConfigError) as exc:
+        print(f"massgen: {exc}", file=sys.stderr)
+        return exit_codes.CONFIG_ERROR
+    if point.finished_status == "completed":
+        print(f"massgen: note: {args.resume} had completed; resuming starts a new attempt", file=sys.stderr)
+    print(f"massgen: resuming with {len(point.answers)} earlier answers", file=sys.stderr)
+    return run_question(config, point.question, automation=args.automation, timeout=args.orchestrator_timeout,
+                        resume=point)
 
 
 def entry() -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import sys
 from typing import IO
 
+from massgen.actors.resume import ResumePoint
 from massgen.actors.team import RunResult, Team
 from massgen.actors.trace_writer import Subscriber
 from massgen.cli import exit_codes
@@ -50,6 +51,7 @@ def run_question(
     timeout: float | None = None,
     out: IO[str] | None = None,
     err: IO[str] | None = None,
+    resume: ResumePoint | None = None,
 ) -> int:
     out = out or sys.stdout
     err = err or sys.stderr
@@ -60,7 +62,7 @@ def run_question(
     subscribers: list[Subscriber] = []
     if not automation and err.isatty():
         subscribers.append(ProgressDisplay(err))
-    team = Team(config, question, subscribers=subscribers)
+    team = Team(config, question, history=resume.history if resume else (), subscribers=subscribers, resume=resume)
     if automation:
         out.write(f"LOG_DIR: {team.log_dir}\n")
         out.flush()

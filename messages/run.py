@@ -19,6 +19,8 @@ class RunStarted(Message):
     log_dir: str
     turn: int = 1
     attempt: int = 1
+    # The attempt directory this run resumes, whose accepted answers it starts with.
+    resumed_from: str | None = None
 
 
 class RunFinished(Message):

@@ -121,3 +121,31 @@ def test_help_does_not_import_provider_sdks(tmp_path: Path) -> None:
             "print('HEAVY', heavy)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert "HEAVY []" in done.stdout, done.stdout
+
+
+def test_resume_starts_a_new_attempt_with_the_answers_of_the_stopped_run(tmp_path: Path) -> None:
+    first = massgen("--automation", "--config", str(CONFIGS / "slow_team.yaml"), "--orchestrator-timeout", "1",
+                    "What is 2+2?", tmp_path=tmp_path)
+    assert first.returncode == 3
+    old_dir = tmp_path / lines(first.stdout)["LOG_DIR"]
+
+    resumed = massgen("--automation", "--resume", str(old_dir), "--config", str(CONFIGS / "resume_team.yaml"),
+                      tmp_path=tmp_path)
+    assert resumed.returncode == 0, resumed.stderr
+    fields = lines(resumed.stdout)
+    new_dir = tmp_path / fields["LOG_DIR"]
+    assert new_dir == old_dir.parent / "attempt_2"
+    assert fields["STATUS"] == "completed" and fields["WINNER"] == "agent1.1"
+    assert "resuming with 1 earlier answers" in resumed.stderr
+    records = [json.loads(line) for line in (new_dir / "trace.jsonl").read_text().splitlines()]
+    started = records[0]["payload"]
+    assert started["question"] == "What is 2+2?" and started["attempt"] == 2
+    assert started["resumed_from"] == str(old_dir)
+    seeded = [r["payload"] for r in records if r["type"] == "AnswerAccepted"]
+    assert seeded[0]["content"] == "draft from quick" and seeded[0]["label"] == "agent1.1"
+    assert (new_dir / "final" / "quick" / "answer.txt").read_text() == "draft from quick\n"
+
+
+def test_resume_of_a_directory_without_a_trace_is_a_clear_error(tmp_path: Path) -> None:
+    done = massgen("--resume", str(tmp_path), tmp_path=tmp_path)
+    assert done.returncode == 1 and "no trace.jsonl here" in done.stderr
