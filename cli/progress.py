@@ -15,6 +15,7 @@ from typing import IO, Any
 from massgen.logs import LogProjection
 
 _REDRAW_EVERY_S = 0.1
+_IDLE_REDRAW_S = 0.5
 
 
 def describe(record: dict[str, Any], projection: LogProjection) -> str | None:
@@ -34,8 +35,9 @@ def describe(record: dict[str, Any], projection: LogProjection) -> str | None:
     if kind == "AgentMarkedFailed":
         return f"{label.get(p['name'], p['name'])} failed for good: {p['reason'][:80]}"
     if kind == "DeadlineExpired":
-        who = label.get(p["name"], p["name"]) if p.get("name") else "run"
-        return f"deadline: {who} {p['scope']} ({p['detail']})"
+        if p["scope"] == "run":
+            return f"deadline: the run's {p['detail']} are up"
+        return f"deadline: {label.get(p['name'], p['name'])} {p['scope']} ({p['detail']})"
     if kind == "TurnCorrection":
         sender = record["sender"].rpartition("#")[0]
         return f"{label.get(sender, sender)} corrected: {p['problem'][:70]}"
@@ -58,9 +60,25 @@ class ProgressDisplay:
         self._last_draw = 0.0
         self._lock = threading.Lock()
         self._status_shown = False
+        self._projection: LogProjection | None = None
+        self._finished = threading.Event()
+        # Records stop while every agent waits on a model; the clock on the status line must not.
+        threading.Thread(target=self._keep_drawing, name="progress", daemon=True).start()
+
+    def _keep_drawing(self) -> None:
+        while not self._finished.wait(_IDLE_REDRAW_S):
+            with self._lock:
+                if self._projection is None or self._finished.is_set():
+                    continue
+                try:
+                    self._draw(self._projection)
+                    self.stream.flush()
+                except (RuntimeError, ValueError, OSError):  # the projection moved under us, or stderr closed
+                    pass
 
     def __call__(self, record: dict[str, Any], projection: LogProjection) -> None:
         with self._lock:
+            self._projection = projection
             if record["type"] == "AgentChunk":
                 sender = record["sender"].rpartition("#")[0]
                 self._chars[sender] = self._chars.get(sender, 0) + len(record["payload"]["text"])
@@ -75,6 +93,7 @@ class ProgressDisplay:
                 self._last_draw = now
                 self._draw(projection)
             if record["type"] == "RunFinished":
+                self._finished.set()
                 self._clear()
             self.stream.flush()
 
