@@ -60,8 +60,8 @@ def run_question(
             "timeout_settings": config.timeout_settings.model_copy(update={"orchestrator_timeout_seconds": timeout})
         })
     subscribers: list[Subscriber] = []
-    if not automation and err.isatty():
-        subscribers.append(ProgressDisplay(err))
+    if not automation:
+        subscribers.append(ProgressDisplay(err, live=err.isatty()))
     team = Team(config, question, history=resume.history if resume else (), subscribers=subscribers, resume=resume)
     if automation:
         out.write(f"LOG_DIR: {team.log_dir}\n")

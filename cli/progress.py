@@ -16,6 +16,7 @@ from massgen.logs import LogProjection
 
 _REDRAW_EVERY_S = 0.1
 _IDLE_REDRAW_S = 0.5
+_HEARTBEAT_S = 30.0
 
 
 def describe(record: dict[str, Any], projection: LogProjection) -> str | None:
@@ -51,10 +52,16 @@ def describe(record: dict[str, Any], projection: LogProjection) -> str | None:
 
 
 class ProgressDisplay:
-    """Subscriber for the trace writer; safe to call from the writer's thread."""
+    """Subscriber for the trace writer; safe to call from the writer's thread.
 
-    def __init__(self, stream: IO[str] | None = None) -> None:
+    On a terminal (``live``) one status line is redrawn under the event lines. Elsewhere
+    (a log file, a CI job) the event lines are printed as they come, and a plain summary
+    line every ``_HEARTBEAT_S`` shows that a long model wait is still a wait, not a hang.
+    """
+
+    def __init__(self, stream: IO[str] | None = None, *, live: bool = True) -> None:
         self.stream = stream or sys.stderr
+        self.live = live
         self.started = time.monotonic()
         self._chars: dict[str, int] = {}
         self._last_draw = 0.0
@@ -62,11 +69,12 @@ class ProgressDisplay:
         self._status_shown = False
         self._projection: LogProjection | None = None
         self._finished = threading.Event()
-        # Records stop while every agent waits on a model; the clock on the status line must not.
+        # Records stop while every agent waits on a model; the clock must not.
         threading.Thread(target=self._keep_drawing, name="progress", daemon=True).start()
 
     def _keep_drawing(self) -> None:
-        while not self._finished.wait(_IDLE_REDRAW_S):
+        interval = _IDLE_REDRAW_S if self.live else _HEARTBEAT_S
+        while not self._finished.wait(interval):
             with self._lock:
                 if self._projection is None or self._finished.is_set():
                     continue
@@ -89,7 +97,7 @@ class ProgressDisplay:
                 self._clear()
                 self.stream.write(f"[{time.monotonic() - self.started:6.1f}s] {line}\n")
             now = time.monotonic()
-            if line is not None or now - self._last_draw >= _REDRAW_EVERY_S:
+            if self.live and (line is not None or now - self._last_draw >= _REDRAW_EVERY_S):
                 self._last_draw = now
                 self._draw(projection)
             if record["type"] == "RunFinished":
@@ -116,5 +124,8 @@ class ProgressDisplay:
         text = (f"{time.monotonic() - self.started:5.1f}s | " + " | ".join(parts)
                 + (f" | votes {tally}" if tally else "") + f" | calls {usage['model_calls']}")
         self._clear()
-        self.stream.write(text[:200])
-        self._status_shown = True
+        if self.live:
+            self.stream.write(text[:200])
+            self._status_shown = True
+        else:
+            self.stream.write(f"[still working] {text}\n")
