@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from massgen.actors.team import Team
-from massgen.cli.defaults import default_team
 from massgen.configs import TeamConfig, load_config
+from massgen.configs.defaults import default_team
 from massgen.logs import read_trace
 
 

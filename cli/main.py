@@ -100,7 +100,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("massgen: give a question, e.g. massgen \"Which is larger, 9.11 or 9.9?\" "
                   "(the interactive session needs a terminal)", file=sys.stderr)
             return exit_codes.CONFIG_ERROR
-        from massgen.cli.defaults import resolve
+        from massgen.configs.defaults import resolve
 
         try:
             config, source = resolve(args.config)
@@ -109,8 +109,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return exit_codes.CONFIG_ERROR
         return run_repl(config, source, vi=args.vi, timeout=args.orchestrator_timeout)
 
-    from massgen.cli.defaults import resolve
     from massgen.cli.oneshot import run_question
+    from massgen.configs.defaults import resolve
 
     try:
         config, _source = resolve(args.config)
@@ -125,9 +125,9 @@ def _resume(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from massgen.actors.resume import ResumeError, resume_point
-    from massgen.cli.defaults import resolve
     from massgen.cli.oneshot import run_question
     from massgen.configs import ConfigError, validate_data
+    from massgen.configs.defaults import resolve
 
     if args.question:
         print("massgen: --resume continues the run's own question; give no question", file=sys.stderr)

@@ -20,7 +20,7 @@ from typing import IO
 import yaml
 
 from massgen.cli import exit_codes
-from massgen.cli.defaults import PROVIDER_KEYS, default_team, environment, read_dotenv
+from massgen.configs.defaults import PROVIDER_KEYS, default_team, environment, read_dotenv
 
 KEY_NAMES = tuple(PROVIDER_KEYS)
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")

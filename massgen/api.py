@@ -17,6 +17,7 @@ from typing import Any, TypeAlias
 
 from massgen.actors.team import RunResult, Team
 from massgen.configs import ConfigError, TeamConfig, load_config, validate_data
+from massgen.configs.defaults import environment, resolve
 from massgen.events import Event, FinalAnswerEvent, events_from_record
 from massgen.logs import LogProjection
 
@@ -25,10 +26,7 @@ History: TypeAlias = Sequence[tuple[str, str]]
 
 
 def _environment() -> dict[str, str]:
-    # ./.env under the process environment, as the command line sees it.
-    from massgen.cli.defaults import environment
-
-    return environment()
+    return environment()  # ./.env under the process environment, as the command line sees it
 
 
 def resolve_config(config: ConfigLike = None) -> TeamConfig:
@@ -41,9 +39,7 @@ def resolve_config(config: ConfigLike = None) -> TeamConfig:
     if isinstance(config, TeamConfig):
         return config
     if config is None:
-        from massgen.cli.defaults import resolve  # the one place config discovery lives
-
-        return resolve(None)[0]
+        return resolve(None)[0]  # the one place config discovery lives
     if isinstance(config, Mapping):
         return validate_data(dict(config), "the config passed to massgen", _environment())
     if isinstance(config, str | os.PathLike):

@@ -17,8 +17,8 @@ import pytest
 from support import FACTOR, assert_trace_invariants, model_servers, of_type, records, unavailable
 
 from massgen.actors.team import Team
-from massgen.cli.defaults import LOCAL_TEAM
 from massgen.configs import validate_data
+from massgen.configs.defaults import LOCAL_TEAM
 from massgen.logs import LogProjection
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(int(1500 * FACTOR))]

@@ -103,8 +103,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if value < 1:
             return _fail(f"{name} must be at least 1")
 
-    from massgen.cli.defaults import environment
     from massgen.configs import ConfigError, load_config
+    from massgen.configs.defaults import environment
 
     env = environment()
     roots = [Path.cwd(), *(Path(r).expanduser() for r in args.config_root)]

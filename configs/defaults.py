@@ -9,7 +9,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from massgen.configs import ConfigError, TeamConfig, load_config, validate_data
+from massgen.configs.loader import ConfigError, load_config, validate_data
+from massgen.configs.schema import TeamConfig
 
 # env var -> (backend type, model) for the default team built from keys present.
 PROVIDER_KEYS: dict[str, tuple[str, str]] = {
