@@ -33,7 +33,7 @@ def main() -> None:
         for name, args in rows:
             median, best = timed(args, 5, tmp)
             print(f"{name:<40} {median:>9.3f} {best:>7.3f}")
-    print("(the scripted run includes the example's own scripted delays of about 0.6 s)")
+    print("(the scripted run includes the example's own scripted delays, about 0.3 s)")
 
 
 if __name__ == "__main__":
