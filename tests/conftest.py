@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import logging
 import os
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,9 +13,11 @@ from pathlib import Path
 import psutil
 import pytest
 
+MCP_TEST_SERVER = Path(__file__).parent / "mcp_servers" / "weather.py"
+
 logging.getLogger("pykka").setLevel(logging.CRITICAL)
 
-# actors/mcp_session.OWNER_ENV, spelled out so the guard costs no import of the MCP client.
+# actors/mcp_stdio.OWNER_ENV, spelled out so the guard costs no import of the MCP client.
 MCP_OWNER_ENV = "MASSGEN_MCP_OWNER_PID"
 
 
@@ -69,3 +73,17 @@ def _mcp_orphans() -> list[str]:
         except (psutil.NoSuchProcess, psutil.ZombieProcess):
             continue
     return described
+
+
+@pytest.fixture
+def http_url() -> Iterator[str]:
+    """The weather server over streamable HTTP on a loopback port it picks and announces."""
+    process = subprocess.Popen([sys.executable, str(MCP_TEST_SERVER), "--http"], stdout=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        assert line.startswith("PORT "), f"the HTTP server did not start: {line!r}"
+        yield f"http://127.0.0.1:{int(line.split()[1])}/mcp"
+    finally:
+        process.kill()
+        process.wait(10)
