@@ -94,3 +94,20 @@ def test_script_steps_need_exactly_one_action(tmp_path: Path) -> None:
     text = "agents:\n  - id: a\n    backend:\n      type: scripted\n      script: [[{text: hi, vote: agent1}]]\n"
     with pytest.raises(ConfigError, match=r"script\[0\]\[0\]: a script step needs exactly one of"):
         load_config(write(tmp_path, text))
+
+
+def test_every_package_and_example_folder_is_in_the_wheel() -> None:
+    """A folder missing from pyproject's package list works editable and breaks in a wheel."""
+    import tomllib
+
+    root = Path(__file__).resolve().parents[1]
+    project = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]
+    listed = set(project["packages"])
+    roots = {name: Path(folder) for name, folder in project["package-dir"].items()}
+    for name, folder in roots.items():
+        for init in (root / folder).rglob("__init__.py"):
+            package = ".".join([name, *init.parent.relative_to(root / folder).parts])
+            assert package in listed, f"{package} is not in [tool.setuptools] packages"
+    for examples in (root / "configs" / "examples").iterdir():
+        if examples.is_dir():
+            assert f"massgen.configs.examples.{examples.name}" in listed
