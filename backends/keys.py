@@ -10,36 +10,14 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Mapping
-from pathlib import Path
 
 from massgen.backends.base import BackendError
+from massgen.configs.defaults import read_dotenv
 
 # Shapes of provider keys, masked even when we did not load them ourselves.
 _KEY_SHAPES = re.compile(
     r"\b(?:sk-(?:ant-)?[A-Za-z0-9_\-]{12,}|xai-[A-Za-z0-9_\-]{12,}|AIza[A-Za-z0-9_\-]{20,})"
 )
-
-
-def read_dotenv(path: Path | None = None) -> dict[str, str]:
-    """Parse a ``.env`` file (``KEY=value`` lines, optional ``export`` and quotes); missing = empty."""
-    path = path or Path.cwd() / ".env"
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError:
-        return {}
-    values: dict[str, str] = {}
-    for line in text.splitlines():
-        line = line.strip()
-        if not line or line.startswith("#") or "=" not in line:
-            continue
-        name, _, value = line.removeprefix("export ").partition("=")
-        value = value.strip()
-        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-            value = value[1:-1]
-        elif " #" in value:
-            value = value.split(" #", 1)[0].rstrip()
-        values[name.strip()] = value
-    return values
 
 
 def lookup(names: Iterable[str], extra_env: Mapping[str, str] | None = None,

@@ -12,12 +12,13 @@ from pathlib import Path
 from massgen.configs.loader import ConfigError, load_config, validate_data
 from massgen.configs.schema import TeamConfig
 
-# env var -> (backend type, model) for the default team built from keys present.
-PROVIDER_KEYS: dict[str, tuple[str, str]] = {
-    "OPENAI_API_KEY": ("openai", "gpt-5-mini"),
-    "ANTHROPIC_API_KEY": ("claude", "claude-sonnet-4-5"),
-    "GEMINI_API_KEY": ("gemini", "gemini-2.5-flash"),
-    "XAI_API_KEY": ("grok", "grok-4-fast"),
+# env var -> backend type for the default team built from keys present; each backend's own
+# default model is used, so the model names live in one place (the backend modules).
+PROVIDER_KEYS: dict[str, str] = {
+    "OPENAI_API_KEY": "openai",
+    "ANTHROPIC_API_KEY": "claude",
+    "GEMINI_API_KEY": "gemini",
+    "XAI_API_KEY": "grok",
 }
 
 
@@ -44,17 +45,28 @@ def discovered_config_paths() -> list[Path]:
     return [Path(".massgen") / "config.yaml", home / "massgen" / "config.yaml"]
 
 
-def read_dotenv(path: Path = Path(".env")) -> dict[str, str]:
-    """KEY=VALUE lines of ``./.env``; values never leave this process's config."""
+def read_dotenv(path: Path | None = None) -> dict[str, str]:
+    """``KEY=value`` lines of ``./.env`` (optional ``export``, quotes, trailing comments); missing = empty.
+
+    The one parser of ``.env`` for the command line, the API and the backends' key lookup.
+    """
+    path = path or Path.cwd() / ".env"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return {}
     values: dict[str, str] = {}
-    if not path.is_file():
-        return values
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in text.splitlines():
         line = line.strip()
         if not line or line.startswith("#") or "=" not in line:
             continue
-        key, _, value = line.removeprefix("export ").partition("=")
-        values[key.strip()] = value.strip().strip("'\"")
+        name, _, value = line.removeprefix("export ").partition("=")
+        value = value.strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+            value = value[1:-1]
+        elif " #" in value:
+            value = value.split(" #", 1)[0].rstrip()
+        values[name.strip()] = value
     return values
 
 
@@ -66,8 +78,8 @@ def environment() -> dict[str, str]:
 def default_team(env: dict[str, str] | None = None) -> TeamConfig:
     env = environment() if env is None else env
     agents = [
-        {"id": f"{backend}_agent", "backend": {"type": backend, "model": model}}
-        for key, (backend, model) in PROVIDER_KEYS.items()
+        {"id": f"{backend}_agent", "backend": {"type": backend}}
+        for key, backend in PROVIDER_KEYS.items()
         if env.get(key)
     ]
     if agents:

@@ -23,9 +23,10 @@ from wire.server import Hang, Respond, Stream, WireServer
 
 from massgen.backends.base import BackendError
 from massgen.backends.circuit import BreakerRegistry, CircuitBreaker
-from massgen.backends.keys import read_dotenv, redact, require_key
+from massgen.backends.keys import redact, require_key
 from massgen.backends.openai_chat import ChatCompletionsBackend, create
 from massgen.backends.retry import RetryPolicy, parse_retry_after
+from massgen.configs.defaults import read_dotenv
 from massgen.configs.schema import BackendConfig
 
 
