@@ -12,6 +12,7 @@ from pathlib import Path
 
 import psutil
 import pytest
+from wire.server import WireServer
 
 MCP_TEST_SERVER = Path(__file__).parent / "mcp_servers" / "weather.py"
 
@@ -87,3 +88,10 @@ def http_url() -> Iterator[str]:
     finally:
         process.kill()
         process.wait(10)
+
+
+@pytest.fixture
+def server() -> Iterator[WireServer]:
+    """A loopback server speaking a provider's wire protocol, scripted by the test."""
+    with WireServer() as wire:
+        yield wire

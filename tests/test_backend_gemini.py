@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import email.utils
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -29,12 +28,6 @@ from massgen.configs.schema import BackendConfig
 from massgen.messages.stream import ChatMessage, ToolCall
 
 KEY = "gemini-test-key-0123456789"
-
-
-@pytest.fixture
-def server() -> Iterator[WireServer]:
-    with WireServer() as wire:
-        yield wire
 
 
 def backend(server: WireServer, rec: Recorder, model: str = "test-model") -> GeminiBackend:

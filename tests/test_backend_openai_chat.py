@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import pytest
 from wire import protocols as p
@@ -26,12 +25,6 @@ from massgen.backends.base import BackendContext, BackendError
 from massgen.backends.openai_chat import ChatCompletionsBackend, create
 from massgen.configs.schema import AzureOpenAIBackendConfig, BackendConfig
 from massgen.messages.stream import ChatMessage, ToolCall
-
-
-@pytest.fixture
-def server() -> Iterator[WireServer]:
-    with WireServer() as wire:
-        yield wire
 
 
 def backend(server: WireServer, rec: Recorder, **options: object) -> ChatCompletionsBackend:

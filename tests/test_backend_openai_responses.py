@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -27,12 +26,6 @@ from massgen.configs.schema import BackendConfig
 from massgen.messages.stream import ChatMessage, ToolCall
 
 KEY = "sk-test-responses-0123456789abcdef"
-
-
-@pytest.fixture
-def server() -> Iterator[WireServer]:
-    with WireServer() as wire:
-        yield wire
 
 
 def backend(server: WireServer, rec: Recorder, model: str = "test-model") -> ResponsesBackend:
