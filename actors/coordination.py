@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from massgen.actors.results import final_result
 from massgen.configs.schema import OrchestratorConfig
-from massgen.messages import AnswerEntry, AnswerView, TallyUpdated
+from massgen.messages import AnswerEntry, AnswerResult, AnswerView, TallyUpdated
 
 
 @dataclass
@@ -17,6 +18,11 @@ class Answer:
     label: str
     content: str
     order: int
+    independent: bool = False  # written with no answer in view: agreement between such answers is evidence
+
+    @property
+    def result(self) -> str:
+        return final_result(self.content)
 
 
 @dataclass
@@ -42,11 +48,20 @@ class Coordination:
     def count(self, agent: str) -> int:
         return sum(1 for a in self.answers if a.agent == agent)
 
-    def add_answer(self, agent: str, content: str) -> Answer:
+    def add_answer(self, agent: str, content: str, independent: bool = False) -> Answer:
         label = f"{self.labels[agent]}.{self.count(agent) + 1}"
-        answer = Answer(agent=agent, label=label, content=content, order=len(self.answers))
+        answer = Answer(agent=agent, label=label, content=content, order=len(self.answers), independent=independent)
         self.answers.append(answer)
         return answer
+
+    def results(self) -> tuple[AnswerResult, ...]:
+        """Every accepted answer as the judge weighs it (``actors/judge.py``)."""
+        newest = {a.agent: a.label for a in self.answers}
+        return tuple(
+            AnswerResult(agent=a.agent, label=a.label, result=a.result, independent=a.independent,
+                         latest=newest[a.agent] == a.label)
+            for a in self.answers
+        )
 
     def view(self) -> AnswerView:
         entries = []

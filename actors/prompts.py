@@ -13,20 +13,40 @@ VOTE = "vote"
 WORKFLOW_TOOLS = (NEW_ANSWER, VOTE)
 
 _SYSTEM = (
-    "You are one of several agents solving the same task. End your turn with exactly one tool call: "
-    "new_answer(content) with a complete answer, or vote(agent_id, reason) for the best answer shown "
-    "if it is already correct and complete."
+    "You are one of several agents solving the same task. Work it out in your reply first, then end "
+    "your turn with exactly one tool call: new_answer(content) with your complete answer, including the "
+    "working others need to check it, or vote(agent_id, reason) for the best answer shown if it is "
+    "already correct and complete."
 )
 _SYSTEM_VOTE_ONLY = (
-    "You are one of several agents solving the same task. New answers are closed: end your turn by "
-    "calling vote(agent_id, reason) for the best answer shown."
+    "You are one of several agents solving the same task. New answers are closed: check the answers "
+    "shown in your reply, then end your turn by calling vote(agent_id, reason) for the best one."
 )
+# Two-phase turns (grammar-constrained models): free text first, a short decision after it.
+_SYSTEM_THINK = (
+    "You are one of several agents solving the same task. Work it out step by step in your reply and "
+    "end with your final answer. Check any answers shown against your own work."
+)
+_SYSTEM_THINK_VOTE_ONLY = (
+    "You are one of several agents solving the same task. Check the answers shown step by step in your "
+    "reply and end with the final answer you find correct."
+)
+_DECIDE = (
+    "Decide now. new_answer: post your reply above as your answer. vote: an answer shown is correct and "
+    "complete (agent_id, and a short reason)."
+)
+_DECIDE_VOTE_ONLY = "Decide now: vote for the best answer shown (agent_id, and a short reason)."
+REASON_MAX_CHARS = 200
 
 
-def new_answer_tool() -> ToolSpec:
+def new_answer_tool(with_content: bool = True) -> ToolSpec:
+    """``new_answer``; in a decision (two-phase turn) it takes no content: the reply before it is the answer."""
+    if not with_content:
+        return ToolSpec(name=NEW_ANSWER, description="Post your reply above as your answer.",
+                        parameters={"type": "object", "properties": {}, "required": []})
     return ToolSpec(
         name=NEW_ANSWER,
-        description="Submit your complete answer to the task.",
+        description="Submit your complete answer to the task, with the working that supports it.",
         parameters={
             "type": "object",
             "properties": {"content": {"type": "string", "description": "The full answer."}},
@@ -35,16 +55,16 @@ def new_answer_tool() -> ToolSpec:
     )
 
 
-def vote_tool(targets: tuple[str, ...]) -> ToolSpec:
+def vote_tool(targets: tuple[str, ...], reason_max: int | None = None) -> ToolSpec:
+    reason: dict[str, object] = {"type": "string"}
+    if reason_max is not None:
+        reason["maxLength"] = reason_max
     return ToolSpec(
         name=VOTE,
         description="Vote for the best answer shown.",
         parameters={
             "type": "object",
-            "properties": {
-                "agent_id": {"type": "string", "enum": list(targets)},
-                "reason": {"type": "string"},
-            },
+            "properties": {"agent_id": {"type": "string", "enum": list(targets)}, "reason": reason},
             "required": ["agent_id", "reason"],
         },
     )
@@ -57,6 +77,18 @@ def workflow_tools(view: AnswerView, vote_only: bool) -> tuple[ToolSpec, ...]:
     if view.answers:
         tools.append(vote_tool(view.labels()))
     return tuple(tools)
+
+
+def decision_tools(view: AnswerView, vote_only: bool) -> tuple[ToolSpec, ...]:
+    """The second phase of a two-phase turn: commit to the reply just written, or vote."""
+    tools: list[ToolSpec] = [] if vote_only else [new_answer_tool(with_content=False)]
+    if view.answers:
+        tools.append(vote_tool(view.labels(), REASON_MAX_CHARS))
+    return tuple(tools)
+
+
+def decision_message(vote_only: bool) -> ChatMessage:
+    return ChatMessage(role="user", content=_DECIDE_VOTE_ONLY if vote_only else _DECIDE)
 
 
 def render_answers(view: AnswerView, own_label: str) -> str:
@@ -89,8 +121,13 @@ def turn_messages(
     vote_only: bool,
     system_message: str | None,
     history: tuple[tuple[str, str], ...] = (),
+    think_first: bool = False,
 ) -> list[ChatMessage]:
-    system = _SYSTEM_VOTE_ONLY if vote_only else _SYSTEM
+    """A coordination turn's opening; ``think_first`` for two-phase turns (no tools in the first call)."""
+    if think_first:
+        system = _SYSTEM_THINK_VOTE_ONLY if vote_only else _SYSTEM_THINK
+    else:
+        system = _SYSTEM_VOTE_ONLY if vote_only else _SYSTEM
     return [
         _system(system_message, system),
         *_history(history),
@@ -111,6 +148,11 @@ def correction_message(problem: str, vote_only: bool) -> ChatMessage:
     return ChatMessage(role="user", content=f"{problem} End your turn with exactly one call of {wanted}.")
 
 
+def think_again_message(problem: str) -> ChatMessage:
+    """A correction in the free-text phase of a two-phase turn."""
+    return ChatMessage(role="user", content=f"{problem} Work the task out and end with your final answer.")
+
+
 def present_messages(
     task: str,
     view: AnswerView,
@@ -124,7 +166,8 @@ def present_messages(
     if synthesize:
         ask = "Combine the best parts of these answers into one final answer for the user."
     else:
-        ask = f"The team chose your answer ({own_label}). Write the final answer for the user."
+        ask = (f"The team chose your answer ({own_label}). Write the final answer for the user: keep the working "
+               "that supports it and end with the same final answer.")
     return [
         _system(system_message, "You present the team's final answer. Reply with the answer only, no tools."),
         *_history(history),

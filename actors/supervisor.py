@@ -22,6 +22,7 @@ from massgen.actors.coordination import Coordination
 from massgen.actors.judge import Judge
 from massgen.actors.mcp_supervision import McpSupervision
 from massgen.actors.restarts import RestartHistory
+from massgen.actors.results import explicit_result, final_result
 from massgen.actors.runtime import Peer, RunContext, TracedActor
 from massgen.configs.schema import TeamConfig
 from massgen.messages import (
@@ -31,6 +32,7 @@ from massgen.messages import (
     AnswerAccepted,
     AnswerNow,
     AnswerProposed,
+    AnswerView,
     BackendEvent,
     CallPermit,
     CallPermitRequest,
@@ -111,6 +113,10 @@ class Supervisor(TracedActor):
         self.started = ctx.clock()
         self.deadline = self.started + self.timeouts.orchestrator_timeout_seconds
         self._turn_ids = itertools.count(1)
+        # Agents whose first turn ended (an answer or a vote). Until every live agent's has, an agent
+        # that already answered waits: a turn that shows it only its own answer is a wasted call.
+        self.first_done: set[str] = set()
+        self.waiting: set[str] = set()
         self.judge: Peer | None = None
         self._ticker: Ticker | None = None
         # MCP tool servers: started, routed, restarted and withdrawn by actors/mcp_supervision.py.
@@ -164,11 +170,13 @@ class Supervisor(TracedActor):
         seeds = [(agent, content) for agent, content in self.run.seed_answers if agent in self.children]
         for agent, content in seeds:
             answer = self.coord.add_answer(agent, content)
+            self.first_done.add(agent)
             self.ctx.record(self.make(AnswerAccepted, agent=agent, label=answer.label, content=answer.content,
-                                      round=self.coord.version))
+                                      round=self.coord.version, result=answer.result))
         if seeds:
             assert self.judge is not None
-            self.send(self.judge, InvalidateVotes, reason="resumed with earlier answers", round=self.coord.version)
+            self.send(self.judge, InvalidateVotes, reason="resumed with earlier answers", round=self.coord.version,
+                      answers=self.coord.results())
 
     def _spawn(self, child: Child) -> None:
         child.incarnation += 1
@@ -245,7 +253,7 @@ class Supervisor(TracedActor):
         elif isinstance(message, TurnFailed):
             self._agent_failed(child, message.reason, "worker")
         elif isinstance(message, FinalPresented) and child.spec.agent_id == self.presenter:
-            self._finish("completed", "the team converged", final=message.content or None)
+            self._presented(message.content)
         return None
 
     # -- coordination ---------------------------------------------------------------------------
@@ -253,10 +261,14 @@ class Supervisor(TracedActor):
     def _start_turn(self, child: Child) -> None:
         assert child.peer is not None
         turn_id = next(self._turn_ids)
-        view = self.coord.view()
         vote_only = self.coord.vote_only(child.spec.agent_id)
+        # A first turn shows no answers, however late the agent starts: first answers are independent
+        # samples, and the judge counts their agreement as evidence (actors/judge.py).
+        first = child.spec.agent_id not in self.first_done and not vote_only
+        view = AnswerView() if first else self.coord.view()
         child.status, child.turn_id = "in_turn", turn_id
         child.since = child.last_activity = self.ctx.clock()
+        self.waiting.discard(child.spec.agent_id)
         self.ctx.record(self.make(
             TurnStarted, agent=child.spec.agent_id, incarnation=child.incarnation, turn_id=turn_id,
             vote_only=vote_only, view_labels=tuple(a.label for a in view.answers),
@@ -272,20 +284,42 @@ class Supervisor(TracedActor):
         if self.coord.vote_only(agent_id):
             self._start_turn(child)  # a cap was reached while this turn ran
             return
-        answer = self.coord.add_answer(agent_id, message.content)
+        answer = self.coord.add_answer(agent_id, message.content, independent=message.view_version == 0)
+        self.first_done.add(agent_id)
         self.ctx.record(self.make(AnswerAccepted, agent=agent_id, label=answer.label, content=answer.content,
-                                  round=self.coord.version))
+                                  round=self.coord.version, result=answer.result, independent=answer.independent))
         assert self.judge is not None
-        self.send(self.judge, InvalidateVotes, reason=f"new answer {answer.label}", round=self.coord.version)
+        self.send(self.judge, InvalidateVotes, reason=f"new answer {answer.label}", round=self.coord.version,
+                  answers=self.coord.results())
         view = self.coord.view()
         for other in self.children.values():
             if other is child or other.peer is None:
                 continue
             if other.status == "idle":
-                self._start_turn(other)
+                self._next_turn(other)
             elif other.status == "in_turn" and self.coord.count(other.spec.agent_id) > 0:
                 self.send(other.peer, InjectAnswers, turn_id=other.turn_id, view=view)
-        self._start_turn(child)
+        self._next_turn(child)
+
+    def _awaiting_first_turns(self) -> bool:
+        return any(agent not in self.first_done and c.status != "failed" for agent, c in self.children.items())
+
+    def _next_turn(self, child: Child) -> None:
+        """A new turn now, or once every live agent has ended its first (independent) turn."""
+        if self._awaiting_first_turns():
+            child.status = "idle"
+            self.waiting.add(child.spec.agent_id)
+        else:
+            self._start_turn(child)
+
+    def _release_waiting(self) -> None:
+        if self.phase != "coordinating" or self._awaiting_first_turns():
+            return
+        for agent in [a for a in self.children if a in self.waiting]:
+            child = self.children[agent]
+            if child.status == "idle" and child.peer is not None:
+                self._start_turn(child)
+        self.waiting.clear()
 
     def _on_vote(self, child: Child, message: VoteProposed) -> None:
         child.status = "idle"
@@ -297,8 +331,11 @@ class Supervisor(TracedActor):
             self._start_turn(child)  # voted on an outdated view: look again
             return
         assert self.judge is not None
+        self.first_done.add(child.spec.agent_id)
         self.send(self.judge, RecordVote, voter=child.spec.agent_id, target=target, target_label=answer.label,
-                  reason=message.reason, round=self.coord.version)
+                  reason=message.reason, round=self.coord.version, target_result=answer.result,
+                  agreement=message.agreement is not None)
+        self._release_waiting()
 
     def _on_tally(self, tally: TallyUpdated) -> None:
         self.tally = tally
@@ -307,6 +344,8 @@ class Supervisor(TracedActor):
 
     def _answer_now(self) -> None:
         self.coord.answer_now = True
+        self.first_done.update(self.children)
+        self._release_waiting()
         for child in self.children.values():
             if child.status == "in_turn" and child.peer is not None and self.coord.answers:
                 self.send(child.peer, CancelTurn, turn_id=child.turn_id, reason="answer now")
@@ -330,6 +369,16 @@ class Supervisor(TracedActor):
         assert self.tally is not None
         self.send(child.peer, PresentFinal, turn_id=turn_id, task=self.run.question, history=self.run.history,
                   view=self.coord.view(), votes=self.tally.votes, strategy=strategy, own_label=child.spec.label)
+
+    def _presented(self, text: str) -> None:
+        """A presentation may reword the winning answer, never change the result the team agreed on."""
+        chosen = self.coord.latest(self.winner) if self.winner else None
+        agreed = explicit_result(chosen.content) if chosen else ""
+        if self.rules.final_answer_strategy == "winner_present" and agreed and final_result(text) != agreed:
+            self._finish("completed", f"the team converged; the presentation changed the final answer"
+                         f" ({agreed!r} to {final_result(text)!r}), so the winning answer is used as written")
+            return
+        self._finish("completed", "the team converged", final=text or None)
 
     # -- budgets --------------------------------------------------------------------------------
 
@@ -368,6 +417,8 @@ class Supervisor(TracedActor):
             self.send(self.judge, SetLiveAgents, agents=live)
             if not live:
                 self._all_failed()
+            else:
+                self._release_waiting()
             return
         child.status, child.restart_at = "restarting", now + delay
         self.ctx.record(self.make(AgentRestarting, name=child.spec.agent_id, incarnation=child.incarnation,

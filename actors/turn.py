@@ -11,8 +11,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from massgen.actors import client_tools, prompts
+from massgen.actors import client_tools, prompts, results
 from massgen.backends import Backend
+from massgen.backends.toolcall_text import strip_tool_calls
 from massgen.messages import (
     AgentChunk,
     AnswerProposed,
@@ -41,6 +42,12 @@ from massgen.messages import (
 )
 
 ToolExecutor = Callable[[str, dict[str, Any]], Awaitable[tuple[str, bool]]]
+
+
+# The decision after free text is one small JSON object; a cut-off one is corrected like any broken call.
+DECISION_MAX_TOKENS = 160
+_BARE_ANSWER_CHARS = 200
+_MIN_COPY_CHARS = 12
 
 
 class ModelCallError(Exception):
@@ -77,6 +84,7 @@ class TurnSettings:
 class CallResult:
     text: str = ""
     calls: list[ToolCall] = field(default_factory=list)
+    preamble: str = ""  # the text streamed before the first tool call: the model's reasoning
 
 
 class TurnRunner:
@@ -85,6 +93,7 @@ class TurnRunner:
         self.io = io
         self.settings = settings
         self._pending_view: AnswerView | None = None
+        self._ours: list[str] = []  # texts we put in this turn's conversation (corrections)
         self.calls_made = 0
 
     def inject(self, view: AnswerView) -> None:
@@ -117,6 +126,8 @@ class TurnRunner:
             elif isinstance(event, ReasoningDelta):
                 self.io.emit(AgentChunk, cause, {"turn_id": turn_id, "kind": "reasoning", "text": event.text})
             elif isinstance(event, ToolCallEvent):
+                if not result.calls:
+                    result.preamble = result.text
                 result.calls.append(event.call)
             elif isinstance(event, Usage):
                 usage = event
@@ -137,9 +148,25 @@ class TurnRunner:
     # -- a coordination turn ----------------------------------------------------------------
 
     async def run_turn(self, start: StartTurn) -> None:
+        """Model calls until one valid ``new_answer`` or ``vote``; the model reasons before it commits.
+
+        Backends that decide through a grammar (``decides_separately``) get two phases: free
+        text first, then a short constrained decision. Everyone else writes its reasoning
+        before the tool call, in one call. In both, an answer whose final result equals one in
+        view is recorded as agreement with it (a vote), not as another answer.
+        """
+        self._pending_view = None
+        self._ours = []
+        two_phase = (bool(getattr(self.backend, "decides_separately", False))
+                     and not self.io.extra_tools and not self.settings.client_tools)
+        if two_phase:
+            await self._two_phase_turn(start)
+        else:
+            await self._one_call_turn(start)
+
+    async def _one_call_turn(self, start: StartTurn) -> None:
         cause = start.msg_id
         view = start.view
-        self._pending_view = None
         messages = prompts.turn_messages(
             start.task, view, start.own_label, start.vote_only, self.settings.system_message, start.history
         )
@@ -189,20 +216,86 @@ class TurnRunner:
             else:
                 problem = self._problem(workflow, view, start.vote_only, result.text)
                 if problem is None:
-                    self._propose(start.turn_id, cause, workflow[0], view)
+                    call = workflow[0]
+                    if call.name == prompts.NEW_ANSWER:
+                        content = with_work(str(call.arguments["content"]), result.preamble)
+                        self._answer(start.turn_id, cause, content, view)
+                    else:
+                        self._vote(start.turn_id, cause, call, view)
                     return
 
-            attempts += 1
-            self.io.emit(TurnCorrection, cause, {"turn_id": start.turn_id, "attempt": attempts, "problem": problem})
-            if attempts >= self.settings.max_attempts:
-                self.io.emit(TurnFailed, cause, {
-                    "turn_id": start.turn_id,
-                    "reason": f"no valid workflow call after {attempts} attempts: {problem}",
-                })
+            if not self._corrected(start.turn_id, cause, (attempts := attempts + 1), problem):
                 return
-            messages.append(prompts.correction_message(problem, start.vote_only))
+            correction = prompts.correction_message(problem, start.vote_only)
+            self._ours.append(correction.content)
+            messages.append(correction)
 
-    def _problem(self, workflow: list[ToolCall], view: AnswerView, vote_only: bool, text: str) -> str | None:
+    async def _two_phase_turn(self, start: StartTurn) -> None:
+        """Free text (no tools, so the model reasons before committing), then a few-token decision."""
+        cause = start.msg_id
+        view = start.view
+        messages = prompts.turn_messages(
+            start.task, view, start.own_label, start.vote_only, self.settings.system_message, start.history,
+            think_first=True,
+        )
+        attempts = 0
+        while True:
+            request = ModelRequest(messages=tuple(messages), temperature=self.settings.temperature,
+                                   max_tokens=self.settings.max_tokens)
+            text = (await self._call(start.turn_id, cause, request)).text.strip()
+            if text:
+                break
+            if not self._corrected(start.turn_id, cause, (attempts := attempts + 1), "Your reply was empty."):
+                return
+            correction = prompts.think_again_message("Your reply was empty.")
+            self._ours.append(correction.content)
+            messages.append(correction)
+        messages.append(ChatMessage(role="assistant", content=text))
+        if self._pending_view is not None:  # the work stands; the decision uses the newest view
+            view, self._pending_view = self._pending_view, None
+        if not view.answers and not start.vote_only:
+            self._answer(start.turn_id, cause, text, view)  # nothing to vote for: the work is the answer
+            return
+        if self._agrees(start.turn_id, cause, text, view):
+            return
+        messages.append(prompts.decision_message(start.vote_only))
+        while True:
+            request = ModelRequest(
+                messages=tuple(messages), tools=prompts.decision_tools(view, start.vote_only),
+                temperature=self.settings.temperature, max_tokens=DECISION_MAX_TOKENS, vote_targets=view.labels(),
+            )
+            result = await self._call(start.turn_id, cause, request)
+            if self._pending_view is not None:
+                view, self._pending_view = self._pending_view, None
+                if self._agrees(start.turn_id, cause, text, view):
+                    return
+                continue  # decide again, on the view as it is now
+            workflow = [c for c in result.calls if c.name in prompts.WORKFLOW_TOOLS]
+            problem = self._problem(workflow, view, start.vote_only, result.text, need_content=False)
+            if problem is None:
+                if workflow[0].name == prompts.NEW_ANSWER:
+                    self._answer(start.turn_id, cause, text, view)
+                else:
+                    self._vote(start.turn_id, cause, workflow[0], view)
+                return
+            if not self._corrected(start.turn_id, cause, (attempts := attempts + 1), problem):
+                return
+            correction = prompts.correction_message(problem, start.vote_only)
+            self._ours.append(correction.content)
+            messages += [ChatMessage(role="assistant", content=result.text), correction]
+
+    def _corrected(self, turn_id: int, cause: str, attempt: int, problem: str) -> bool:
+        """Trace a correction; False (and ``TurnFailed``) once the attempts are used up."""
+        self.io.emit(TurnCorrection, cause, {"turn_id": turn_id, "attempt": attempt, "problem": problem})
+        if attempt >= self.settings.max_attempts:
+            self.io.emit(TurnFailed, cause, {
+                "turn_id": turn_id, "reason": f"no valid workflow call after {attempt} attempts: {problem}",
+            })
+            return False
+        return True
+
+    def _problem(self, workflow: list[ToolCall], view: AnswerView, vote_only: bool, text: str,
+                 need_content: bool = True) -> str | None:
         if not workflow:
             return "You did not call new_answer or vote." if text else "Your reply was empty."
         if len(workflow) > 1:
@@ -214,12 +307,8 @@ class TurnRunner:
             if vote_only:
                 return "New answers are closed for you."
             content = call.arguments.get("content")
-            if not isinstance(content, str) or not content.strip():
+            if need_content and (not isinstance(content, str) or not content.strip()):
                 return "new_answer needs a non-empty 'content' string."
-            same = next((a for a in view.answers if _normalise(a.content) == _normalise(content)), None)
-            if same is not None:
-                # Small models re-submit an answer in view instead of voting; that never converges.
-                return f"Your answer repeats {same.label}; vote for {same.agent} instead of answering again."
             return None
         target = _vote_target(call.arguments.get("agent_id"))
         if not view.answers:
@@ -228,17 +317,34 @@ class TurnRunner:
             return f"vote agent_id must be one of {', '.join(view.labels())}."
         return None
 
-    def _propose(self, turn_id: int, cause: str, call: ToolCall, view: AnswerView) -> None:
-        if call.name == prompts.NEW_ANSWER:
-            self.io.emit(AnswerProposed, cause, {
-                "turn_id": turn_id, "content": str(call.arguments["content"]).strip(),
-                "view_version": view.version,
-            })
-        else:
-            self.io.emit(VoteProposed, cause, {
-                "turn_id": turn_id, "target": _vote_target(call.arguments.get("agent_id")),
-                "reason": str(call.arguments.get("reason", "")), "view_version": view.version,
-            })
+    def _answer(self, turn_id: int, cause: str, content: str, view: AnswerView) -> None:
+        """Propose ``content`` as a new answer, unless it agrees with one in view (then that is a vote)."""
+        if self._agrees(turn_id, cause, content, view):
+            return
+        self.io.emit(AnswerProposed, cause, {
+            "turn_id": turn_id, "content": content.strip(), "view_version": view.version,
+        })
+
+    def _agrees(self, turn_id: int, cause: str, text: str, view: AnswerView) -> bool:
+        """Agreement is evidence: a result equal to an answer in view is a vote for that answer."""
+        mine = results.final_result(text)
+        same = next((a for a in view.answers if mine and results.final_result(a.content) == mine), None)
+        if same is None:
+            return False
+        self.io.emit(VoteProposed, cause, {
+            "turn_id": turn_id, "target": same.agent, "reason": results.conclusion(text),
+            "view_version": view.version, "agreement": text.strip(), "target_content": same.content,
+        })
+        return True
+
+    def _vote(self, turn_id: int, cause: str, call: ToolCall, view: AnswerView) -> None:
+        reason = str(call.arguments.get("reason", "")).strip()
+        if _copies_ours(reason, self._ours):
+            reason = ""  # a reason is the model's own words, never our correction text echoed back
+        self.io.emit(VoteProposed, cause, {
+            "turn_id": turn_id, "target": _vote_target(call.arguments.get("agent_id")),
+            "reason": reason, "view_version": view.version,
+        })
 
     async def _run_tool(self, turn_id: int, cause: str, call: ToolCall) -> ChatMessage:
         self.io.emit(ToolCallRequested, cause, {
@@ -277,6 +383,23 @@ class TurnRunner:
 
 def _normalise(text: str) -> str:
     return " ".join(text.lower().split()).rstrip(".!")
+
+
+def with_work(content: str, reasoning: str) -> str:
+    """An answer carries its work: a bare one-line answer after reasoning text gets that text before it."""
+    content, reasoning = content.strip(), strip_tool_calls(reasoning)
+    if not reasoning or "\n" in content or len(content) > _BARE_ANSWER_CHARS:
+        return content
+    if results.final_result(reasoning) == results.final_result(content):
+        return reasoning  # the reasoning already ends with the answer
+    return f"{reasoning}\n\n{content}"
+
+
+def _copies_ours(reason: str, ours: list[str]) -> bool:
+    mine = _normalise(reason)
+    if len(mine) < _MIN_COPY_CHARS:
+        return False
+    return any(mine in _normalise(text) or _normalise(text) in mine for text in ours)
 
 
 def _vote_target(value: object) -> str:

@@ -54,6 +54,15 @@ def _watch():
         pass
     os._exit(3)
 threading.Thread(target=_watch, name="massgen-parent-watch", daemon=True).start()
+# Weight repacking into "extra" buffer types (AMX on recent Xeons) crashes with SIGSEGV on the
+# first token on machines whose CPU flags promise AMX (seen here); the plain CPU path is safe.
+import llama_cpp.llama_cpp as _bindings
+_default_params = _bindings.llama_model_default_params
+def _model_params():
+    params = _default_params()
+    params.use_extra_bufts = False
+    return params
+_bindings.llama_model_default_params = _model_params
 sys.argv = ["llama_cpp.server", *sys.argv[3:]]
 runpy.run_module("llama_cpp.server", run_name="__main__", alter_sys=True)
 """

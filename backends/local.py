@@ -49,7 +49,7 @@ from massgen.messages.stream import (
 
 log = logging.getLogger(__name__)
 
-# A base model can fill a JSON string forever; a cap turns that into a correctable broken call.
+# A small model can fill a JSON string (or loop in text) forever; a cap turns that into a correctable call.
 DEFAULT_TURN_MAX_TOKENS = 1024
 # The server queues requests from agents sharing it, so a first byte can take a few calls' time.
 DEFAULT_READ_TIMEOUT_S = 600.0
@@ -83,6 +83,10 @@ def chat_messages(request: ModelRequest, extra_system: str | None = None) -> lis
 
 class LocalBackend:
     """One agent's view of the shared local model server; see the module docstring."""
+
+    # Workflow calls come through a grammar, so the turn lets the model reason in free text first
+    # and then asks for a short constrained decision (actors/turn.py, two-phase turns).
+    decides_separately = True
 
     def __init__(
         self, config: LocalBackendConfig, context: BackendContext, progress: Progress | None = None
@@ -141,7 +145,7 @@ class LocalBackend:
         if self.config.seed is not None:
             body["seed"] = self.config.seed
         max_tokens = request.max_tokens or self.config.max_tokens
-        if max_tokens is None and schema is not None:
+        if max_tokens is None and request.kind == "turn":
             max_tokens = DEFAULT_TURN_MAX_TOKENS
         if max_tokens is not None:
             body["max_tokens"] = max_tokens

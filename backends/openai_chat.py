@@ -87,6 +87,11 @@ class ChatCompletionsBackend(HttpBackend):
         self.preset = preset
         self.tool_mode: ToolMode = config.tool_mode or preset.tool_mode
 
+    @property
+    def decides_separately(self) -> bool:
+        """Grammar-constrained (JSON-schema) calls leave no room to reason: turns decide in a second call."""
+        return self.tool_mode == "json_schema"
+
     def _make_client(self) -> Any:
         import openai
 

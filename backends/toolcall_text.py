@@ -22,6 +22,11 @@ _FENCED = re.compile(r"```(?:json|tool_call|tool)?\s*\n?(.*?)```", re.DOTALL)
 _NAME = re.compile(r'"(?:name|action)"\s*:\s*"([^"]+)"')
 
 
+def strip_tool_calls(text: str) -> str:
+    """The reply without the tool-call markup our parser reads: what is left is the model's prose."""
+    return _FENCED.sub("", _TAGGED.sub("", text)).strip()
+
+
 def parse_arguments(raw: str) -> tuple[dict[str, Any], str | None]:
     """Parse a tool call's JSON arguments; on failure return ``({}, reason)`` instead of raising."""
     if not raw.strip():
@@ -53,9 +58,8 @@ def action_schema(tools: Sequence[ToolSpec], vote_targets: Sequence[str] = ()) -
             properties["agent_id"] = {"type": "string", "enum": list(vote_targets)}
             properties.setdefault("reason", {"type": "string"})
             required = ["action", "agent_id", "reason"]
-        elif tool.name == "new_answer":
-            properties.setdefault("content", {"type": "string"})
-            required = ["action", "content"]
+        elif tool.name == "new_answer" and "content" in properties:
+            required = ["action", "content"]  # a decision's new_answer has no content: the reply is the answer
         branches.append({
             "type": "object", "properties": properties,
             "required": list(dict.fromkeys(required)), "additionalProperties": False,

@@ -23,14 +23,15 @@ PROVIDER_KEYS: dict[str, str] = {
 
 
 # Three agents on one local model server. The model is small and slow (about 4 tokens/s on
-# two cores, and the agents queue on one server), so answers are capped and the idle
-# deadline allows for waiting in the server's queue.
+# two cores, and the agents queue on one server), so answers are capped, the winner's answer
+# is used as written, and the idle deadline allows for waiting in the server's queue.
 LOCAL_TEAM: dict[str, object] = {
     "agents": [
         {"id": f"local_{i}", "backend": {"type": "local", "model": "default", "temperature": temp, "seed": seed}}
         for i, (temp, seed) in enumerate(((0.2, 11), (0.6, 22), (0.9, 33)), 1)
     ],
-    "orchestrator": {"max_new_answers_per_agent": 2},
+    # The winner's answer already carries its work; a small model's rewrite of it can only lose.
+    "orchestrator": {"max_new_answers_per_agent": 2, "final_answer_strategy": "winner_reuse"},
     "timeout_settings": {
         "orchestrator_timeout_seconds": 1800,
         "turn_timeout_seconds": 900,

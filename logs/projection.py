@@ -121,7 +121,7 @@ class LogProjection:
     def _on_RecordVote(self, record: dict[str, Any], p: dict[str, Any]) -> None:
         self.votes.append({"voter": p["voter"], "target": p["target"], "target_label": p["target_label"],
                            "reason": p["reason"], "round": p["round"], "seq": record["seq"],
-                           "ts": record["ts"], "valid": True})
+                           "ts": record["ts"], "valid": True, "agreement": bool(p.get("agreement", False))})
         agent = self.agents.get(p["voter"])
         if agent:
             agent.voted_for = p["target_label"]

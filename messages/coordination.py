@@ -30,6 +30,23 @@ class VoteEntry(BaseModel):
     target: str
     target_label: str
     reason: str
+    agreement: bool = False
+
+
+class AnswerResult(BaseModel):
+    """What the judge knows of one accepted answer: its final result and whether it was independent.
+
+    ``independent``: written with no other answer in view (a first answer), so agreement
+    between independent answers is evidence. ``latest``: the agent's newest answer.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    agent: str
+    label: str
+    result: str
+    independent: bool = False
+    latest: bool = True
 
 
 class AnswerView(BaseModel):
@@ -130,10 +147,15 @@ class AnswerProposed(Message):
 
 
 class VoteProposed(Message):
+    """A vote. With ``agreement`` set it was not cast but found: the agent posted ``agreement`` as an
+    answer, and its final result equals that of ``target_content``, the answer it agrees with."""
+
     turn_id: int
     target: str
     reason: str
     view_version: int
+    agreement: str | None = None
+    target_content: str | None = None
 
 
 class TurnCorrection(Message):
@@ -178,11 +200,16 @@ class RecordVote(Message):
     target_label: str
     reason: str
     round: int
+    target_result: str = ""
+    agreement: bool = False
 
 
 class InvalidateVotes(Message):
+    """A new round: votes so far are void; ``answers`` is every accepted answer, for the winner rule."""
+
     reason: str
     round: int
+    answers: tuple[AnswerResult, ...] = ()
 
 
 class SetLiveAgents(Message):
@@ -190,11 +217,14 @@ class SetLiveAgents(Message):
 
 
 class TallyUpdated(Message):
+    """``counts``: votes per agent; ``support``: votes plus independent agreement per final result."""
+
     round: int
     counts: dict[str, int]
     votes: tuple[VoteEntry, ...]
     converged: bool
     winner: str | None
+    support: dict[str, int] = {}
 
 
 # --- decisions the supervisor records (trace events, not sent to anyone) --------------
@@ -205,6 +235,8 @@ class AnswerAccepted(Message):
     label: str
     content: str
     round: int
+    result: str = ""
+    independent: bool = False
 
 
 class TurnStarted(Message):

@@ -22,7 +22,7 @@ def pair(prefix: str, answer: str) -> dict[str, Any]:
     """A two-agent team as YAML-shaped data: the first answers, both vote for it."""
     return {
         "agents": [
-            scripted(f"{prefix}_a", [step(text=f"{prefix} thinking "), step(new_answer=answer)],
+            scripted(f"{prefix}_a", [step(reasoning=f"{prefix} thinking "), step(new_answer=answer)],
                      [step(vote="agent1", reason="right")]),
             scripted(f"{prefix}_b", [step(delay=0.05), step(when_answers=["agent1"]), step(vote="agent1", reason="ok")],
                      [step(vote="agent1", reason="ok")]),

@@ -84,8 +84,8 @@ class Driver:
 
 
 def both_busy(turn: LiveTurn) -> bool:
-    """quick has answered and voted; slow is streaming its first incarnation's long think."""
-    return turn.note("quick").startswith("voted for") and turn.note("slow").startswith("streaming")
+    """quick has answered (and waits for slow's independent first answer); slow streams its long think."""
+    return turn.note("quick").startswith("answered") and turn.note("slow").startswith("streaming")
 
 
 @contextmanager
@@ -120,8 +120,7 @@ def test_a_two_turn_conversation_with_votes_kill_and_answer_now(tmp_path: Path) 
     with session(two_agents(), tmp_path) as d:
         d.ask("What is 2+2?", both_busy)
         d.line("/votes")
-        shown = d.expect("tally:")
-        assert "agent1 (quick) -> agent1.1" in shown
+        d.expect("no votes in the current round")
         d.line("/status")
         assert "streaming 20 chars" in d.expect("calls")
         d.line("/kill slow")

@@ -1,22 +1,23 @@
-"""What a turn accepts as its one workflow call."""
+"""What a turn makes of a model's reply before it commits an answer."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from support import of_type, records, run_team, scripted, step, team_config
+from massgen.actors.turn import with_work
 
 
-def test_an_answer_that_repeats_one_in_view_is_corrected_towards_a_vote(tmp_path: Path) -> None:
-    config = team_config(
-        scripted("a", [step(new_answer="Paris.")],
-                 [step(when_answers=["agent2"]), step(vote="agent1", reason="x")]),
-        scripted("b", [step(when_answers=["agent1"]), step(new_answer="  paris ")],
-                 [step(vote="agent1", reason="same")]),
-        orchestrator={"final_answer_strategy": "winner_reuse"},
-    )
-    result = run_team(config, tmp_path)
-    problems = [r["payload"]["problem"] for r in of_type(records(result), "TurnCorrection")]
-    assert "Your answer repeats agent1.1; vote for agent1 instead of answering again." in problems
-    assert list(result.answers) == ["agent1.1"]
-    assert result.status == "completed" and result.final_answer == "Paris."
+def test_a_bare_answer_after_reasoning_carries_the_reasoning() -> None:
+    assert with_work("Answer: 4", "2 + 2 = 4.") == "2 + 2 = 4.\n\nAnswer: 4"
+
+
+def test_reasoning_that_already_ends_with_the_answer_is_the_answer() -> None:
+    assert with_work("Answer: 4", "2 + 2 = 4.\nAnswer: 4") == "2 + 2 = 4.\nAnswer: 4"
+
+
+def test_an_answer_that_carries_its_own_work_is_kept_as_written() -> None:
+    assert with_work("2 + 2 = 4\nAnswer: 4", "let me think") == "2 + 2 = 4\nAnswer: 4"
+    assert with_work("4", "") == "4"
+
+
+def test_tool_call_markup_is_not_reasoning() -> None:
+    text = 'Work: 2 + 2 = 4.\n<tool_call>{"name": "new_answer", "arguments": {"content": "4"}}</tool_call>'
+    assert with_work("4", text) == "Work: 2 + 2 = 4.\n\n4"

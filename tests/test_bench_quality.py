@@ -1,0 +1,55 @@
+"""bench.quality: the scoring is exact, and a benchmark continues from its answers file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from bench import quality
+
+
+def test_wilson_interval_and_majority_vote() -> None:
+    low, high = quality.wilson(7, 15)
+    assert round(low, 3) == 0.248 and round(high, 3) == 0.699
+    assert quality.majority([3, None, 5, 5, 3]) == 3  # a tie goes to the answer seen first
+    assert quality.majority([None]) is None
+    assert quality.extract("2 + 3 * 4 = 14\nAnswer: 14") == 14
+    assert quality.extract("so the total is 1,089.") == 1089
+
+
+def test_the_generated_problems_are_the_issues() -> None:
+    tasks = quality.arithmetic_tasks(15, 0)
+    assert len(tasks) == 15 and tasks[0].expected == 27 + 12 * 24 + 28 - 13 * 1
+    assert "27 + 12 * 24 + 28 - 13 * 1" in tasks[0].question
+
+
+def test_a_benchmark_run_is_resumable_and_reports_every_method(tmp_path: Path, capsys: pytest.CaptureFixture[str]
+                                                               ) -> None:
+    config = tmp_path / "team.yaml"
+    agent = {"type": "scripted", "on_exhausted": "repeat_last",
+             "script": [[{"text": "27 + 288 + 28 - 13 = 330\nAnswer: 330"}, {"new_answer": "Answer: 330"}]]}
+    config.write_text(yaml.safe_dump({
+        "agents": [{"id": "a", "backend": agent}, {"id": "b", "backend": agent}],
+        "orchestrator": {"final_answer_strategy": "winner_reuse"},
+    }))
+    out = tmp_path / "out"
+    args = ["--config", str(config), "--n", "2", "--samples", "3", "--out", str(out)]
+    quality.main(args)
+    rows = [json.loads(line) for line in (out / "answers.jsonl").read_text().splitlines()]
+    assert len(rows) == 2 * (3 + 1)
+    first = [r for r in rows if r["task_id"] == "arith-0-0"]
+    assert all(r["correct"] for r in first) and all(not r["correct"] for r in rows if r["task_id"] != "arith-0-0")
+    team = next(r for r in first if r["method"] == "team")
+    assert team["calls"] == 4 and team["status"] == "completed"  # 2 answers, 2 agreements
+    table = capsys.readouterr().out
+    assert "| one call | 1/2 |" in table and "| majority of 3 | 1/2 |" in table and "| team | 1/2 |" in table
+
+    quality.main(args)  # everything is in the answers file: nothing runs again
+    assert len((out / "answers.jsonl").read_text().splitlines()) == len(rows)
+    (out / "answers.jsonl").write_text("\n".join(json.dumps(r) for r in rows[:-1]) + '\n{"torn')
+    quality.main(args)  # a killed run (torn last line) continues with what is missing
+    again = [json.loads(line) for line in (out / "answers.jsonl").read_text().splitlines() if line.endswith("}")]
+    assert len(again) == len(rows)
