@@ -29,6 +29,7 @@ from massgen.messages.coordination import (
     VoteProposed,
 )
 from massgen.messages.envelope import MESSAGE_TYPES, SYSTEM, Message, Sender, new_msg_id
+from massgen.messages.files import ContextChanged, SnapshotTaken, ToolDenied
 from massgen.messages.mcp import (
     McpCallTool,
     McpCancelCall,
@@ -85,6 +86,7 @@ __all__ = [
     "ChatMessage",
     "ChildFailed",
     "ChildStarted",
+    "ContextChanged",
     "DeadLetter",
     "DeadlineExpired",
     "FinalPresented",
@@ -113,6 +115,7 @@ __all__ = [
     "Sender",
     "SetLiveAgents",
     "SetRunTimeout",
+    "SnapshotTaken",
     "StartTurn",
     "StreamError",
     "StreamEvent",
@@ -123,6 +126,7 @@ __all__ = [
     "ToolCallEvent",
     "ToolCallRequested",
     "ToolCallResult",
+    "ToolDenied",
     "ToolSpec",
     "TurnCorrection",
     "TurnFailed",
