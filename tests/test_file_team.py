@@ -1,0 +1,184 @@
+"""File workflows in whole team runs: workspaces, snapshots, context paths and the presenter's diff."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+from massgen.configs import ConfigError, validate_data
+from massgen.files import RunFiles
+from massgen.messages import AnswerEntry, AnswerView
+from tests.support import assert_trace_invariants, of_type, records, run_team, scripted, step, team_config
+
+
+def _digest(root: Path) -> str:
+    entries = []
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        relative = path.relative_to(root).as_posix()
+        entries.append(f"{relative}\0{hashlib.sha256(path.read_bytes()).hexdigest()}\n")
+    return hashlib.sha256("".join(entries).encode()).hexdigest()
+
+
+def test_agents_write_in_parallel_in_their_own_workspaces_and_read_each_others_snapshots(tmp_path: Path) -> None:
+    after_b = {"when_answers": ["agent2"]}
+    a = scripted(
+        "a",
+        [step(tool="write_file", args={"path": "same.txt", "content": "from a"})],
+        [step(new_answer="a: {last_tool_result}")],
+        [step(**after_b), step(tool="read_file", args={"path": "agent2.1/same.txt"})],
+        [step(**after_b), step(tool="write_file", args={"path": "agent2.1/same.txt", "content": "overwritten"})],
+        [step(**after_b), step(vote="agent1", reason="mine")],
+    )
+    b = scripted(
+        "b",
+        [step(tool="write_file", args={"path": "same.txt", "content": "from b"})],
+        [step(new_answer="b: {last_tool_result}")],
+        [step(when_answers=["agent1"]), step(vote="agent1", reason="fine")],
+    )
+    config = team_config(a, b, orchestrator={"workspaces": True})
+    result = run_team(config, tmp_path)
+    assert result.status == "completed", result.reason
+
+    workspaces = tmp_path / "workspaces" / result.run_id
+    assert (workspaces / "a" / "same.txt").read_text() == "from a"
+    assert (workspaces / "b" / "same.txt").read_text() == "from b"
+    snaps = result.log_dir / "snapshots"
+    assert (snaps / "agent1.1" / "same.txt").read_text() == "from a"
+    assert (snaps / "agent2.1" / "same.txt").read_text() == "from b"
+    assert not stat.S_IMODE((snaps / "agent2.1" / "same.txt").stat().st_mode) & 0o222
+
+    trace = records(result)
+    assert_trace_invariants(trace)
+    taken = {r["payload"]["label"]: r["payload"] for r in of_type(trace, "SnapshotTaken")}
+    assert set(taken) == {"agent1.1", "agent2.1"}
+    for label, info in taken.items():
+        assert info["digest"] == _digest(snaps / label) and info["files"] == 1
+    reads = [r["payload"] for r in of_type(trace, "ToolCallResult") if r["payload"]["name"] == "read_file"]
+    assert reads and reads[0]["content"] == "from b" and not reads[0]["is_error"]
+    denials = [r["payload"] for r in of_type(trace, "ToolDenied")]
+    assert [(d["agent"], d["tool"], d["path"]) for d in denials] == [("a", "write_file", "agent2.1/same.txt")]
+    assert "read-only" in denials[0]["reason"]
+    failed_write = [r["payload"] for r in of_type(trace, "ToolCallResult") if r["payload"]["is_error"]]
+    assert failed_write[0]["content"].startswith("Permission denied")
+    metadata = yaml.safe_load((result.log_dir / "execution_metadata.yaml").read_text())
+    assert {s["label"]: s["digest"] for s in metadata["snapshots"]} == {k: v["digest"] for k, v in taken.items()}
+
+
+def test_workspace_paths_in_answers_are_rewritten_for_each_reader(tmp_path: Path) -> None:
+    config = team_config(scripted("a"), scripted("b"), {"id": "c", "backend": {"type": "claude_code"}},
+                         orchestrator={"workspaces": True})
+    files = RunFiles.prepare(config, "q", "run1", tmp_path / "logs")
+    assert files is not None
+    from massgen.actors.team import agent_specs
+
+    files.attach(agent_specs(config))
+    a_file = files.workspace("a") / "src" / "x.py"
+    view = AnswerView(version=1, answers=(AnswerEntry(agent="agent1", label="agent1.2", content=f"see {a_file}"),))
+    assert files.rewrite(view, "a").answers[0].content == f"see {a_file}"  # its own path, as it wrote it
+    assert files.rewrite(view, "b").answers[0].content == "see agent1.2/src/x.py"  # a path its tools resolve
+    cli_view = files.rewrite(view, "c").answers[0].content  # a CLI reads the snapshot by absolute path
+    assert cli_view == f"see {files.snapshots_dir / 'agent1.2' / 'src' / 'x.py'}"
+    assert "/a/" not in cli_view.replace(str(files.log_dir), "")  # the author's id is not shown
+
+
+def _git(repo: Path, *args: str) -> str:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
+    done = subprocess.run(["git", *args], cwd=repo, env=env, capture_output=True, text=True, check=True, timeout=30)
+    return done.stdout
+
+
+@pytest.fixture
+def checkout(tmp_path: Path) -> Path:
+    repo = tmp_path / "project"
+    repo.mkdir()
+    (repo / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+    (repo / "README.md").write_text("# calc\n")
+    _git(repo, "init", "-q")
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-q", "-m", "start")
+    return repo
+
+
+TEST_FILE = "from calc import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n"
+
+
+def test_only_the_presenter_writes_a_writable_context_path_leaving_a_clean_git_diff(
+    tmp_path: Path, checkout: Path
+) -> None:
+    calc, readme, tests = str(checkout / "calc.py"), str(checkout / "README.md"), str(checkout / "test_calc.py")
+    a = scripted(
+        "a",
+        [step(tool="read_file", args={"path": calc})],
+        [step(tool="write_file", args={"path": tests, "content": "too early"})],
+        [step(new_answer="Add test_calc.py with a test of add(); mention it in the README.")],
+        present_script=[
+            [step(tool="write_file", args={"path": tests, "content": TEST_FILE}),
+             step(tool="edit_file", args={"path": readme, "old": "# calc\n", "new": "# calc\n\nRun `pytest`.\n"}),
+             step(tool="edit_file", args={"path": calc, "old": "a + b", "new": "a - b"}),
+             step(tool="write_file", args={"path": str(checkout / ".git" / "config"), "content": "x"})],
+            [step(text="Added test_calc.py and a line in README.md.")],
+        ],
+    )
+    b = scripted("b", [step(when_answers=["agent1"]), step(tool="write_file", args={"path": readme, "content": "b"})],
+                 [step(when_answers=["agent1"]), step(vote="agent1", reason="good plan")])
+    context = {"path": str(checkout), "permission": "write", "protected_paths": ["calc.py"]}
+    result = run_team(team_config(a, b, orchestrator={"context_paths": [context]}), tmp_path,
+                      question="Add tests to this project")
+    assert result.status == "completed", result.reason
+
+    assert _git(checkout, "status", "--porcelain").splitlines() == [" M README.md", "?? test_calc.py"]
+    assert _git(checkout, "diff").count("+Run `pytest`.") == 1
+    assert (checkout / "test_calc.py").read_text() == TEST_FILE
+    assert (checkout / "calc.py").read_text() == "def add(a, b):\n    return a + b\n"
+    done = subprocess.run(["python3", "-c", "import test_calc; test_calc.test_add()"], cwd=checkout, timeout=30)
+    assert done.returncode == 0
+
+    trace = records(result)
+    assert_trace_invariants(trace)
+    denied = {(d["payload"]["agent"], Path(d["payload"]["path"]).name): d["payload"]["reason"]
+              for d in of_type(trace, "ToolDenied")}
+    assert set(denied) == {("a", "test_calc.py"), ("b", "README.md"), ("a", "calc.py"), ("a", "config")}
+    assert "only the final presenter may write" in denied[("a", "test_calc.py")]
+    assert "only the final presenter may write" in denied[("b", "README.md")]
+    assert "protected" in denied[("a", "calc.py")] and "protected" in denied[("a", "config")]
+
+    changed = {(Path(f["path"]).name, f["change"]) for f in of_type(trace, "ContextChanged")[0]["payload"]["files"]}
+    assert changed == {("README.md", "modified"), ("test_calc.py", "added")}
+    diff = (result.log_dir / "context_changes.diff").read_text()
+    assert "+++ b/test_calc.py" in diff and "+Run `pytest`." in diff and "calc.py\n" not in diff.split("test_")[0]
+    assert result.final_answer is not None
+    assert result.final_answer.startswith("Added test_calc.py")
+    assert tests in result.final_answer and readme in result.final_answer
+    metadata = yaml.safe_load((result.log_dir / "execution_metadata.yaml").read_text())
+    assert {Path(f["path"]).name for f in metadata["files"]["changed_files"]} == {"README.md", "test_calc.py"}
+    assert metadata["files"]["diff"] == str(result.log_dir / "context_changes.diff")
+
+
+def test_a_missing_context_path_is_a_config_error_naming_context_paths(tmp_path: Path) -> None:
+    data = {"agents": [scripted("a")], "orchestrator": {"context_paths": [{"path": str(tmp_path / "nope")}]}}
+    with pytest.raises(ConfigError, match=r"orchestrator\.context_paths\[0\]\.path: .*not an existing directory"):
+        validate_data(data, "team.yaml")
+
+
+def test_a_missing_sandbox_is_a_config_error_never_a_fallback(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))  # no bwrap, no docker
+    for mode, needs in (("sandbox", "bubblewrap"), ("docker", "Docker")):
+        data = {"agents": [scripted("a")], "orchestrator": {"command_execution": mode}}
+        with pytest.raises(ConfigError, match=rf"orchestrator\.command_execution: .*{needs}"):
+            validate_data(data, "team.yaml")
+
+
+def test_question_mentions_add_context_paths_read_only_or_writable(tmp_path: Path, checkout: Path) -> None:
+    config = team_config(scripted("a"))
+    question = f"Review @{checkout} and fix @{checkout / 'calc.py'}:w, then mail @someone"
+    files = RunFiles.prepare(config, question, "run2", tmp_path / "logs")
+    assert files is not None
+    assert [(c.path, c.writable) for c in files.contexts] == [(checkout, False), (checkout, True)]
+    assert files.baselines  # the writable one has a baseline to diff against
