@@ -215,7 +215,7 @@ class Team:
             self._done.set()
 
     def start(self) -> Team:
-        files = RunFiles.prepare(self.config, self.question, self.run_id, self.log_dir)
+        files = RunFiles.prepare(self.config, self.run_id, self.log_dir)
         specs = agent_specs(self.config, self.client_tools)
         self._trace = TraceWriter.start(self.log_dir, self._subscribers)
         self._ctx = RunContext(self.run_id, self._trace)

@@ -7,7 +7,14 @@ One concept per module: ``permissions`` (the one check before every file operati
 """
 
 from massgen.files.permissions import Checked, PathDenied, PathGuard, Root
-from massgen.files.workspace import AgentFiles, ContextPath, RunFiles, question_context_paths, workspace_base
+from massgen.files.workspace import (
+    AgentFiles,
+    ContextPath,
+    RunFiles,
+    question_context_paths,
+    with_context_paths,
+    workspace_base,
+)
 
 __all__ = [
     "AgentFiles",
@@ -18,5 +25,6 @@ __all__ = [
     "Root",
     "RunFiles",
     "question_context_paths",
+    "with_context_paths",
     "workspace_base",
 ]

@@ -14,7 +14,7 @@ import asyncio
 import dataclasses
 import os
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -60,6 +60,22 @@ def question_context_paths(question: str) -> list[ContextPath]:
     return found
 
 
+def with_context_paths(config: TeamConfig, question: str = "", cwd_context: str | None = None) -> TeamConfig:
+    """``config`` plus the context paths a user named at the terminal: ``@path`` / ``@path:w`` in the
+    question and ``--cwd-context ro|rw``. Only terminal surfaces call this: a question that arrives
+    over HTTP must not choose what the team may write."""
+    from massgen.configs.schema import ContextPathConfig
+
+    added = [ContextPathConfig(path=str(c.path), permission="write" if c.writable else "read")
+             for c in question_context_paths(question)]
+    if cwd_context is not None:
+        added.append(ContextPathConfig(path=os.getcwd(), permission="write" if cwd_context == "rw" else "read"))
+    if not added:
+        return config
+    rules = config.orchestrator.model_copy(update={"context_paths": [*config.orchestrator.context_paths, *added]})
+    return config.model_copy(update={"orchestrator": rules})
+
+
 @dataclass
 class RunFiles:
     run_id: str
@@ -74,13 +90,11 @@ class RunFiles:
     baselines: dict[Path, Path] = field(default_factory=dict)  # writable context -> its baseline copy
 
     @classmethod
-    def prepare(cls, config: TeamConfig, question: str, run_id: str, log_dir: Path,
-                extra: Sequence[ContextPath] = ()) -> RunFiles | None:
+    def prepare(cls, config: TeamConfig, run_id: str, log_dir: Path) -> RunFiles | None:
         """The run's file state, or None when no agent works with files."""
         rules = config.orchestrator
         contexts = [ContextPath(Path(os.path.expanduser(c.path)).resolve(), c.permission == "write",
                                 tuple(c.protected_paths)) for c in rules.context_paths]
-        contexts += [*extra, *question_context_paths(question)]
         everyone = rules.workspaces or bool(contexts) or rules.command_execution != "off"
         agents = {a.id for a in config.agents if everyone or a.backend.cwd}
         if not agents:

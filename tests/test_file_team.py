@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 import yaml
+from support import assert_trace_invariants, of_type, records, run_team, scripted, step, team_config
 
 from massgen.configs import ConfigError, validate_data
-from massgen.files import RunFiles
+from massgen.files import RunFiles, with_context_paths
 from massgen.messages import AnswerEntry, AnswerView
-from tests.support import assert_trace_invariants, of_type, records, run_team, scripted, step, team_config
 
 
 def _digest(root: Path) -> str:
@@ -73,7 +73,7 @@ def test_agents_write_in_parallel_in_their_own_workspaces_and_read_each_others_s
 def test_workspace_paths_in_answers_are_rewritten_for_each_reader(tmp_path: Path) -> None:
     config = team_config(scripted("a"), scripted("b"), {"id": "c", "backend": {"type": "claude_code"}},
                          orchestrator={"workspaces": True})
-    files = RunFiles.prepare(config, "q", "run1", tmp_path / "logs")
+    files = RunFiles.prepare(config, "run1", tmp_path / "logs")
     assert files is not None
     from massgen.actors.team import agent_specs
 
@@ -175,10 +175,13 @@ def test_a_missing_sandbox_is_a_config_error_never_a_fallback(monkeypatch: pytes
             validate_data(data, "team.yaml")
 
 
-def test_question_mentions_add_context_paths_read_only_or_writable(tmp_path: Path, checkout: Path) -> None:
-    config = team_config(scripted("a"))
+def test_question_mentions_and_cwd_context_add_context_paths(
+    tmp_path: Path, checkout: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
     question = f"Review @{checkout} and fix @{checkout / 'calc.py'}:w, then mail @someone"
-    files = RunFiles.prepare(config, question, "run2", tmp_path / "logs")
+    config = with_context_paths(team_config(scripted("a")), question, cwd_context="ro")
+    files = RunFiles.prepare(config, "run2", tmp_path / "logs")
     assert files is not None
-    assert [(c.path, c.writable) for c in files.contexts] == [(checkout, False), (checkout, True)]
-    assert files.baselines  # the writable one has a baseline to diff against
+    assert [(c.path, c.writable) for c in files.contexts] == [(checkout, False), (checkout, True), (tmp_path, False)]
+    assert list(files.baselines) == [checkout]  # the writable one has a baseline to diff against

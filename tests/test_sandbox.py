@@ -12,9 +12,9 @@ from pathlib import Path
 
 import psutil
 import pytest
+from support import of_type, records, run_team, scripted, step, team_config, unavailable
 
 from massgen.files.sandbox import CommandResult, run_command
-from tests.support import of_type, records, run_team, scripted, step, team_config, unavailable
 
 if shutil.which("bwrap") is None:
     unavailable("bubblewrap (bwrap) is not installed (Debian package bubblewrap)", module=True)
