@@ -88,6 +88,7 @@ class AgentActor(TracedActor):
             context = backends.BackendContext(
                 agent_id=self.spec.agent_id, incarnation=self.incarnation, run_id=self.ctx.run_id,
                 on_event=self._backend_event,
+                files=self.spec.files.scope(self.spec.agent_id) if self.spec.files else None,
             )
             self._backend = backends.create(self.spec.config.backend, context)
             self._run(self._backend.start()).result()

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from massgen.backends.base import FileScope
 from massgen.files import changes, sandbox, snapshots
 from massgen.files.file_tools import SPECS, FileOps, ToolArgumentError
 from massgen.files.permissions import PathDenied, PathGuard, Root
@@ -104,6 +105,9 @@ class RunFiles:
         files.cli_agents = {a.id for a in config.agents if a.backend.type in CLI_BACKENDS}
         for agent in agents:
             files.workspace(agent).mkdir(parents=True, exist_ok=True)
+        for path in (files.base, files.log_dir):
+            _ignore_run_state(path)
+        files.snapshots_dir.mkdir(parents=True, exist_ok=True)  # an agent CLI is given it with --add-dir
         for index, context in enumerate(c for c in contexts if c.writable):
             files.baselines[context.path] = files.log_dir / "context_baseline" / str(index)
             changes.baseline(context.path, files.baselines[context.path])
@@ -121,6 +125,16 @@ class RunFiles:
     def hidden(self) -> tuple[Path, ...]:
         """Run state that no agent may read through a context path that happens to contain it."""
         return (self.base, self.log_dir, *(c.path / ".massgen" for c in self.contexts))
+
+    def scope(self, agent_id: str) -> FileScope:
+        """The same rules for an agent CLI's own file tools (claude_code turns them into permission rules)."""
+        return FileScope(
+            workspace=self.workspace(agent_id),
+            read=(*(c.path for c in self.contexts), self.snapshots_dir),
+            write_presenting=tuple(c.path for c in self.contexts if c.writable),
+            protected=tuple(Path(os.path.normpath(c.path / p)) for c in self.contexts for p in (*c.protected, ".git")),
+            hidden=tuple(p for p in self.hidden() if p != self.base),
+        )
 
     def attach(self, specs: list[AgentSpec]) -> list[AgentSpec]:
         """The specs with ``files`` set and each CLI backend's ``cwd`` moved to its workspace."""
@@ -192,6 +206,17 @@ class RunFiles:
 
     def agent(self, agent_id: str, emit: Emit) -> AgentFiles:
         return AgentFiles(self, agent_id, emit)
+
+
+def _ignore_run_state(path: Path) -> None:
+    """A ``.massgen`` folder inside a checkout ignores itself, so the user's ``git status`` stays clean."""
+    state = next((p for p in (path, *path.parents) if p.name == ".massgen"), None)
+    marker = state / ".gitignore" if state is not None else None
+    if marker is not None and not marker.exists():
+        try:
+            marker.write_text("# massgen run state (workspaces, logs, snapshots)\n*\n", encoding="utf-8")
+        except OSError:
+            pass
 
 
 class AgentFiles:
