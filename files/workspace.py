@@ -146,8 +146,25 @@ class RunFiles:
                 continue
             backend = spec.config.backend.model_copy(update={"cwd": str(self.workspace(spec.agent_id))})
             config = spec.config.model_copy(update={"backend": backend})
-            attached.append(dataclasses.replace(spec, config=config, files=self))
+            note = self.note(spec.agent_id)
+            system = f"{spec.settings.system_message}\n\n{note}" if spec.settings.system_message else note
+            settings = dataclasses.replace(spec.settings, system_message=system)
+            attached.append(dataclasses.replace(spec, config=config, settings=settings, files=self))
         return attached
+
+    def note(self, agent_id: str) -> str:
+        """What the model is told about its files (appended to its system message)."""
+        cli = agent_id in self.cli_agents
+        lines = [f"Files: your workspace is {self.workspace(agent_id)}"
+                 + ("" if cli else " (file tool paths are relative to it)") + "; only you write there."]
+        for context in self.contexts:
+            rule = "read-only; the final presenter writes it" if context.writable else "read-only"
+            lines.append(f"Context path {context.path}: {rule}.")
+        where = f"{self.snapshots_dir}/<label>/" if cli else "<label>/ (e.g. agent2.1/)"
+        lines.append(f"Other agents' files, as of each answer, are read-only under {where}.")
+        if self.command_mode != "off" and not cli:
+            lines.append("run_command runs a shell command in your workspace, in a sandbox without network.")
+        return "\n".join(lines)
 
     # -- the supervisor's side -----------------------------------------------------------------------
 

@@ -6,6 +6,7 @@ import hashlib
 import os
 import stat
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ import yaml
 from support import assert_trace_invariants, of_type, records, run_team, scripted, step, team_config
 
 from massgen.configs import ConfigError, validate_data
-from massgen.files import RunFiles, with_context_paths
+from massgen.files import PathDenied, RunFiles, with_context_paths
 from massgen.messages import AnswerEntry, AnswerView
 
 
@@ -185,3 +186,49 @@ def test_question_mentions_and_cwd_context_add_context_paths(
     assert files is not None
     assert [(c.path, c.writable) for c in files.contexts] == [(checkout, False), (checkout, True), (tmp_path, False)]
     assert list(files.baselines) == [checkout]  # the writable one has a baseline to diff against
+
+
+def test_the_massgen_command_edits_the_checkout_it_runs_in_with_cwd_context_rw(tmp_path: Path, checkout: Path) -> None:
+    readme = str(checkout / "README.md")
+    team = {
+        "agents": [
+            scripted("a", [step(tool="list_directory", args={"path": str(checkout)})],
+                     [step(new_answer="Mention pytest in the README.")],
+                     present_script=[[step(tool="edit_file", args={"path": readme, "old": "# calc\n",
+                                                                   "new": "# calc\n\nTested with pytest.\n"})],
+                                     [step(text="README.md now says how to test.")]]),
+            scripted("b", [step(when_answers=["agent1"]), step(vote="agent1", reason="ok")]),
+        ],
+    }
+    config = tmp_path / "team.yaml"
+    config.write_text(yaml.safe_dump(team))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MASSGEN_")}  # the project's own .massgen/
+    done = subprocess.run([sys.executable, "-m", "massgen.cli.main", "--automation", "--cwd-context", "rw",
+                           "--config", str(config), "Say how to run the tests"], cwd=checkout, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "STATUS: completed" in done.stdout
+    assert _git(checkout, "status", "--porcelain").splitlines() == [" M README.md"]  # .massgen/ ignores itself
+    assert _git(checkout, "diff").count("+Tested with pytest.") == 1
+    answer_file = Path(next(line.split(": ", 1)[1] for line in done.stdout.splitlines()
+                            if line.startswith("ANSWER_FILE: ")))
+    answer = (checkout / answer_file).read_text() if not answer_file.is_absolute() else answer_file.read_text()
+    assert answer.startswith("README.md now says how to test.") and f"{readme} (modified)" in answer
+    assert (checkout / ".massgen" / "workspaces").is_dir()
+
+
+def test_run_state_inside_a_context_path_is_out_of_reach_of_the_file_tools(
+    tmp_path: Path, checkout: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MASSGEN_WORKSPACE_BASE_DIR", str(checkout / ".massgen" / "workspaces"))
+    config = with_context_paths(team_config(scripted("a"), scripted("b")), cwd_context=None,
+                                question=f"look at @{checkout}")
+    files = RunFiles.prepare(config, "run3", checkout / ".massgen" / "logs" / "run3")
+    assert files is not None
+    (files.workspace("b") / "private.txt").write_text("b's draft")
+    tools = files.agent("a", lambda *args: None)
+    for path in (files.workspace("b") / "private.txt", files.log_dir, checkout / ".massgen"):
+        with pytest.raises(PathDenied, match="run state"):
+            tools.guard().check(str(path), "read")
+    assert tools.guard().check(str(checkout / "calc.py"), "read").path == checkout / "calc.py"
+    assert tools.guard().check("mine.txt", "write").path == files.workspace("a") / "mine.txt"
