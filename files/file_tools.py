@@ -19,6 +19,7 @@ from massgen.messages import ToolSpec
 
 READ_LIMIT_BYTES = 256 * 1024
 SEARCH_LIMIT = 200
+MAX_FILE_BYTES = 16 << 20
 
 
 def _schema(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
@@ -62,6 +63,8 @@ def _text(args: dict[str, Any], key: str, required: bool = True) -> str:
 
 
 def _read_all(fd: int) -> bytes:
+    if os.fstat(fd).st_size > MAX_FILE_BYTES:
+        raise ToolArgumentError(f"the file is larger than {MAX_FILE_BYTES >> 20} MiB")
     chunks = []
     while chunk := os.read(fd, 65536):
         chunks.append(chunk)
@@ -81,12 +84,16 @@ class FileOps:
     def __init__(self, guard: Callable[[], PathGuard]) -> None:
         self.guard = guard
 
-    def run(self, name: str, args: dict[str, Any]) -> str:
-        """The tool's result text; raises ``PathDenied``, ``ToolArgumentError`` or ``OSError``."""
+    def run(self, name: str, args: dict[str, Any], guard: PathGuard | None = None) -> str:
+        """The tool's result text; raises ``PathDenied``, ``ToolArgumentError`` or ``OSError``.
+
+        ``guard``: the rules as they were when the call was made (a call still running in a
+        thread after its turn was cancelled keeps the coordination rules).
+        """
         handler = getattr(self, f"_{name}", None)
         if name not in NAMES or handler is None:
             raise ToolArgumentError(f"unknown tool {name!r}")
-        result: str = handler(self.guard(), args)
+        result: str = handler(guard or self.guard(), args)
         return result
 
     def _read_file(self, guard: PathGuard, args: dict[str, Any]) -> str:

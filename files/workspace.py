@@ -275,7 +275,8 @@ class AgentFiles:
         try:
             if name == sandbox.SPEC.name and self.run.command_mode != "off":
                 return await self._command(arguments)
-            return await asyncio.to_thread(self.ops.run, name, arguments), False
+            guard = self.guard()  # decided now, on the loop, in this call's phase
+            return await asyncio.to_thread(self.ops.run, name, arguments, guard), False
         except PathDenied as denied:
             self.emit(ToolDenied, self.cause, {"agent": self.agent_id, "turn_id": self.turn_id, "tool": name,
                                                "path": denied.path, "reason": denied.reason})
