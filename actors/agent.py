@@ -94,7 +94,9 @@ class AgentActor(TracedActor):
             self._run(self._backend.start()).result()
             io = TurnIO(emit=self._emit, permit=self._permit)
             if self.spec.files is not None and self.spec.config.backend.type not in _NATIVE_FILE_TOOLS:
-                self._files = self.spec.files.agent(self.spec.agent_id, self._emit)
+                backend = self.spec.config.backend
+                self._files = self.spec.files.agent(self.spec.agent_id, self._emit, backend.allowed_tools,
+                                                    backend.exclude_tools)
                 io.extra_tools = self._files.specs()
                 io.tools_in_present = True
             if self.spec.config.backend.mcp_servers and not getattr(self._backend, "handles_mcp_servers", False):

@@ -14,7 +14,7 @@ import asyncio
 import dataclasses
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -221,8 +221,10 @@ class RunFiles:
             answers.append(answer.model_copy(update={"content": content}))
         return view.model_copy(update={"answers": tuple(answers)})
 
-    def agent(self, agent_id: str, emit: Emit) -> AgentFiles:
-        return AgentFiles(self, agent_id, emit)
+    def agent(self, agent_id: str, emit: Emit, allowed: Sequence[str] | None = None,
+              excluded: Sequence[str] = ()) -> AgentFiles:
+        """``allowed``/``excluded``: the backend's ``allowed_tools``/``exclude_tools``, which cover these too."""
+        return AgentFiles(self, agent_id, emit, allowed, excluded)
 
 
 def _ignore_run_state(path: Path) -> None:
@@ -239,8 +241,11 @@ def _ignore_run_state(path: Path) -> None:
 class AgentFiles:
     """One agent's file tools and rules; lives on the agent's loop (phase is set by the actor)."""
 
-    def __init__(self, run: RunFiles, agent_id: str, emit: Emit) -> None:
+    def __init__(self, run: RunFiles, agent_id: str, emit: Emit, allowed: Sequence[str] | None = None,
+                 excluded: Sequence[str] = ()) -> None:
         self.run = run
+        self.allowed = None if allowed is None else set(allowed)
+        self.excluded = set(excluded)
         self.agent_id = agent_id
         self.emit = emit
         self.phase: Literal["turn", "present"] = "turn"
@@ -249,7 +254,9 @@ class AgentFiles:
         self.ops = FileOps(self.guard)
 
     def specs(self) -> tuple[ToolSpec, ...]:
-        return SPECS + ((sandbox.SPEC,) if self.run.command_mode != "off" else ())
+        offered = SPECS + ((sandbox.SPEC,) if self.run.command_mode != "off" else ())
+        return tuple(s for s in offered if s.name not in self.excluded
+                     and (self.allowed is None or s.name in self.allowed))
 
     def begin(self, phase: Literal["turn", "present"], cause: str, turn_id: int, view: AnswerView) -> AnswerView:
         self.phase, self.cause, self.turn_id = phase, cause, turn_id
@@ -273,7 +280,9 @@ class AgentFiles:
 
     async def call(self, name: str, arguments: dict[str, Any]) -> tuple[str, bool]:
         try:
-            if name == sandbox.SPEC.name and self.run.command_mode != "off":
+            if name not in {s.name for s in self.specs()}:
+                return f"unknown tool {name!r}", True
+            if name == sandbox.SPEC.name:
                 return await self._command(arguments)
             guard = self.guard()  # decided now, on the loop, in this call's phase
             return await asyncio.to_thread(self.ops.run, name, arguments, guard), False

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from mcp_support import stdio
 from support import assert_trace_invariants, of_type, records, run_team, scripted, step, team_config
 
 from massgen.configs import ConfigError, validate_data
@@ -232,3 +233,25 @@ def test_run_state_inside_a_context_path_is_out_of_reach_of_the_file_tools(
             tools.guard().check(str(path), "read")
     assert tools.guard().check(str(checkout / "calc.py"), "read").path == checkout / "calc.py"
     assert tools.guard().check("mine.txt", "write").path == files.workspace("a") / "mine.txt"
+
+
+def test_file_tools_and_mcp_tools_share_the_tool_path_and_the_backends_tool_filters(tmp_path: Path) -> None:
+    a = scripted(
+        "a",
+        [step(tool="write_file", args={"path": "w.txt", "content": "weather"}),
+         step(tool="mcp__weather__forecast", args={"city": "Paris"})],
+        [step(tool="delete_file", args={"path": "w.txt"})],
+        [step(new_answer="{last_tool_result}")],
+        mcp_servers=[stdio()], exclude_tools=["delete_file", "mcp__weather__admin_reset"],
+    )
+    result = run_team(team_config(a, orchestrator={"workspaces": True}), tmp_path)
+    assert result.status == "completed", result.reason
+    assert result.final_answer == "unknown tool 'delete_file'"  # excluded: neither offered nor run
+    trace = records(result)
+    offered = of_type(trace, "ModelCallStarted")[0]["payload"]["tools"]
+    assert offered[:2] == ["new_answer", "read_file"] and "delete_file" not in offered
+    assert offered.index("move_file") < offered.index("mcp__weather__forecast")  # file tools first
+    results = {r["payload"]["name"]: r["payload"] for r in of_type(trace, "ToolCallResult")}
+    assert results["mcp__weather__forecast"]["content"] == "Sunny in Paris, 21 C"
+    assert results["write_file"]["content"].endswith("/a/w.txt") and not results["write_file"]["is_error"]
+    assert (tmp_path / "workspaces" / result.run_id / "a" / "w.txt").read_text() == "weather"
