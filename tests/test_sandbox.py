@@ -14,7 +14,7 @@ import psutil
 import pytest
 from support import of_type, records, run_team, scripted, step, team_config, unavailable
 
-from massgen.files.sandbox import CommandResult, run_command
+from massgen.files.sandbox import CommandResult, docker_argv, run_command
 
 if shutil.which("bwrap") is None:
     unavailable("bubblewrap (bwrap) is not installed (Debian package bubblewrap)", module=True)
@@ -133,3 +133,13 @@ def test_an_agent_runs_a_command_through_its_tools_in_a_team_run(tmp_path: Path)
     assert (tmp_path / "workspaces" / result.run_id / "a" / "r.txt").read_text() == "4\n"
     calls = [r["payload"] for r in of_type(records(result), "ToolCallResult")]
     assert [c["name"] for c in calls] == ["run_command"] and not calls[0]["is_error"]
+
+
+def test_the_docker_command_has_the_same_shape_without_network(dirs: dict[str, Path]) -> None:
+    # No Docker engine is reachable on these machines: only the command line is checked here.
+    argv = docker_argv("make test", dirs["ws"], (dirs["ctx"],), "massgen-cmd-1", 60)
+    assert argv[:3] == ["docker", "run", "--rm"] and argv[-3:] == ["/bin/sh", "-c", "make test"]
+    assert argv[argv.index("--network") + 1] == "none" and argv[argv.index("--name") + 1] == "massgen-cmd-1"
+    mounts = [argv[i + 1] for i, arg in enumerate(argv) if arg == "-v"]
+    assert mounts == [f"{dirs['ws']}:{dirs['ws']}", f"{dirs['ctx']}:{dirs['ctx']}:ro"]
+    assert argv[argv.index("-w") + 1] == str(dirs["ws"]) and "cpu=60" in argv
