@@ -255,3 +255,12 @@ def test_file_tools_and_mcp_tools_share_the_tool_path_and_the_backends_tool_filt
     assert results["mcp__weather__forecast"]["content"] == "Sunny in Paris, 21 C"
     assert results["write_file"]["content"].endswith("/a/w.txt") and not results["write_file"]["is_error"]
     assert (tmp_path / "workspaces" / result.run_id / "a" / "w.txt").read_text() == "weather"
+
+
+def test_a_repl_question_may_name_paths_too(tmp_path: Path, checkout: Path) -> None:
+    from massgen.cli.repl.session import Conversation
+
+    conversation = Conversation(team_config(scripted("a")), "test config")
+    team = conversation.new_team(f"Fix @{checkout}:w please", [])
+    assert [(c.path, c.permission) for c in team.config.orchestrator.context_paths] == [(str(checkout), "write")]
+    assert conversation.config.orchestrator.context_paths == []  # for this question only
