@@ -54,7 +54,8 @@ class Root:
     def make(name: str, path: str | Path, writable: bool = False, protected: tuple[str | Path, ...] = (),
              alias: str | None = None, hidden: bool = False) -> Root:
         real = Path(os.path.realpath(path))
-        guarded = tuple(Path(os.path.normpath(real / p)) for p in protected)
+        # realpath: a protected path named through a symlinked prefix still matches what is checked
+        guarded = tuple(Path(os.path.realpath(real / p)) for p in protected)
         return Root(name, real, writable, guarded, alias, hidden)
 
 

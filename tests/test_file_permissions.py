@@ -142,3 +142,12 @@ def test_the_tools_do_what_their_names_say(tree: dict[str, Path]) -> None:
     assert (tree["ws"] / "c" / "d.txt").read_text() == "one\n2\nthree\n"
     files.run("delete_file", {"path": "c/d.txt"})
     assert not (tree["ws"] / "c" / "d.txt").exists()
+
+
+def test_a_protected_path_named_through_a_symlink_still_protects(tree: dict[str, Path], tmp_path: Path) -> None:
+    (tmp_path / "alias").symlink_to(tree["ctx"])
+    rules = PathGuard(Root.make("workspace", tree["ws"], writable=True),
+                      [Root.make("context", tmp_path / "alias", writable=True,
+                                 protected=(str(tmp_path / "alias" / "src"),))])
+    with pytest.raises(PathDenied, match="protected"):
+        rules.check(str(tree["ctx"] / "src" / "app.py"), "write")
