@@ -13,7 +13,7 @@ import concurrent.futures
 import threading
 from collections.abc import Coroutine
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from massgen import backends
 from massgen.actors.mcp_tools import AgentTools
@@ -36,6 +36,9 @@ from massgen.messages import (
     StartTurn,
 )
 
+if TYPE_CHECKING:
+    from massgen.files import AgentFiles, RunFiles
+
 _PERMIT_TIMEOUT_S = 30.0
 _CLOSE_TIMEOUT_S = 2.0
 
@@ -48,6 +51,11 @@ class AgentSpec:
     label: str
     config: AgentConfig
     settings: TurnSettings
+    files: RunFiles | None = None  # workspace, file tools, snapshots (massgen/files)
+
+
+# Backends whose CLI has file tools of its own: confined by their own settings, not offered ours.
+_NATIVE_FILE_TOOLS = frozenset({"claude_code", "antigravity_cli"})
 
 
 def _describe(exc: BaseException) -> str:
@@ -67,6 +75,7 @@ class AgentActor(TracedActor):
         self._turn_id: int | None = None
         self._cause: str | None = None  # the StartTurn/PresentFinal being worked on
         self._tools: AgentTools | None = None  # MCP tools; None when the backend has no mcp_servers
+        self._files: AgentFiles | None = None  # file tools; None when the agent has no workspace
 
     # -- life cycle -------------------------------------------------------------------------
 
@@ -79,14 +88,23 @@ class AgentActor(TracedActor):
             context = backends.BackendContext(
                 agent_id=self.spec.agent_id, incarnation=self.incarnation, run_id=self.ctx.run_id,
                 on_event=self._backend_event,
+                files=self.spec.files.scope(self.spec.agent_id) if self.spec.files else None,
             )
             self._backend = backends.create(self.spec.config.backend, context)
             self._run(self._backend.start()).result()
             io = TurnIO(emit=self._emit, permit=self._permit)
+            if self.spec.files is not None and self.spec.config.backend.type not in _NATIVE_FILE_TOOLS:
+                backend = self.spec.config.backend
+                self._files = self.spec.files.agent(self.spec.agent_id, self._emit, backend.allowed_tools,
+                                                    backend.exclude_tools)
+                io.extra_tools = self._files.specs()
+                io.tools_in_present = True
             if self.spec.config.backend.mcp_servers and not getattr(self._backend, "handles_mcp_servers", False):
                 self._tools = AgentTools(self.spec.agent_id, self.incarnation,
                                          self.spec.config.backend.mcp_servers, io, self._emit)
                 io.call_tool = self._tools.call
+            if self._files is not None:
+                io.call_tool = self._files.chain(io.call_tool)
             self._runner = TurnRunner(self._backend, io, self.spec.settings)
         except Exception as exc:
             self.send(self.supervisor, ChildFailed, name=self.name, incarnation=self.incarnation,
@@ -126,7 +144,8 @@ class AgentActor(TracedActor):
             self._begin(message.turn_id, "present", message)
         elif isinstance(message, InjectAnswers) and self._is_current(message.turn_id):
             if self._loop is not None and self._runner is not None:
-                self._loop.call_soon_threadsafe(self._runner.inject, message.view)
+                view = self._files.rewrite(message.view) if self._files else message.view
+                self._loop.call_soon_threadsafe(self._runner.inject, view)
         elif isinstance(message, CancelTurn) and self._is_current(message.turn_id):
             assert self._turn is not None
             self._turn.cancel()
@@ -144,6 +163,9 @@ class AgentActor(TracedActor):
         if self._turn is not None:
             self._turn.cancel()
         self._turn_id, self._cause = turn_id, message.msg_id
+        if self._files is not None:  # this phase's rules; workspace paths in answers as this reader sees them
+            view = self._files.begin(kind, message.msg_id, turn_id, message.view)
+            message = message.model_copy(update={"view": view})
         if kind == "turn":
             assert isinstance(message, StartTurn)
             coro = self._runner.run_turn(message)

@@ -42,6 +42,7 @@ class AgentTools:
         self._ids = (f"{agent_id}#{incarnation}:mcp{n}" for n in itertools.count(1))
         self._settled = asyncio.Event()
         self._ready_cap = max((s.start_timeout_seconds for s in servers), default=0.0)
+        self._fixed = io.extra_tools  # tools offered before these (the file tools), kept first
         self._update()
 
     # -- messages, on the loop thread ----------------------------------------------------------
@@ -62,7 +63,7 @@ class AgentTools:
 
     def _update(self) -> None:
         """The model is offered exactly the listed tools of the servers not withdrawn, in config order."""
-        self.io.extra_tools = tuple(t for name in self.servers for t in self._tools.get(name, ()))
+        self.io.extra_tools = self._fixed + tuple(t for name in self.servers for t in self._tools.get(name, ()))
         if all(name in self._tools or name in self._withdrawn for name in self.servers):
             self._settled.set()
 

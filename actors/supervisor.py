@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import pykka
 
@@ -40,6 +40,7 @@ from massgen.messages import (
     CancelTurn,
     ChildFailed,
     ChildStarted,
+    ContextChanged,
     DeadLetter,
     DeadlineExpired,
     FinalPresented,
@@ -59,6 +60,7 @@ from massgen.messages import (
     RunStatus,
     SetLiveAgents,
     SetRunTimeout,
+    SnapshotTaken,
     StartTurn,
     TallyUpdated,
     Tick,
@@ -69,6 +71,9 @@ from massgen.messages import (
     TurnStarted,
     VoteProposed,
 )
+
+if TYPE_CHECKING:
+    from massgen.files import RunFiles
 
 _STOP_GRACE_S = 3.0
 _ACTIVITY = (
@@ -91,6 +96,8 @@ class RunSpec:
     # Resuming: (agent id, content) of answers accepted by an earlier attempt, and where it logged.
     seed_answers: tuple[tuple[str, str], ...] = ()
     resumed_from: str | None = None
+    # Workspaces, snapshots and context paths (massgen/files); None when no agent works with files.
+    files: RunFiles | None = None
     # Set once the supervisor has stopped its children (agents, MCP servers and their processes).
     # Pykka sets ``actor_stopped`` *before* on_stop runs, so waiting for that is not enough.
     children_stopped: threading.Event = field(default_factory=threading.Event, compare=False, repr=False)
@@ -288,6 +295,9 @@ class Supervisor(TracedActor):
         self.first_done.add(agent_id)
         self.ctx.record(self.make(AnswerAccepted, agent=agent_id, label=answer.label, content=answer.content,
                                   round=self.coord.version, result=answer.result, independent=answer.independent))
+        taken = self.run.files.snapshot(agent_id, answer.label) if self.run.files else None
+        if taken is not None:  # before anyone is shown the answer, so its files are there to read
+            self.ctx.record(self.make(SnapshotTaken, **taken))
         assert self.judge is not None
         self.send(self.judge, InvalidateVotes, reason=f"new answer {answer.label}", round=self.coord.version,
                   answers=self.coord.results())
@@ -478,10 +488,15 @@ class Supervisor(TracedActor):
             status = "failed"
             if "no agent produced an answer" not in reason:
                 reason = f"{reason}; no agent produced an answer"
+        answer = final if final is not None else (chosen.content if chosen else None)
+        changed = self.run.files.changed() if self.run.files else None
+        if changed is not None:  # what the presenter wrote in context paths, listed with the answer
+            self.ctx.record(self.make(ContextChanged, **changed))
+            answer = self.run.files.with_changes(answer, changed) if self.run.files else answer
         self.ctx.record(self.make(
             RunFinished, status=status, reason=reason,
             winner=chosen.agent if chosen else None, winner_label=chosen.label if chosen else None,
-            final_answer=final if final is not None else (chosen.content if chosen else None),
+            final_answer=answer,
             partial=not converged, elapsed_s=round(self.ctx.clock() - self.started, 3),
             model_calls=self.spent.calls, input_tokens=self.spent.input_tokens,
             output_tokens=self.spent.output_tokens, cost_usd=round(self.spent.cost_usd, 6),

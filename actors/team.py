@@ -26,6 +26,7 @@ from massgen.actors.supervisor import RunSpec, Supervisor
 from massgen.actors.trace_writer import Subscriber, TraceWriter
 from massgen.actors.turn import TurnSettings
 from massgen.configs.schema import TeamConfig
+from massgen.files import RunFiles
 from massgen.logs import LogProjection
 from massgen.messages import (
     AnswerNow,
@@ -214,14 +215,16 @@ class Team:
             self._done.set()
 
     def start(self) -> Team:
+        files = RunFiles.prepare(self.config, self.run_id, self.log_dir)
+        specs = agent_specs(self.config, self.client_tools)
         self._trace = TraceWriter.start(self.log_dir, self._subscribers)
         self._ctx = RunContext(self.run_id, self._trace)
         spec = RunSpec(run_id=self.run_id, question=self.question, log_dir=str(self.log_dir),
                        versions=versions(), history=self.history, tick_interval_s=self._tick, turn=self.turn,
                        attempt=self.resume.attempt + 1 if self.resume else 1,
                        seed_answers=self.resume.answers if self.resume else (),
-                       resumed_from=str(self.resume.log_dir) if self.resume else None)
-        ref = Supervisor.start(self._ctx, self.config, spec, agent_specs(self.config, self.client_tools))
+                       resumed_from=str(self.resume.log_dir) if self.resume else None, files=files)
+        ref = Supervisor.start(self._ctx, self.config, spec, files.attach(specs) if files else specs)
         self._run_spec = spec
         self._supervisor = Peer("supervisor", 1, ref)
         return self

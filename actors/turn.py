@@ -66,6 +66,7 @@ class TurnIO:
     permit: Callable[[int, str], CallPermit | None]
     call_tool: ToolExecutor | None = None
     extra_tools: tuple[ToolSpec, ...] = ()
+    tools_in_present: bool = False  # file tools: the presenter writes the context paths
 
 
 @dataclass
@@ -373,11 +374,17 @@ class TurnRunner:
             msg.task, msg.view, msg.votes, msg.own_label, msg.strategy == "synthesize",
             self.settings.system_message, msg.history,
         )
-        request = ModelRequest(
-            messages=tuple(messages), kind="present", temperature=self.settings.temperature,
-            max_tokens=self.settings.max_tokens,
-        )
-        result = await self._call(msg.turn_id, msg.msg_id, request)
+        for _round in range(self.settings.max_tool_rounds + 1):  # the presenter may use its tools (write files)
+            request = ModelRequest(
+                messages=tuple(messages), kind="present", temperature=self.settings.temperature,
+                max_tokens=self.settings.max_tokens, tools=self.io.extra_tools if self.io.tools_in_present else (),
+            )
+            result = await self._call(msg.turn_id, msg.msg_id, request)
+            if not result.calls or not request.tools:
+                break
+            messages.append(ChatMessage(role="assistant", content=result.text, tool_calls=tuple(result.calls)))
+            for call in result.calls:
+                messages.append(await self._run_tool(msg.turn_id, msg.msg_id, call))
         self.io.emit(FinalPresented, msg.msg_id, {"turn_id": msg.turn_id, "content": result.text.strip()})
 
 

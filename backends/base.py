@@ -18,6 +18,17 @@ from massgen.messages.stream import ModelRequest, StreamEvent
 
 
 @dataclass(frozen=True)
+class FileScope:
+    """Where an agent CLI's own file tools may go: decided in ``massgen/files``, enforced by the CLI."""
+
+    workspace: Path
+    read: tuple[Path, ...] = ()  # context paths and snapshots: read-only
+    write_presenting: tuple[Path, ...] = ()  # context paths the final presenter may write
+    protected: tuple[Path, ...] = ()  # never written
+    hidden: tuple[Path, ...] = ()  # run state: never read
+
+
+@dataclass(frozen=True)
 class BackendContext:
     """Facts about where a backend runs that are not part of its config."""
 
@@ -31,6 +42,8 @@ class BackendContext:
     # fallback) so the agent can put them in the trace. Called on the backend's event loop thread;
     # the info dict holds plain JSON values and never a key.
     on_event: Callable[[str, dict[str, Any]], None] | None = field(default=None, compare=False)
+    # Set when the agent works with files (a workspace, context paths): agent CLIs confine their tools to it.
+    files: FileScope | None = None
 
 
 @runtime_checkable

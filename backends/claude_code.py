@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from massgen.backends.base import BackendContext, BackendError
+from massgen.backends.base import BackendContext, BackendError, FileScope
 from massgen.backends.cli_agent import ARGV_PROMPT_LIMIT, CliBackend, CliRun, mcp_server_entries, render_prompt
 from massgen.backends.workflow_mcp import SERVER_NAME, WORKFLOW_TOOLS, tool_name
 from massgen.configs.schema import BackendConfig, ClaudeCodeBackendConfig
@@ -75,10 +75,13 @@ class ClaudeCodeBackend(CliBackend):
         argv += [
             "--output-format", "stream-json", "--verbose",
             "--mcp-config", str(self.mcp_config_path),
-            "--allowedTools", ",".join(allowed),
         ]
-        if self.config.exclude_tools:
-            argv += ["--disallowedTools", ",".join(self.config.exclude_tools)]
+        denied = list(self.config.exclude_tools)
+        if self.context.files is not None:  # the run's file rules as the CLI's permission rules
+            argv += confine(self.context.files, request.kind == "present", allowed, denied)
+        argv += ["--allowedTools", ",".join(allowed)]
+        if denied:
+            argv += ["--disallowedTools", ",".join(denied)]
         if self.config.model:
             argv += ["--model", self.config.model]
         argv += list(self.cc_config.extra_args)
@@ -163,6 +166,28 @@ class ClaudeCodeBackend(CliBackend):
             return events
         events.append(Finish(reason="tool_calls" if self.mcp.recorded else "stop"))
         return events
+
+
+def confine(scope: FileScope, presenting: bool, allowed: list[str], denied: list[str]) -> list[str]:
+    """Permission rules for the CLI's own tools, and the ``--add-dir`` arguments they need.
+
+    In ``-p`` mode a tool use no rule allows is refused, so: reading is allowed, writing only
+    under the workspace (and, for the presenter, the writable context paths); deny rules,
+    which win over allow rules, cover protected paths and run state; ``Bash`` is denied
+    (it would run on the host; ``run_command`` is the sandboxed way). ``//`` starts an
+    absolute path in Claude Code's rule syntax.
+    """
+    writable = [scope.workspace, *(scope.write_presenting if presenting else ())]
+    allowed += ["Read", "Glob", "Grep", "LS"]
+    allowed += [f"{tool}(/{path}/**)" for path in writable for tool in ("Edit", "Write", "MultiEdit")]
+    denied += ["Bash", "NotebookEdit", "WebFetch", "WebSearch"]
+    denied += [f"{tool}(/{path}/**)" for path in scope.protected for tool in ("Edit", "Write", "MultiEdit")]
+    denied += [f"{tool}(/{path})" for path in scope.protected for tool in ("Edit", "Write", "MultiEdit")]
+    denied += [f"{tool}(/{path}/**)" for path in scope.hidden for tool in ("Read", "Edit", "Write")]
+    extra: list[str] = []
+    for path in dict.fromkeys([*scope.read, *scope.write_presenting]):
+        extra += ["--add-dir", str(path)]
+    return extra
 
 
 def _assistant_events(message: dict[str, Any]) -> list[StreamEvent]:

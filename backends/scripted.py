@@ -57,6 +57,7 @@ class ScriptedBackend:
         self.config = config
         self.context = context
         self._played: set[int] = set()
+        self._presented = 0
         self._ids = itertools.count(1)
 
     async def start(self) -> None:
@@ -73,6 +74,10 @@ class ScriptedBackend:
     def _steps_for_call(self, request: ModelRequest) -> list[ScriptStep]:
         script = self.config.script
         if request.kind == "present":
+            if self.config.present_script:
+                index = min(self._presented, len(self.config.present_script) - 1)
+                self._presented += 1
+                return self.config.present_script[index]
             text = self.config.present
             return [ScriptStep(text=text)] if text else []
         in_view = set(request.vote_targets)

@@ -10,9 +10,13 @@ import argparse
 import logging
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from massgen import __version__
 from massgen.cli import exit_codes
+
+if TYPE_CHECKING:
+    from massgen.configs import TeamConfig
 
 EPILOG = """\
 examples:
@@ -41,6 +45,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--orchestrator-timeout", type=float, metavar="SECONDS",
                         help="deadline for the whole run (overrides timeout_settings)")
     parser.add_argument("--validate", metavar="FILE", help="check a config file and exit")
+    parser.add_argument("--cwd-context", choices=("ro", "rw"),
+                        help="let the agents read this directory (rw: the final presenter may also write it); "
+                        "@path and @path:w in the question do the same for one path")
     parser.add_argument("--resume", metavar="LOG_DIR",
                         help="start a new attempt of a run from its log directory, keeping its answers")
     parser.add_argument("--list-examples", action="store_true", help="list the shipped example configs")
@@ -107,7 +114,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         except ConfigError as exc:
             print(f"massgen: {exc}", file=sys.stderr)
             return exit_codes.CONFIG_ERROR
-        return run_repl(config, source, vi=args.vi, timeout=args.orchestrator_timeout)
+        return run_repl(_with_paths(config, "", args), source, vi=args.vi, timeout=args.orchestrator_timeout)
 
     from massgen.cli.oneshot import run_question
     from massgen.configs.defaults import resolve
@@ -117,7 +124,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"massgen: {exc}", file=sys.stderr)
         return exit_codes.CONFIG_ERROR
-    return run_question(config, args.question, automation=args.automation, timeout=args.orchestrator_timeout)
+    return run_question(_with_paths(config, args.question, args), args.question, automation=args.automation,
+                        timeout=args.orchestrator_timeout)
+
+
+def _with_paths(config: TeamConfig, question: str, args: argparse.Namespace) -> TeamConfig:
+    """Context paths named at the terminal (massgen/files): ``@path[:w]`` and ``--cwd-context``."""
+    from massgen.files import with_context_paths
+
+    return with_context_paths(config, question, args.cwd_context)
 
 
 def _resume(args: argparse.Namespace) -> int:

@@ -106,6 +106,8 @@ class ScriptedBackendConfig(BackendConfig):
     script: list[list[ScriptStep]] = Field(default_factory=list)
     # Text of the final presentation; by default the agent's own latest answer.
     present: str | None = None
+    # Steps of the final presentation, one list per model call (tool calls, then text); overrides ``present``.
+    present_script: list[list[ScriptStep]] = Field(default_factory=list)
     # What to do once the script is used up.
     on_exhausted: Literal["vote_first", "repeat_last", "stop"] = "vote_first"
     # Fail while starting, in every incarnation (true) or in the listed ones.
@@ -188,15 +190,51 @@ class Budget(_Strict):
     max_tokens: int | None = Field(default=None, gt=0)
 
 
+class ContextPathConfig(_Strict):
+    """A directory of the user's the agents may read; the final presenter may write it if allowed."""
+
+    path: str = Field(min_length=1)
+    permission: Literal["read", "write"] = "read"
+    # Relative to ``path`` (or absolute inside it): never written, whatever the permission.
+    protected_paths: list[str] = Field(default_factory=list)
+
+    @field_validator("path")
+    @classmethod
+    def _exists(cls, path: str) -> str:
+        import os
+
+        if not os.path.isdir(os.path.expanduser(path)):
+            raise ValueError(f"context path {path!r} is not an existing directory")
+        return path
+
+
 class OrchestratorConfig(_Strict):
     max_new_answers_per_agent: int | None = Field(default=None, gt=0)
     max_new_answers_global: int | None = Field(default=None, gt=0)
     final_answer_strategy: Literal["winner_present", "winner_reuse", "synthesize"] = "winner_present"
-    context_paths: list[Any] = Field(default_factory=list)
+    context_paths: list[ContextPathConfig] = Field(default_factory=list)
+    # Every agent gets a workspace and the file tools (agents with backend.cwd always do).
+    workspaces: bool = False
+    # run_command: in bubblewrap, in a Docker container, or not offered (see files/sandbox.py).
+    command_execution: Literal["sandbox", "docker", "off"] = "off"
+    command_timeout_seconds: float = Field(default=60.0, gt=0)
     max_attempts_per_turn: int = Field(default=3, gt=0)
     max_tool_rounds: int = Field(default=8, gt=0)
     restart: RestartPolicy = Field(default_factory=RestartPolicy)
     budget: Budget = Field(default_factory=Budget)
+
+    @field_validator("command_execution")
+    @classmethod
+    def _sandbox_available(cls, mode: str) -> str:
+        # A missing sandbox is an error here, never a silent fallback to running on the host.
+        import shutil
+
+        if mode == "sandbox" and shutil.which("bwrap") is None:
+            raise ValueError("sandbox needs bubblewrap (bwrap), which is not installed "
+                             "(Debian: apt-get install bubblewrap)")
+        if mode == "docker" and shutil.which("docker") is None:
+            raise ValueError("docker needs the Docker engine and its docker command, which is not installed")
+        return mode
 
 
 class TimeoutSettings(_Strict):

@@ -47,6 +47,7 @@ _TIMELINE_TYPES = {
     "TurnCorrection", "TurnFailed", "ChildFailed", "AgentRestarting", "AgentMarkedFailed",
     "DeadlineExpired", "DeadLetter", "PresentFinal", "FinalPresented", "RunFinished", "CancelRun",
     "AnswerNow", "SetRunTimeout", "KillAgent", "RestartAgent", "ToolCallRequested", "ToolCallResult",
+    "ToolDenied", "SnapshotTaken", "ContextChanged",
 }
 
 
@@ -62,6 +63,8 @@ class LogProjection:
         self.votes: list[dict[str, Any]] = []
         self.events: list[dict[str, Any]] = []
         self.final_presentation: str | None = None
+        self.snapshots: list[dict[str, Any]] = []
+        self.context_changes: dict[str, Any] | None = None
         self.first_ts: float | None = None
         self.last_ts: float | None = None
         self.records = 0
@@ -163,6 +166,12 @@ class LogProjection:
         if agent:
             agent.status = "presenting"
 
+    def _on_SnapshotTaken(self, record: dict[str, Any], p: dict[str, Any]) -> None:
+        self.snapshots.append({k: p[k] for k in ("label", "path", "digest", "files", "bytes")})
+
+    def _on_ContextChanged(self, record: dict[str, Any], p: dict[str, Any]) -> None:
+        self.context_changes = {"changed_files": list(p["files"]), "diff": p["diff_path"]}
+
     def _on_FinalPresented(self, record: dict[str, Any], p: dict[str, Any]) -> None:
         self.final_presentation = p["content"]
 
@@ -232,6 +241,8 @@ class LogProjection:
                 "cost_usd": finished.get("cost_usd", 0.0),
             },
             "result": {k: finished.get(k) for k in ("status", "reason", "winner", "winner_label", "partial")},
+            **({"snapshots": self.snapshots} if self.snapshots else {}),
+            **({"files": self.context_changes} if self.context_changes else {}),
         }
 
     def agent_outputs(self) -> dict[str, str]:

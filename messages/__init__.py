@@ -30,6 +30,7 @@ from massgen.messages.coordination import (
     VoteProposed,
 )
 from massgen.messages.envelope import MESSAGE_TYPES, SYSTEM, Message, Sender, new_msg_id
+from massgen.messages.files import ContextChanged, SnapshotTaken, ToolDenied
 from massgen.messages.mcp import (
     McpCallTool,
     McpCancelCall,
@@ -87,6 +88,7 @@ __all__ = [
     "ChatMessage",
     "ChildFailed",
     "ChildStarted",
+    "ContextChanged",
     "DeadLetter",
     "DeadlineExpired",
     "FinalPresented",
@@ -115,6 +117,7 @@ __all__ = [
     "Sender",
     "SetLiveAgents",
     "SetRunTimeout",
+    "SnapshotTaken",
     "StartTurn",
     "StreamError",
     "StreamEvent",
@@ -125,6 +128,7 @@ __all__ = [
     "ToolCallEvent",
     "ToolCallRequested",
     "ToolCallResult",
+    "ToolDenied",
     "ToolSpec",
     "TurnCorrection",
     "TurnFailed",

@@ -25,6 +25,7 @@ MCP_OWNER_ENV = "MASSGEN_MCP_OWNER_PID"
 @pytest.fixture(autouse=True)
 def _log_base(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MASSGEN_LOG_BASE_DIR", str(tmp_path / "massgen_logs"))
+    monkeypatch.setenv("MASSGEN_WORKSPACE_BASE_DIR", str(tmp_path / "workspaces"))
 
 
 @pytest.fixture(autouse=True)

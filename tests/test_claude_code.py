@@ -239,6 +239,7 @@ def test_a_claude_code_agent_answers_and_votes_in_a_real_team_run(
     assert_trace_invariants(trace)
     accepted = of_type(trace, "AnswerAccepted")
     assert any(r["payload"]["agent"] == "coder" and r["payload"]["content"] == "2 + 2 = 4" for r in accepted)
-    assert (tmp_path / "coder_ws").is_dir()
+    # backend.cwd gives the agent a workspace of its own for this run (massgen/files), not the named folder
+    assert (tmp_path / "workspaces" / result.run_id / "coder").is_dir() and not (tmp_path / "coder_ws").exists()
     used = [name for name, _ in anthropic.tool_uses]
     assert NEW_ANSWER_TOOL in used and VOTE_TOOL in used

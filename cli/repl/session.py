@@ -77,7 +77,10 @@ class Conversation:
         """The team for the next turn, with every earlier answer as context; not started yet."""
         number = self.next_turn
         self.next_turn += 1
-        return Team(self._config_for_turn(), question, history=tuple(self.history), log_dir=self._log_dir(number),
+        from massgen.files import with_context_paths  # @path / @path:w in this question
+
+        config = with_context_paths(self._config_for_turn(), question)
+        return Team(config, question, history=tuple(self.history), log_dir=self._log_dir(number),
                     subscribers=subscribers, turn=number)
 
     def record(self, number: int, question: str, result: RunResult) -> None:

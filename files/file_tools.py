@@ -1,0 +1,205 @@
+"""The file tools an agent is offered, named as the reference MCP filesystem server names them.
+
+They run in-process on the agent's loop and reach the model through the same tool path
+as MCP tools (``TurnIO.extra_tools`` / ``call_tool``). Every path goes through the one
+check in ``permissions.py``, and every open is the checked, descriptor-relative open
+there, so no tool here ever touches a path the guard has not just approved.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import stat
+from collections.abc import Callable
+from typing import Any
+
+from massgen.files.permissions import PathDenied, PathGuard
+from massgen.messages import ToolSpec
+
+READ_LIMIT_BYTES = 256 * 1024
+SEARCH_LIMIT = 200
+MAX_FILE_BYTES = 16 << 20
+
+
+def _schema(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    return {"type": "object", "properties": properties, "required": required}
+
+
+_PATH = {"type": "string", "description": "Relative to your workspace, a snapshot label (agent2.3/...) "
+                                          "or an absolute path inside a context path."}
+
+SPECS: tuple[ToolSpec, ...] = (
+    ToolSpec(name="read_file", description="Read a text file; offset and limit count lines.",
+             parameters=_schema({"path": _PATH, "offset": {"type": "integer", "minimum": 0},
+                                 "limit": {"type": "integer", "minimum": 1}}, ["path"])),
+    ToolSpec(name="write_file", description="Create or replace a file with this content.",
+             parameters=_schema({"path": _PATH, "content": {"type": "string"}}, ["path", "content"])),
+    ToolSpec(name="edit_file", description="Replace the one occurrence of 'old' in a file with 'new'.",
+             parameters=_schema({"path": _PATH, "old": {"type": "string"}, "new": {"type": "string"}},
+                                ["path", "old", "new"])),
+    ToolSpec(name="list_directory", description="List a directory: [DIR] and [FILE] entries.",
+             parameters=_schema({"path": _PATH}, ["path"])),
+    ToolSpec(name="search_files", description="Find files whose relative path matches a glob pattern.",
+             parameters=_schema({"pattern": {"type": "string"}, "path": _PATH}, ["pattern"])),
+    ToolSpec(name="delete_file", description="Delete a file.", parameters=_schema({"path": _PATH}, ["path"])),
+    ToolSpec(name="move_file", description="Move or rename a file.",
+             parameters=_schema({"source": _PATH, "destination": _PATH}, ["source", "destination"])),
+)
+NAMES = frozenset(s.name for s in SPECS)
+
+
+class ToolArgumentError(Exception):
+    """The model called a file tool with missing or mistyped arguments."""
+
+
+def _text(args: dict[str, Any], key: str, required: bool = True) -> str:
+    value = args.get(key)
+    if value is None and not required:
+        return ""
+    if not isinstance(value, str):
+        raise ToolArgumentError(f"'{key}' must be a string")
+    return value
+
+
+def _read_all(fd: int) -> bytes:
+    if os.fstat(fd).st_size > MAX_FILE_BYTES:
+        raise ToolArgumentError(f"the file is larger than {MAX_FILE_BYTES >> 20} MiB")
+    chunks = []
+    while chunk := os.read(fd, 65536):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    os.ftruncate(fd, 0)  # only now: open_file has re-checked links and type
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+class FileOps:
+    """The operations behind the tools; ``guard()`` gives the rules in force right now."""
+
+    def __init__(self, guard: Callable[[], PathGuard]) -> None:
+        self.guard = guard
+
+    def run(self, name: str, args: dict[str, Any], guard: PathGuard | None = None) -> str:
+        """The tool's result text; raises ``PathDenied``, ``ToolArgumentError`` or ``OSError``.
+
+        ``guard``: the rules as they were when the call was made (a call still running in a
+        thread after its turn was cancelled keeps the coordination rules).
+        """
+        handler = getattr(self, f"_{name}", None)
+        if name not in NAMES or handler is None:
+            raise ToolArgumentError(f"unknown tool {name!r}")
+        result: str = handler(guard or self.guard(), args)
+        return result
+
+    def _read_file(self, guard: PathGuard, args: dict[str, Any]) -> str:
+        checked = guard.check(_text(args, "path"), "read")
+        fd = guard.open_file(checked)
+        try:
+            data = _read_all(fd)
+        finally:
+            os.close(fd)
+        text = data.decode("utf-8", errors="replace")
+        offset, limit = args.get("offset"), args.get("limit")
+        if offset is not None or limit is not None:
+            lines = text.splitlines(keepends=True)
+            start = int(offset or 0)
+            text = "".join(lines[start: start + int(limit) if limit is not None else None])
+        if len(text) > READ_LIMIT_BYTES:
+            return text[:READ_LIMIT_BYTES] + f"\n[truncated at {READ_LIMIT_BYTES} characters; use offset/limit]"
+        return text
+
+    def _write_file(self, guard: PathGuard, args: dict[str, Any]) -> str:
+        checked = guard.check(_text(args, "path"), "write", may_be_root=False)
+        data = _text(args, "content").encode("utf-8")
+        fd = guard.open_file(checked, write=True, create=True)
+        try:
+            _write_all(fd, data)
+        finally:
+            os.close(fd)
+        return f"Wrote {len(data)} bytes to {checked.path}"
+
+    def _edit_file(self, guard: PathGuard, args: dict[str, Any]) -> str:
+        checked = guard.check(_text(args, "path"), "write", may_be_root=False)
+        old, new = _text(args, "old"), _text(args, "new")
+        if not old:
+            raise ToolArgumentError("'old' must not be empty")
+        fd = guard.open_file(checked, write=True)
+        try:
+            text = _read_all(fd).decode("utf-8")
+            count = text.count(old)
+            if count != 1:
+                raise ToolArgumentError(f"'old' must match exactly once in {checked.raw}; it matches {count} times")
+            os.lseek(fd, 0, os.SEEK_SET)
+            _write_all(fd, text.replace(old, new, 1).encode("utf-8"))
+        finally:
+            os.close(fd)
+        return f"Edited {checked.raw}"
+
+    def _list_directory(self, guard: PathGuard, args: dict[str, Any]) -> str:
+        checked = guard.check(_text(args, "path", required=False) or ".", "read")
+        fd = guard.open_dir(checked)
+        try:
+            entries = sorted(os.scandir(fd), key=lambda e: e.name)
+            lines = [f"[{'DIR' if e.is_dir(follow_symlinks=False) else 'LINK' if e.is_symlink() else 'FILE'}] "
+                     f"{e.name}" for e in entries]
+        finally:
+            os.close(fd)
+        return "\n".join(lines) if lines else "(empty directory)"
+
+    def _search_files(self, guard: PathGuard, args: dict[str, Any]) -> str:
+        pattern = _text(args, "pattern")
+        checked = guard.check(_text(args, "path", required=False) or ".", "read")
+        fd = guard.open_dir(checked)
+        found: list[str] = []
+        try:
+            for top, dirs, names, _dir_fd in os.fwalk(".", dir_fd=fd):  # never follows symlinks
+                dirs[:] = sorted(d for d in dirs if d not in (".git", "__pycache__"))
+                for name in sorted(names):
+                    relative = os.path.normpath(os.path.join(top, name))
+                    if fnmatch.fnmatch(relative, pattern) or fnmatch.fnmatch(name, pattern):
+                        found.append(relative)
+                if len(found) >= SEARCH_LIMIT:
+                    break
+        finally:
+            os.close(fd)
+        if not found:
+            return f"No files match {pattern!r}"
+        more = f"\n[first {SEARCH_LIMIT} matches]" if len(found) >= SEARCH_LIMIT else ""
+        return "\n".join(sorted(found)[:SEARCH_LIMIT]) + more
+
+    def _delete_file(self, guard: PathGuard, args: dict[str, Any]) -> str:
+        checked = guard.check(_text(args, "path"), "write", may_be_root=False)
+        parent, name = guard.open_parent(checked)
+        try:
+            info = os.stat(name, dir_fd=parent, follow_symlinks=False)
+            if not stat.S_ISREG(info.st_mode):
+                raise ToolArgumentError(f"{checked.raw} is not a file")
+            os.unlink(name, dir_fd=parent)  # unlink never follows a symlink
+        finally:
+            os.close(parent)
+        return f"Deleted {checked.raw}"
+
+    def _move_file(self, guard: PathGuard, args: dict[str, Any]) -> str:
+        source = guard.check(_text(args, "source"), "write", may_be_root=False)
+        target = guard.check(_text(args, "destination"), "write", may_be_root=False)
+        if os.path.lexists(target.path):
+            raise ToolArgumentError(f"{target.raw} already exists")
+        src_dir, src_name = guard.open_parent(source)
+        try:
+            dst_dir, dst_name = guard.open_parent(target, create=True)
+            try:
+                info = os.stat(src_name, dir_fd=src_dir, follow_symlinks=False)
+                if stat.S_ISLNK(info.st_mode):
+                    raise PathDenied(source.raw, "symbolic links are not followed")
+                os.rename(src_name, dst_name, src_dir_fd=src_dir, dst_dir_fd=dst_dir)
+            finally:
+                os.close(dst_dir)
+        finally:
+            os.close(src_dir)
+        return f"Moved {source.raw} to {target.raw}"
+

@@ -1,0 +1,227 @@
+"""The one permission check in front of every file operation an agent makes.
+
+Every path a tool receives is decided here in two steps. ``check`` resolves it
+(relative to the agent's workspace, a snapshot label such as ``agent2.3/...``, or an
+absolute path inside a context path), normalises ``..``, refuses anything outside the
+roots, any symbolic link below a root, regular files with more than one hard link (the
+other link may live outside the tree), protected paths (compared case-insensitively, so
+a case trick on a case-insensitive filesystem cannot slip past) and writes where the
+root is read-only right now. ``open_*`` then walks from the root's directory descriptor
+one component at a time with ``O_NOFOLLOW`` (``openat`` style) and checks the opened
+file again with ``fstat``: a symlink or hard link swapped in after the check fails the
+open instead of escaping. Nothing is truncated before that second check.
+
+A refusal is a ``PathDenied`` whose message is written for the model.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+Access = Literal["read", "write"]
+
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+class PathDenied(Exception):
+    """A file operation the rules do not allow; ``str()`` is what the model is told."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class Root:
+    """A directory tree an agent may use: its workspace, a snapshot, or a context path."""
+
+    name: str
+    path: Path
+    writable: bool = False
+    protected: tuple[Path, ...] = ()
+    # A relative first path component that names this root (snapshots: ``agent2.3``).
+    alias: str | None = None
+    # Run state inside a context path (workspaces, logs): neither read nor written through it.
+    hidden: bool = False
+
+    @staticmethod
+    def make(name: str, path: str | Path, writable: bool = False, protected: tuple[str | Path, ...] = (),
+             alias: str | None = None, hidden: bool = False) -> Root:
+        real = Path(os.path.realpath(path))
+        # realpath: a protected path named through a symlinked prefix still matches what is checked
+        guarded = tuple(Path(os.path.realpath(real / p)) for p in protected)
+        return Root(name, real, writable, guarded, alias, hidden)
+
+
+@dataclass(frozen=True)
+class Checked:
+    """A path that passed ``check``: the root and the components below it."""
+
+    raw: str
+    root: Root
+    parts: tuple[str, ...]
+    access: Access
+
+    @property
+    def path(self) -> Path:
+        return self.root.path.joinpath(*self.parts)
+
+
+def _folded(path: Path) -> tuple[str, ...]:
+    return tuple(part.casefold() for part in path.parts)
+
+
+def _is_within(path: Path, top: Path) -> bool:
+    return path.parts[: len(top.parts)] == top.parts
+
+
+@dataclass
+class PathGuard:
+    """The roots one agent may use right now; ``base`` is where relative paths start."""
+
+    base: Root
+    roots: list[Root] = field(default_factory=list)
+
+    def all_roots(self) -> list[Root]:
+        return [self.base, *self.roots]
+
+    # -- the decision ------------------------------------------------------------------------
+
+    def check(self, raw: str, access: Access, *, may_be_root: bool = True) -> Checked:
+        if not isinstance(raw, str) or not raw.strip():
+            raise PathDenied(str(raw), "a path is required")
+        if "\x00" in raw:
+            raise PathDenied(raw, "a path may not contain NUL characters")
+        text = os.path.expanduser(raw) if raw.startswith("~") else raw
+        norm = os.path.normpath(text)
+        if os.path.isabs(norm):
+            candidate = Path(norm)
+        else:
+            head = Path(norm).parts
+            alias = next((r for r in self.roots if r.alias and head and r.alias == head[0]), None)
+            if alias is not None:  # ``agent2.3/...`` names that snapshot
+                candidate = Path(os.path.normpath(alias.path.joinpath(*head[1:])))
+            else:
+                candidate = Path(os.path.normpath(self.base.path / norm))
+        root = self._root_of(candidate)
+        if root is not None and root.hidden:
+            raise PathDenied(raw, "run state (workspaces, logs) is not reachable through a context path")
+        if root is None:
+            where = "outside the workspace" if not os.path.isabs(text) else "not inside the workspace or a context path"
+            raise PathDenied(raw, f"{where}; use a path relative to the workspace")
+        parts = candidate.parts[len(root.path.parts):]
+        if not parts and not may_be_root:
+            raise PathDenied(raw, "this operation cannot apply to a root directory itself")
+        self._walk_lstat(raw, root, parts)
+        if access == "write":
+            if not root.writable:
+                raise PathDenied(raw, _read_only_reason(root))
+            folded = _folded(candidate)
+            for protected in root.protected:
+                if folded[: len(protected.parts)] == _folded(protected):
+                    raise PathDenied(raw, "protected path: it may never be changed")
+        return Checked(raw, root, parts, access)
+
+    def _root_of(self, candidate: Path) -> Root | None:
+        """The innermost root holding ``candidate`` (a snapshot inside the log dir, say)."""
+        holders = [r for r in self.all_roots() if _is_within(candidate, r.path)]
+        return max(holders, key=lambda r: len(r.path.parts), default=None)
+
+    @staticmethod
+    def _walk_lstat(raw: str, root: Root, parts: tuple[str, ...]) -> None:
+        path = root.path
+        for index, part in enumerate(parts):
+            path = path / part
+            try:
+                info = os.lstat(path)
+            except FileNotFoundError:
+                return  # the rest does not exist yet; open() decides again
+            except OSError as exc:
+                raise PathDenied(raw, exc.strerror or "cannot be read") from None
+            if stat.S_ISLNK(info.st_mode):
+                raise PathDenied(raw, "symbolic links are not followed")
+            last = index == len(parts) - 1
+            if not last and not stat.S_ISDIR(info.st_mode):
+                raise PathDenied(raw, f"{part} is not a directory")
+            if last and stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
+                raise PathDenied(raw, "the file has other hard links, which may be outside the tree")
+
+    # -- the re-check at open time -----------------------------------------------------------
+
+    def open_dir(self, checked: Checked, parts: tuple[str, ...] | None = None, create: bool = False) -> int:
+        """A descriptor of a directory below the root, walked component by component."""
+        fd = os.open(checked.root.path, _DIR_FLAGS)
+        try:
+            for part in checked.parts if parts is None else parts:
+                child = _step(fd, part, checked, create)
+                os.close(fd)
+                fd = child
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd
+
+    def open_parent(self, checked: Checked, create: bool = False) -> tuple[int, str]:
+        """The parent directory's descriptor and the final name, for unlink/rename/mkdir."""
+        if not checked.parts:
+            raise PathDenied(checked.raw, "this operation cannot apply to a root directory itself")
+        return self.open_dir(checked, checked.parts[:-1], create), checked.parts[-1]
+
+    def open_file(self, checked: Checked, write: bool = False, create: bool = False) -> int:
+        """A descriptor of a regular file. Writes are truncated only after the fstat re-check."""
+        parent, name = self.open_parent(checked, create=create)
+        flags = (os.O_RDWR if write else os.O_RDONLY) | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+        if create:
+            flags |= os.O_CREAT
+        try:
+            fd = os.open(name, flags, 0o644, dir_fd=parent)
+        except OSError as exc:
+            raise _denied_or_raise(checked, exc) from None
+        finally:
+            os.close(parent)
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                raise PathDenied(checked.raw, "not a regular file")
+            if info.st_nlink > 1:
+                raise PathDenied(checked.raw, "the file has other hard links, which may be outside the tree")
+            os.set_blocking(fd, True)
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd
+
+
+def _step(fd: int, part: str, checked: Checked, create: bool) -> int:
+    try:
+        if create:
+            try:
+                os.mkdir(part, 0o755, dir_fd=fd)
+            except FileExistsError:
+                pass
+        return os.open(part, _DIR_FLAGS, dir_fd=fd)
+    except OSError as exc:
+        raise _denied_or_raise(checked, exc) from None
+
+
+def _denied_or_raise(checked: Checked, exc: OSError) -> Exception:
+    if exc.errno in (errno.ELOOP, errno.EMLINK):
+        return PathDenied(checked.raw, "symbolic links are not followed")
+    if exc.errno == errno.ENOTDIR:
+        return PathDenied(checked.raw, "a component of the path is not a directory (or is a symbolic link)")
+    return exc
+
+
+def _read_only_reason(root: Root) -> str:
+    if root.alias:
+        return f"{root.alias} is another agent's snapshot and is read-only"
+    if root.name.startswith("context"):
+        return ("context paths are read-only here; only the final presenter may write, "
+                "and only where the context path has permission: write")
+    return "read-only"

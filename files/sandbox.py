@@ -1,0 +1,133 @@
+"""``run_command``: a shell command run for an agent, never on the bare host.
+
+``sandbox`` runs it in bubblewrap: every namespace unshared (so no network but a
+private loopback), the system directories read-only, the agent's workspace the only
+writable tree, context paths and snapshots read-only, everything else (the project,
+other workspaces, home) absent. ``docker`` runs it in a container with no network and
+the same mounts. Either way the command gets a CPU-time limit, an output cap and a
+wall-clock deadline, at which its whole process group is killed (for bubblewrap, the
+sandbox's pid namespace dies with it; for Docker, the container is killed by name).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import os
+import resource
+import shutil
+import signal
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from massgen.messages import ToolSpec
+
+OUTPUT_CAP_BYTES = 64 * 1024
+DOCKER_IMAGE = "python:3.11-slim"
+_SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/etc")
+
+SPEC = ToolSpec(
+    name="run_command",
+    description="Run a shell command in your workspace, in a sandbox: no network, only the workspace is "
+                "writable, context paths are read-only.",
+    parameters={"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]},
+)
+
+_names = itertools.count(1)
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    exit_code: int | None
+    output: str
+    timed_out: bool
+    truncated: bool
+
+    def text(self) -> str:
+        status = "killed at the deadline" if self.timed_out else f"exit code {self.exit_code}"
+        more = f"\n[output cut at {OUTPUT_CAP_BYTES} bytes]" if self.truncated else ""
+        return f"[{status}]\n{self.output}{more}"
+
+
+def bwrap_argv(command: str, workspace: Path, read_only: Sequence[Path], hidden: Sequence[Path] = ()) -> list[str]:
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        raise RuntimeError("bubblewrap (bwrap) is not installed")
+    argv = [bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+    for directory in _SYSTEM_DIRS:
+        argv += ["--ro-bind-try", directory, directory]
+    argv += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    for path in read_only:
+        argv += ["--ro-bind", str(path), str(path)]
+    for path in hidden:  # run state inside a read-only path: an empty tmpfs over it
+        argv += ["--tmpfs", str(path)]
+    for path in read_only:  # snapshots may lie in hidden run state: bound again on top
+        if any(path.is_relative_to(h) and path != h for h in hidden):
+            argv += ["--ro-bind", str(path), str(path)]
+    argv += ["--bind", str(workspace), str(workspace), "--chdir", str(workspace),
+             "--clearenv", "--setenv", "HOME", str(workspace), "--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin",
+             "--setenv", "LANG", "C.UTF-8", "--", "/bin/sh", "-c", command]
+    return argv
+
+
+def docker_argv(command: str, workspace: Path, read_only: Sequence[Path], name: str, cpu_seconds: int) -> list[str]:
+    argv = ["docker", "run", "--rm", "--name", name, "--network", "none", "--cpus", "1", "--memory", "1g",
+            "--pids-limit", "256", "--ulimit", f"cpu={cpu_seconds}", "--security-opt", "no-new-privileges",
+            "-v", f"{workspace}:{workspace}", "-w", str(workspace)]
+    for path in read_only:
+        argv += ["-v", f"{path}:{path}:ro"]
+    return [*argv, DOCKER_IMAGE, "/bin/sh", "-c", command]
+
+
+def _limits(cpu_seconds: int) -> None:
+    """In the child before exec: a CPU-time limit and a cap on any one file it writes."""
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 1))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (256 << 20, 256 << 20))
+
+
+async def run_command(command: str, *, mode: str, workspace: Path, read_only: Sequence[Path],
+                      timeout_s: float, hidden: Sequence[Path] = ()) -> CommandResult:
+    cpu = max(1, int(timeout_s))
+    name = f"massgen-cmd-{os.getpid()}-{next(_names)}"
+    if mode == "docker":
+        argv = docker_argv(command, workspace, read_only, name, cpu)
+    else:
+        argv = bwrap_argv(command, workspace, read_only, hidden)
+    process = await asyncio.create_subprocess_exec(
+        *argv, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+        start_new_session=True, preexec_fn=lambda: _limits(cpu),
+    )
+    kept = bytearray()
+    truncated = False
+
+    async def drain() -> None:
+        nonlocal truncated
+        assert process.stdout is not None
+        while chunk := await process.stdout.read(65536):
+            room = OUTPUT_CAP_BYTES - len(kept)
+            kept.extend(chunk[:max(room, 0)])
+            truncated = truncated or len(chunk) > room
+
+    timed_out = False
+    try:
+        await asyncio.wait_for(asyncio.gather(drain(), process.wait()), timeout_s)
+    except TimeoutError:
+        timed_out = True
+    finally:
+        if process.returncode is None:
+            await _kill(process, name if mode == "docker" else None)
+    return CommandResult(None if timed_out else process.returncode, kept.decode("utf-8", "replace"),
+                         timed_out, truncated)
+
+
+async def _kill(process: asyncio.subprocess.Process, container: str | None) -> None:
+    if container is not None:
+        killer = await asyncio.create_subprocess_exec("docker", "kill", container, stdout=asyncio.subprocess.DEVNULL,
+                                                      stderr=asyncio.subprocess.DEVNULL)
+        await killer.wait()
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+    with contextlib.suppress(ProcessLookupError):
+        await asyncio.wait_for(process.wait(), 5.0)

@@ -1,0 +1,35 @@
+"""File workflows: denials, snapshots and the presenter's changes (see ``massgen/files``)."""
+
+from __future__ import annotations
+
+from massgen.messages.envelope import Message
+
+
+class ToolDenied(Message):
+    """agent -> supervisor: a file tool call the permission check refused; the model got a tool error."""
+
+    agent: str
+    turn_id: int
+    tool: str
+    path: str
+    reason: str
+
+
+class SnapshotTaken(Message):
+    """Recorded by the supervisor: an answer's workspace, frozen where other agents read it."""
+
+    agent: str
+    label: str
+    path: str
+    digest: str
+    files: int
+    bytes: int
+    copy_on_write: bool = False
+    error: str | None = None
+
+
+class ContextChanged(Message):
+    """Recorded by the supervisor as the run ends: the files the presenter changed in context paths."""
+
+    files: tuple[dict[str, str], ...]
+    diff_path: str

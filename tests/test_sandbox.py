@@ -1,0 +1,145 @@
+"""run_command in real bubblewrap: no network, writes only in the workspace, dead at its deadline."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import psutil
+import pytest
+from support import of_type, records, run_team, scripted, step, team_config, unavailable
+
+from massgen.files.sandbox import CommandResult, docker_argv, run_command
+
+if shutil.which("bwrap") is None:
+    unavailable("bubblewrap (bwrap) is not installed (Debian package bubblewrap)", module=True)
+
+
+def sandboxed(command: str, workspace: Path, read_only: tuple[Path, ...] = (), timeout_s: float = 20.0,
+              hidden: tuple[Path, ...] = ()) -> CommandResult:
+    return asyncio.run(run_command(command, mode="sandbox", workspace=workspace, read_only=read_only,
+                                   timeout_s=timeout_s, hidden=hidden))
+
+
+@pytest.fixture
+def dirs(tmp_path: Path) -> dict[str, Path]:
+    found = {name: tmp_path / name for name in ("ws", "ctx", "outside")}
+    for path in found.values():
+        path.mkdir()
+    (found["ctx"] / "data.txt").write_text("context\n")
+    (found["outside"] / "secret.txt").write_text("secret\n")
+    return found
+
+
+@pytest.fixture
+def listener() -> Iterator[int]:
+    """A real TCP server on the host's loopback, accepting whatever connects."""
+    server = socket.create_server(("127.0.0.1", 0))
+    server.settimeout(0.2)
+    stop = threading.Event()
+
+    def accept() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+                conn.close()
+            except OSError:
+                continue
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    yield server.getsockname()[1]
+    stop.set()
+    thread.join(2)
+    server.close()
+
+
+PROBE = "import socket,sys\ntry:\n socket.create_connection(('127.0.0.1', {port}), timeout=2)\n print('CONNECTED')\n" \
+        "except OSError as e:\n print('NO NETWORK', e)\n"
+
+
+def test_the_command_runs_in_the_workspace_and_can_write_there(dirs: dict[str, Path]) -> None:
+    result = sandboxed("pwd; echo made > out.txt; cat out.txt", dirs["ws"])
+    assert result.exit_code == 0 and not result.timed_out
+    assert result.output.splitlines() == [str(dirs["ws"]), "made"]
+    assert (dirs["ws"] / "out.txt").read_text() == "made\n"
+
+
+def test_the_command_cannot_reach_the_network_not_even_the_hosts_loopback(dirs: dict[str, Path],
+                                                                          listener: int) -> None:
+    probe = PROBE.format(port=listener)
+    on_host = subprocess_output(["python3", "-c", probe])
+    assert on_host.startswith("CONNECTED")  # the server is reachable outside the sandbox
+    (dirs["ws"] / "probe.py").write_text(probe)
+    result = sandboxed("python3 probe.py", dirs["ws"])
+    assert result.output.startswith("NO NETWORK"), result.output
+
+
+def subprocess_output(argv: list[str]) -> str:
+    import subprocess
+
+    return subprocess.run(argv, capture_output=True, text=True, timeout=30).stdout
+
+
+def test_the_command_cannot_write_outside_its_workspace(dirs: dict[str, Path]) -> None:
+    script = (f"echo x > {dirs['ctx']}/data.txt; echo x > {dirs['ctx']}/new.txt; echo x > /usr/pwned; "
+              f"cat {dirs['outside']}/secret.txt; echo x > {dirs['outside']}/secret.txt; cat {dirs['ctx']}/data.txt")
+    result = sandboxed(script, dirs["ws"], read_only=(dirs["ctx"],))
+    assert result.output.count("Read-only file system") == 3, result.output
+    assert "secret" not in result.output.replace("secret.txt", "")  # the rest of the host is not there
+    assert result.output.rstrip().endswith("context")  # context paths are readable
+    assert (dirs["ctx"] / "data.txt").read_text() == "context\n"
+    assert not (dirs["ctx"] / "new.txt").exists() and not Path("/usr/pwned").exists()
+    assert (dirs["outside"] / "secret.txt").read_text() == "secret\n"
+
+
+def test_run_state_inside_a_context_path_is_hidden(dirs: dict[str, Path]) -> None:
+    state = dirs["ctx"] / ".massgen"
+    state.mkdir()
+    (state / "trace.jsonl").write_text("private\n")
+    result = sandboxed(f"ls -a {state}; cat {dirs['ctx']}/data.txt", dirs["ws"], read_only=(dirs["ctx"],),
+                       hidden=(state,))
+    assert "trace.jsonl" not in result.output and "context" in result.output
+
+
+def test_the_command_and_its_children_are_killed_at_the_deadline(dirs: dict[str, Path]) -> None:
+    before = {p.pid for p in psutil.Process(os.getpid()).children(recursive=True)}
+    result = sandboxed("sleep 300 & sleep 300; echo never", dirs["ws"], timeout_s=1.0)
+    assert result.timed_out and result.exit_code is None and "never" not in result.output
+    assert "killed at the deadline" in result.text()
+    left = [p for p in psutil.Process(os.getpid()).children(recursive=True)
+            if p.pid not in before and p.status() != psutil.STATUS_ZOMBIE]
+    assert left == []
+    assert not [p for p in psutil.process_iter(["cmdline"]) if p.info["cmdline"] == ["sleep", "300"]]
+
+
+def test_output_is_capped(dirs: dict[str, Path]) -> None:
+    result = sandboxed("yes massgen | head -c 1000000", dirs["ws"])
+    assert result.truncated and len(result.output) == 64 * 1024
+
+
+def test_an_agent_runs_a_command_through_its_tools_in_a_team_run(tmp_path: Path) -> None:
+    a = scripted("a", [step(tool="run_command", args={"command": "echo $((2+2)) > r.txt; cat r.txt"})],
+                 [step(new_answer="{last_tool_result}")])
+    config = team_config(a, orchestrator={"command_execution": "sandbox", "command_timeout_seconds": 20})
+    result = run_team(config, tmp_path)
+    assert result.status == "completed", result.reason
+    assert result.final_answer == "[exit code 0]\n4"
+    assert (tmp_path / "workspaces" / result.run_id / "a" / "r.txt").read_text() == "4\n"
+    calls = [r["payload"] for r in of_type(records(result), "ToolCallResult")]
+    assert [c["name"] for c in calls] == ["run_command"] and not calls[0]["is_error"]
+
+
+def test_the_docker_command_has_the_same_shape_without_network(dirs: dict[str, Path]) -> None:
+    # No Docker engine is reachable on these machines: only the command line is checked here.
+    argv = docker_argv("make test", dirs["ws"], (dirs["ctx"],), "massgen-cmd-1", 60)
+    assert argv[:3] == ["docker", "run", "--rm"] and argv[-3:] == ["/bin/sh", "-c", "make test"]
+    assert argv[argv.index("--network") + 1] == "none" and argv[argv.index("--name") + 1] == "massgen-cmd-1"
+    mounts = [argv[i + 1] for i, arg in enumerate(argv) if arg == "-v"]
+    assert mounts == [f"{dirs['ws']}:{dirs['ws']}", f"{dirs['ctx']}:{dirs['ctx']}:ro"]
+    assert argv[argv.index("-w") + 1] == str(dirs["ws"]) and "cpu=60" in argv
