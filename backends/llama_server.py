@@ -122,6 +122,9 @@ class LlamaServer:
         self.python = python
         self.extra_args = tuple(extra_args)
         self._lock = threading.RLock()
+        # The server computes one reply at a time (it is started with --interrupt_requests False), so
+        # agents take turns here, where a wait is visible, instead of inside the server, where it is not.
+        self.slot = threading.Lock()
         self._proc: subprocess.Popen[bytes] | None = None
         self._port: int | None = None
         self._log: Path | None = None

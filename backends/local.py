@@ -53,6 +53,8 @@ log = logging.getLogger(__name__)
 DEFAULT_TURN_MAX_TOKENS = 1024
 # The server queues requests from agents sharing it, so a first byte can take a few calls' time.
 DEFAULT_READ_TIMEOUT_S = 600.0
+_QUEUE_POLL_S = 0.25
+_QUEUE_REPORT_EVERY = 40  # polls: one report every 10 s of waiting
 _ACTION = re.compile(r'"action"\s*:\s*"([^"]*)"')
 
 
@@ -164,6 +166,23 @@ class LocalBackend:
         except ServerStartError as exc:
             yield StreamError(message=str(exc), retryable=False)
             return
+        polls = 0
+        while not server.slot.acquire(blocking=False):  # polled: a cancelled wait must never hold the slot
+            await asyncio.sleep(_QUEUE_POLL_S)
+            polls += 1
+            if polls % _QUEUE_REPORT_EVERY == 0 and self.context.on_event is not None:
+                # Traced as a BackendEvent: the agent is waiting its turn on the shared server, not idle.
+                self.context.on_event("local.queued", {"waited_s": round(polls * _QUEUE_POLL_S)})
+        try:
+            async for event in self._stream_holding_slot(server, base_url, request):
+                yield event
+        finally:
+            server.slot.release()
+
+    async def _stream_holding_slot(self, server: LlamaServer, base_url: str, request: ModelRequest
+                                   ) -> AsyncIterator[StreamEvent]:
+        client = self._client
+        assert client is not None
         generation = server.generation
         body, schema = self._body(request)
         text: list[str] = []

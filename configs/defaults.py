@@ -32,11 +32,13 @@ LOCAL_TEAM: dict[str, object] = {
     ],
     # The winner's answer already carries its work; a small model's rewrite of it can only lose.
     "orchestrator": {"max_new_answers_per_agent": 2, "final_answer_strategy": "winner_reuse"},
+    # Waiting for the shared server is reported (local.queued), so the idle deadline covers one call's
+    # own silence; a turn may wait behind the other agents' calls, so its deadline allows for that.
     "timeout_settings": {
-        "orchestrator_timeout_seconds": 1800,
-        "turn_timeout_seconds": 900,
+        "orchestrator_timeout_seconds": 3600,
+        "turn_timeout_seconds": 1800,
         "idle_stream_timeout_seconds": 400,
-        "present_timeout_seconds": 400,
+        "present_timeout_seconds": 600,
     },
 }
 
