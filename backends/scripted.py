@@ -73,8 +73,9 @@ class ScriptedBackend:
     def _steps_for_call(self, request: ModelRequest) -> list[ScriptStep]:
         script = self.config.script
         if request.kind == "present":
-            text = self.config.present
-            return [ScriptStep(text=text)] if text else []
+            present = self.config.present
+            texts = [present] if isinstance(present, str) else present or []
+            return [ScriptStep(text=text) for text in texts if text]
         in_view = set(request.vote_targets)
         for index, steps in enumerate(script):
             if index in self._played:
