@@ -35,6 +35,7 @@ class RunOptions:
     on_result: Callable[[RunResult], None] | None = None
     _temp_logs: Path | None = field(default=None, repr=False)
     _debug_handler: logging.Handler | None = field(default=None, repr=False)
+    _levels: dict[str, int] = field(default_factory=dict, repr=False)
 
     @property
     def shows_progress(self) -> bool:
@@ -66,16 +67,18 @@ class RunOptions:
         if self.debug:
             handler = logging.FileHandler(team.log_dir / DEBUG_LOG, encoding="utf-8")
             handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(threadName)s %(name)s: %(message)s"))
-            root = logging.getLogger()
-            root.addHandler(handler)
-            root.setLevel(logging.DEBUG)
-            logging.getLogger("pykka").setLevel(logging.DEBUG)
+            for name in ("", "pykka"):
+                self._levels[name] = logging.getLogger(name).level
+                logging.getLogger(name).setLevel(logging.DEBUG)
+            logging.getLogger().addHandler(handler)
             self._debug_handler = handler
 
     def finished(self, result: RunResult, out: IO[str], err: IO[str]) -> None:
         if self._debug_handler is not None:
             logging.getLogger().removeHandler(self._debug_handler)
             self._debug_handler.close()
+            for name, level in self._levels.items():
+                logging.getLogger(name).setLevel(level)
             err.write(f"debug log: {result.log_dir / DEBUG_LOG}\n")
         if self.stream_events:
             from massgen.events import FinalAnswerEvent

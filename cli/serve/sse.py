@@ -74,12 +74,12 @@ async def events(run: ServedRun, settings: StreamSettings) -> AsyncIterator[Serv
                 item = run.progress.get_nowait()
             finished = item is None
             for is_content, group in _runs(texts):
-                text = "".join(group)
-                if is_content:
-                    streamed.append(text)
-                    yield _data(chunks.chunk({"content": text}))
+                if is_content:  # one delta per piece the presenter wrote, as a model's stream has
+                    for text in group:
+                        streamed.append(text)
+                        yield _data(chunks.chunk({"content": text}))
                 else:
-                    yield _data(chunks.chunk({"reasoning_content": text}))
+                    yield _data(chunks.chunk({"reasoning_content": "".join(group)}))
         result = await run.result
         if result.final_answer is None:
             yield _error(f"the team produced no answer: {result.reason} (logs: {result.log_dir})", "run_failed")
