@@ -25,6 +25,7 @@ from massgen.actors.runtime import Peer, RunContext
 from massgen.actors.supervisor import RunSpec, Supervisor
 from massgen.actors.trace_writer import Subscriber, TraceWriter
 from massgen.actors.turn import TurnSettings
+from massgen.backends.preload import preload
 from massgen.configs.schema import TeamConfig
 from massgen.logs import LogProjection
 from massgen.messages import (
@@ -214,6 +215,7 @@ class Team:
             self._done.set()
 
     def start(self) -> Team:
+        preload(agent.backend.type for agent in self.config.agents)  # once per process; see backends/preload.py
         self._trace = TraceWriter.start(self.log_dir, self._subscribers)
         self._ctx = RunContext(self.run_id, self._trace)
         spec = RunSpec(run_id=self.run_id, question=self.question, log_dir=str(self.log_dir),

@@ -141,8 +141,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_repl(config, source, vi=args.vi, timeout=args.orchestrator_timeout, session=session,
                         session_config=flags.stored_config(args))
 
-    from massgen.cli.oneshot import run_question
-
     try:
         session = flags.session_of(args)
         config, _source = flags.team_config(args, session)
@@ -152,6 +150,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     missing_key = flags.check_keys(config)
     if missing_key is not None:
         return missing_key
+    from massgen.backends.preload import preload
+
+    preload(agent.backend.type for agent in config.agents)  # the SDKs load while the team starts
+    from massgen.cli.oneshot import run_question
+
     return run_question(config, args.question, automation=args.automation, timeout=args.orchestrator_timeout,
                         options=_run_options(args, session))
 
@@ -205,7 +208,9 @@ def _resume(args: argparse.Namespace) -> int:
 
 
 def entry() -> None:
-    sys.exit(main())
+    from massgen.cli.fast_exit import exit_now
+
+    exit_now(main())
 
 
 if __name__ == "__main__":
