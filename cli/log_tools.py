@@ -29,19 +29,19 @@ class LogsError(Exception):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = UsageParser(prog="massgen logs", description="Look at past runs (computed from each run's trace).")
-    parser.add_argument("--log-dir", metavar="DIR",
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--json", action="store_true", help="print JSON instead of text")
+    common.add_argument("--log-dir", metavar="DIR",
                         help="base of the run logs (default $MASSGEN_LOG_BASE_DIR or .massgen/massgen_logs)")
+    parser = UsageParser(prog="massgen logs", description="Look at past runs (computed from each run's trace).")
     commands = parser.add_subparsers(dest="command", required=True, metavar="{list,summary,show,open}")
-    listing = commands.add_parser("list", help="the latest runs, newest first")
+    listing = commands.add_parser("list", help="the latest runs, newest first", parents=[common])
     listing.add_argument("--limit", type=int, default=20, metavar="N", help="show at most N runs (default 20)")
     for name, what in (("summary", "agents, answers, votes, winner, calls, tokens, cost, time, faults"),
                        ("show", "the summary, the timeline and the final answer"),
                        ("open", "open the log directory in the file manager (else print its path)")):
-        sub = commands.add_parser(name, help=what)
+        sub = commands.add_parser(name, help=what, parents=[common])
         sub.add_argument("run", nargs="?", help="a log directory, a number from `massgen logs list`, or a run id")
-    for sub in commands.choices.values():
-        sub.add_argument("--json", action="store_true", help="print JSON instead of text")
     return parser
 
 

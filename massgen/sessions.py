@@ -10,10 +10,12 @@ every earlier turn as history; a crash loses at most the turn in flight.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import json
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,6 +27,7 @@ if TYPE_CHECKING:
     from massgen.actors.team import RunResult
 
 SESSION_FILE = "session.json"
+LOCK_FILE = ".lock"
 _ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
 
 
@@ -79,7 +82,21 @@ class Session:
                      if t.get("answer") is not None)
 
     def add_turn(self, question: str, result: RunResult, *, keep_log_dir: bool = True) -> dict[str, Any]:
-        """Record a finished turn and write the session file at once."""
+        """Record a finished turn and write the session file at once.
+
+        Under a lock, after reading the file again: a turn another process added meanwhile
+        (two terminals on one session) is kept, not overwritten.
+        """
+        with _locked(self.path):
+            self._reload()
+            return self._append(question, result, keep_log_dir)
+
+    def _reload(self) -> None:
+        if (self.path / SESSION_FILE).is_file():
+            fresh = _read(self.path)
+            self.turns, self.context_from = fresh.turns, fresh.context_from
+
+    def _append(self, question: str, result: RunResult, keep_log_dir: bool) -> dict[str, Any]:
         turn = {
             "turn": self.next_turn,
             "question": question,
@@ -96,8 +113,10 @@ class Session:
         return turn
 
     def reset_context(self) -> None:
-        self.context_from = len(self.turns)
-        self.save()
+        with _locked(self.path):
+            self._reload()
+            self.context_from = len(self.turns)
+            self.save()
 
     def as_dict(self) -> dict[str, Any]:
         return {"id": self.id, "created_at": self.created_at, "updated_at": self.updated_at,
@@ -105,6 +124,23 @@ class Session:
 
     def save(self) -> None:
         write_atomic(self.path / SESSION_FILE, json.dumps(self.as_dict(), indent=2, ensure_ascii=False) + "\n")
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """An exclusive lock on the session for a read-modify-write (``flock``; none where it is missing)."""
+    path.mkdir(parents=True, exist_ok=True)
+    with open(path / LOCK_FILE, "a+b") as handle:
+        try:
+            import fcntl
+        except ImportError:  # not POSIX: last writer wins
+            yield
+            return
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def _now() -> str:

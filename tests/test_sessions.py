@@ -85,3 +85,18 @@ def test_session_errors_name_the_problem(capsys: pytest.CaptureFixture[str]) -> 
     assert "no session to continue" in capsys.readouterr().err
     assert main(["--session-id", "../elsewhere", "--config", EXAMPLE, "q"]) == 1
     assert "--session-id '../elsewhere'" in capsys.readouterr().err
+
+
+def test_two_writers_on_one_session_keep_both_turns(tmp_path: Path) -> None:
+    from massgen.actors.team import RunResult
+    from massgen.sessions import open_or_create
+
+    def result(answer: str) -> RunResult:
+        return RunResult(status="completed", reason="", final_answer=answer, winner="a", winner_label="agent1.1",
+                         partial=False, log_dir=tmp_path, run_id=answer)
+
+    here, there = open_or_create("shared"), open_or_create("shared")  # two terminals, one session
+    here.add_turn("q1", result("a1"))
+    there.add_turn("q2", result("a2"))  # did not see q1 when it opened the session
+    assert [(t["turn"], t["question"]) for t in load("shared").turns] == [(1, "q1"), (2, "q2")]
+    assert load("shared").history() == (("q1", "a1"), ("q2", "a2"))
