@@ -44,7 +44,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     session.add_argument("--session-id", metavar="ID",
                          help="continue (or start) this session: earlier turns are the team's context")
     session.add_argument("--continue", dest="continue_session", action="store_true",
-                         help="continue the most recent session, in this process or the interactive session")
+                         help="continue the most recent session (with a question, or interactively)")
     session.add_argument("--list-sessions", action="store_true", help="list the stored sessions")
 
 

@@ -3,6 +3,7 @@ in one place, and a later process continues the conversation with the earlier tu
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -77,7 +78,13 @@ def test_the_api_and_the_command_line_share_one_store(tmp_path: Path, capsys: py
     assert main(["--session-id", "api", "--automation", "Third?"]) == 0
     log_dir = dict(line.split(": ", 1) for line in capsys.readouterr().out.splitlines())["LOG_DIR"]
     assert [q for q, _ in started(log_dir)["history"]] == [FIRST, "Are you sure?"]
-    assert len(load("api").turns) == 3
+
+    async def streamed() -> list[Any]:
+        return [event async for event in massgen.stream("Fourth?", session_id="api", chunks=False)]
+
+    final = asyncio.run(streamed())[-1]
+    assert [q for q, _ in started(final.result.log_dir)["history"]] == [FIRST, "Are you sure?", "Third?"]
+    assert [t["question"] for t in load("api").turns] == [FIRST, "Are you sure?", "Third?", "Fourth?"]
 
 
 def test_session_errors_name_the_problem(capsys: pytest.CaptureFixture[str]) -> None:
