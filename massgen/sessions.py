@@ -15,6 +15,7 @@ import datetime as _dt
 import json
 import os
 import re
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
 
 SESSION_FILE = "session.json"
 LOCK_FILE = ".lock"
+_LOCK_TIMEOUT_S = 10.0
 _ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
 
 
@@ -136,7 +138,16 @@ def _locked(path: Path) -> Iterator[None]:
         except ImportError:  # not POSIX: last writer wins
             yield
             return
-        fcntl.flock(handle, fcntl.LOCK_EX)
+        deadline = time.monotonic() + _LOCK_TIMEOUT_S
+        while True:  # another writer holds it only while it rewrites the file
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise SessionError(f"session {path.name}: another process has been saving a turn for over "
+                                       f"{_LOCK_TIMEOUT_S:.0f} s; try again") from None
+                time.sleep(0.01)
         try:
             yield
         finally:
