@@ -174,7 +174,13 @@ def _run_options(args: argparse.Namespace, session: Session | None) -> RunOption
 
 
 def _store_turn(session: Session, args: argparse.Namespace, result: RunResult) -> None:
-    session.add_turn(args.question, result, keep_log_dir=not args.no_logs)
+    from massgen.sessions import SessionError
+
+    try:
+        session.add_turn(args.question, result, keep_log_dir=not args.no_logs)
+    except (SessionError, OSError) as exc:
+        print(f"massgen: the turn was not saved to session {session.id}: {exc}", file=sys.stderr)
+        return
     print(f"session: {session.id} (turn {len(session.turns)}; continue with --session-id {session.id} "
           "or --continue)", file=sys.stderr)
 

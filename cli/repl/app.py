@@ -199,6 +199,8 @@ class Repl:
         self.conversation.record(number, question, result)
         self.current, self.last = None, turn
         self.say(result_text(result))
+        if self.conversation.unsaved:
+            self.say(self.conversation.unsaved)
         self._redraw()
 
     async def _close(self) -> None:

@@ -48,6 +48,7 @@ class Conversation:
         self.next_turn = session.next_turn if session else 1
         self.session = session
         self._session_config = session_config or {}
+        self.unsaved: str | None = None  # why the last turn could not be stored, for the REPL to say
 
     @property
     def agent_ids(self) -> list[str]:
@@ -91,9 +92,13 @@ class Conversation:
         self.turns.append(Turn(number, question, result))
         if result.final_answer is not None:
             self.history.append((question, result.final_answer))
-        if self.session is None:
-            self.session = sessions.open_or_create(config=self._session_config)
-        self.session.add_turn(question, result)  # on disk now: another process can --continue
+        try:
+            if self.session is None:
+                self.session = sessions.open_or_create(config=self._session_config)
+            self.session.add_turn(question, result)  # on disk now: another process can --continue
+            self.unsaved = None
+        except (sessions.SessionError, OSError) as exc:
+            self.unsaved = f"the turn was not saved to the session: {exc}"
 
     def reset(self) -> int:
         """Forget the earlier turns' context; returns how many pairs were dropped. Logs stay."""
