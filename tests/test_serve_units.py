@@ -155,7 +155,8 @@ def test_progress_text_from_a_real_trace(tmp_path: Path) -> None:
     )
     result = Team(config, "2+2?", log_dir=tmp_path / "run", tick_interval_s=0.02).run()
     progress, projection = Progress(), LogProjection()
-    lines, content = [], []
+    lines: list[str] = []
+    content: list[str] = []
     for record in records(result):
         projection.apply(record)
         text = progress(record, projection)
