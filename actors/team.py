@@ -25,6 +25,7 @@ from massgen.actors.runtime import Peer, RunContext
 from massgen.actors.supervisor import RunSpec, Supervisor
 from massgen.actors.trace_writer import Subscriber, TraceWriter
 from massgen.actors.turn import TurnSettings
+from massgen.backends.preload import preload
 from massgen.configs.schema import TeamConfig
 from massgen.files import RunFiles
 from massgen.logs import LogProjection
@@ -215,6 +216,7 @@ class Team:
             self._done.set()
 
     def start(self) -> Team:
+        preload(agent.backend.type for agent in self.config.agents)  # once per process; see backends/preload.py
         files = RunFiles.prepare(self.config, self.run_id, self.log_dir)
         specs = agent_specs(self.config, self.client_tools)
         self._trace = TraceWriter.start(self.log_dir, self._subscribers)

@@ -37,6 +37,12 @@ def register(backend_type: str, target: str) -> None:
     _FACTORIES[backend_type] = target
 
 
+def factory_module(backend_type: str) -> str | None:
+    """The module that builds backends of this type (for ``backends.preload``); None if unknown."""
+    target = _FACTORIES.get(backend_type)
+    return target.split(":")[0] if target else None
+
+
 def create(config: BackendConfig, context: BackendContext) -> Backend:
     """Build the backend for ``config.type``."""
     target = _FACTORIES.get(config.type)

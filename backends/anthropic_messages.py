@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from massgen.backends.base import BackendContext, BackendError
-from massgen.backends.http_base import DEFAULT_HTTP_TIMEOUT_S, HttpBackend
+from massgen.backends.http_base import DEFAULT_HTTP_TIMEOUT_S, HttpBackend, shared_ssl_context
 from massgen.backends.keys import require_key
 from massgen.backends.retry import AttemptClock, Failure, Retrier, StreamFailure, classify
 from massgen.backends.toolcall_text import parse_arguments
@@ -80,7 +80,8 @@ class AnthropicBackend(HttpBackend):
         import anthropic
 
         return anthropic.AsyncAnthropic(api_key=self._api_key, base_url=self.base_url, max_retries=0,
-                                        timeout=self.config.timeout_seconds or DEFAULT_HTTP_TIMEOUT_S)
+                                        timeout=self.config.timeout_seconds or DEFAULT_HTTP_TIMEOUT_S,
+                                        http_client=anthropic.DefaultAsyncHttpxClient(verify=shared_ssl_context()))
 
     def _classify(self, exc: BaseException) -> Failure | None:
         """A 200 stream's ``error`` event carries its real status in the error type."""

@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 
 from massgen.backends.base import BackendContext, BackendError
-from massgen.backends.http_base import DEFAULT_HTTP_TIMEOUT_S, HttpBackend
+from massgen.backends.http_base import DEFAULT_HTTP_TIMEOUT_S, HttpBackend, shared_ssl_context
 from massgen.backends.keys import require_key
 from massgen.backends.retry import AttemptClock, Retrier, StreamFailure
 from massgen.configs.schema import BackendConfig
@@ -69,7 +69,7 @@ class GeminiBackend(HttpBackend):
         timeout_s = self.config.timeout_seconds or DEFAULT_HTTP_TIMEOUT_S
         # Our own httpx client: google-genai would otherwise switch to aiohttp whenever that happens
         # to be installed, and behave differently from one environment to the next.
-        self._http = httpx.AsyncClient(timeout=timeout_s)
+        self._http = httpx.AsyncClient(timeout=timeout_s, verify=shared_ssl_context())
         options = types.HttpOptions(base_url=self.base_url, timeout=int(timeout_s * 1000),
                                     retry_options=types.HttpRetryOptions(attempts=1),
                                     httpx_async_client=self._http)

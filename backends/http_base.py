@@ -8,7 +8,9 @@ common retry policy, deadlines and circuit breaker, and reports attempts to the 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
+import ssl
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
@@ -21,6 +23,19 @@ from massgen.messages.stream import ModelRequest, StreamEvent, Usage
 
 # Connect and per-read limits for the SDK's own HTTP client; our deadlines do the real work.
 DEFAULT_HTTP_TIMEOUT_S = 600.0
+
+
+@functools.cache
+def shared_ssl_context() -> ssl.SSLContext:
+    """httpx's default verifying context (honours SSL_CERT_FILE/SSL_CERT_DIR), built once per process.
+
+    Building one costs 20-40 ms, and every SDK client would build its own, even for a
+    plain-HTTP local server. It holds only the trusted CA bundle, so one per process is
+    deliberate; connections, pools and breakers stay per backend.
+    """
+    import httpx
+
+    return httpx.create_ssl_context()
 
 
 def endpoint_key(base_url: str) -> str:

@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from massgen.backends import toolcall_text
 from massgen.backends.base import BackendContext, BackendError
-from massgen.backends.http_base import DEFAULT_HTTP_TIMEOUT_S, HttpBackend
+from massgen.backends.http_base import DEFAULT_HTTP_TIMEOUT_S, HttpBackend, shared_ssl_context
 from massgen.backends.keys import lookup, require_key
 from massgen.backends.retry import AttemptClock, Retrier, StreamFailure
 from massgen.configs.schema import AzureOpenAIBackendConfig, BackendConfig
@@ -102,7 +102,8 @@ class ChatCompletionsBackend(HttpBackend):
                 max_retries=0, timeout=timeout,
             )
         return openai.AsyncOpenAI(api_key=self._api_key or "not-needed", base_url=self.base_url,
-                                  max_retries=0, timeout=timeout)
+                                  max_retries=0, timeout=timeout,
+                                  http_client=openai.DefaultAsyncHttpxClient(verify=shared_ssl_context()))
 
     def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         return self._stream_with_fallback(request)

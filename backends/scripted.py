@@ -78,8 +78,9 @@ class ScriptedBackend:
                 index = min(self._presented, len(self.config.present_script) - 1)
                 self._presented += 1
                 return self.config.present_script[index]
-            text = self.config.present
-            return [ScriptStep(text=text)] if text else []
+            present = self.config.present
+            texts = [present] if isinstance(present, str) else present or []
+            return [ScriptStep(text=text) for text in texts if text]
         in_view = set(request.vote_targets)
         for index, steps in enumerate(script):
             if index in self._played:

@@ -1,39 +1,73 @@
-"""Whole-process time of the command line: ``massgen --help`` and a scripted run.
+"""Whole-process time of the command line, start-up included, as a user feels it.
 
-Start-up included, as a user feels it. Run: python -m bench.cli_startup
+Rows: ``python -c pass`` (the floor), ``massgen --help``, ``--validate``, a scripted three-agent
+run with no scripted delays, the shipped scripted example (which sleeps about 0.3 s in its
+script), and three agents on a zero-latency OpenAI-compatible server
+(``bench/zero_latency_openai.py``: real sockets, the ``openai`` SDK, no model time).
+Run: python -m bench.cli_startup [--repeats N]
 """
 
 from __future__ import annotations
 
+import argparse
+import os
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
+
+from bench.zero_latency_openai import ZeroLatencyServer
+
+SCRIPTED_NO_DELAY = """\
+agents:
+""" + "".join(f"""  - id: agent_{i}
+    backend:
+      type: scripted
+      script:
+        - - {{new_answer: "answer {i}"}}
+        - - {{when_answers: [agent1, agent2, agent3]}}
+          - {{vote: agent1, reason: "first"}}
+""" for i in (1, 2, 3))
 
 
-def timed(args: list[str], repeats: int, cwd: str) -> tuple[float, float]:
+def timed(command: list[str], repeats: int, cwd: str, env: dict[str, str]) -> tuple[float, float]:
     times = []
     for _ in range(repeats):
         start = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "massgen.cli.main", *args], check=True, capture_output=True, cwd=cwd)
+        subprocess.run(command, check=True, capture_output=True, cwd=cwd, env=env)
         times.append(time.perf_counter() - start)
     return statistics.median(times), min(times)
 
 
 def main() -> None:
-    with tempfile.TemporaryDirectory() as tmp:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--repeats", type=int, default=7)
+    args = parser.parse_args()
+    massgen = [sys.executable, "-m", "massgen.cli.main"]
+    question = "Which is larger, 9.11 or 9.9?"
+    with tempfile.TemporaryDirectory() as tmp, ZeroLatencyServer() as server:
+        env = {**os.environ, "MASSGEN_LOG_BASE_DIR": str(Path(tmp) / "logs")}
+        (Path(tmp) / "scripted3.yaml").write_text(SCRIPTED_NO_DELAY)
+        zero = "agents:\n" + "".join(
+            f"  - id: zero_{i}\n    backend: {{type: chatcompletion, model: zero, base_url: '{server.base_url}'}}\n"
+            for i in (1, 2, 3))
+        (Path(tmp) / "zero3.yaml").write_text(zero)
         rows = [
-            ("massgen --help", ["--help"]),
-            ("massgen --validate @examples/...", ["--validate", "@examples/basic/scripted_three_agents"]),
-            ("massgen --config @examples/... 'q'", ["--config", "@examples/basic/scripted_three_agents",
-                                                    "Which is larger, 9.11 or 9.9?"]),
+            ("python -c pass", [sys.executable, "-c", "pass"]),
+            ("massgen --help", [*massgen, "--help"]),
+            ("massgen --validate @examples/...", [*massgen, "--validate", "@examples/basic/scripted_three_agents"]),
+            ("scripted 3 agents, no delays", [*massgen, "--config", "scripted3.yaml", question]),
+            ("@examples/basic/scripted_three_agents", [*massgen, "--config", "@examples/basic/scripted_three_agents",
+                                                       question]),
+            ("3 agents, zero-latency OpenAI server", [*massgen, "--config", "zero3.yaml", question]),
         ]
         print(f"{'command':<40} {'median s':>9} {'min s':>7}")
-        for name, args in rows:
-            median, best = timed(args, 5, tmp)
+        for name, command in rows:
+            median, best = timed(command, args.repeats, tmp, env)
             print(f"{name:<40} {median:>9.3f} {best:>7.3f}")
-    print("(the scripted run includes the example's own scripted delays, about 0.3 s)")
+    print("(the shipped scripted example sleeps about 0.3 s in its own script)")
 
 
 if __name__ == "__main__":

@@ -7,6 +7,9 @@ CONFIG_ERROR = 1
 EXECUTION_ERROR = 2
 TIMEOUT = 3
 INTERRUPTED = 4
+# A command line that does not parse (unknown flag, missing value, clashing flags): sysexits' EX_USAGE,
+# so it never reads as an execution error (2).
+USAGE_ERROR = 64
 
 _BY_STATUS = {
     "completed": SUCCESS,

@@ -14,9 +14,13 @@ from typing import TYPE_CHECKING
 
 from massgen import __version__
 from massgen.cli import exit_codes
+from massgen.cli.usage import UsageParser
 
 if TYPE_CHECKING:
+    from massgen.actors.team import RunResult
+    from massgen.cli.run_options import RunOptions
     from massgen.configs import TeamConfig
+    from massgen.sessions import Session
 
 EPILOG = """\
 examples:
@@ -25,13 +29,17 @@ examples:
   massgen --automation --config team.yaml "question"   # LOG_DIR/STATUS/WINNER/ANSWER_FILE lines
   massgen --validate team.yaml
   massgen --list-examples
+  massgen --model gpt-5-mini "question"                # one agent; --backend/--base-url for others
+  massgen --session-id work "question"; massgen --continue "follow-up"
+  massgen logs summary                                 # the latest run: list|summary|show|open [--json]
 
-exit codes: 0 success, 1 config error, 2 execution error, 3 timeout or budget, 4 interrupted
+exit codes: 0 success, 1 config error (or a missing API key), 2 execution error, 3 timeout or budget,
+4 interrupted, 64 usage error (a flag that does not parse or clashes)
 """
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = UsageParser(
         prog="massgen",
         description="Several models answer in parallel, read each other's answers, vote, "
         "and hand back one answer the team checked.",
@@ -60,6 +68,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="write .massgen/config.yaml for the providers whose keys are set (else the local team)")
     parser.add_argument("--force", action="store_true", help="with --quickstart: replace an existing config")
     parser.add_argument("--version", action="version", version=f"massgen {__version__}")
+    from massgen.cli import flags
+
+    flags.add_arguments(parser)
     return parser
 
 
@@ -74,10 +85,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         from massgen.cli.serve import main as serve_main
 
         return serve_main(argv[1:])
+    if argv[:1] == ["logs"]:
+        from massgen.cli.log_tools import main as logs_main
+
+        return logs_main(argv[1:])
     args = build_parser().parse_args(argv)
     _quiet_library_logs()
+    from massgen.cli import flags
     from massgen.configs import ConfigError, list_examples, load_config
 
+    problem = flags.usage_problem(args)
+    if problem:
+        from massgen.cli.usage import usage_error
+
+        return usage_error(problem)
+    if args.list_backends:
+        return flags.list_backends(sys.stdout)
+    if args.list_sessions:
+        return flags.list_sessions(sys.stdout)
     if args.list_examples:
         for name in list_examples():
             print(f"@examples/{name}")
@@ -88,7 +113,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         except ConfigError as exc:
             print(f"massgen: {exc}", file=sys.stderr)
             return exit_codes.CONFIG_ERROR
-        print(f"{path}: valid ({len(config.agents)} agents: {', '.join(a.id for a in config.agents)})")
+        print(f"{path}: valid ({len(config.agents)} agents: {', '.join(a.id for a in config.agents)})"
+              f"{flags.key_note(config)}")
         return exit_codes.SUCCESS
     if args.orchestrator_timeout is not None and args.orchestrator_timeout <= 0:
         print("massgen: --orchestrator-timeout must be a positive number of seconds", file=sys.stderr)
@@ -107,25 +133,36 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("massgen: give a question, e.g. massgen \"Which is larger, 9.11 or 9.9?\" "
                   "(the interactive session needs a terminal)", file=sys.stderr)
             return exit_codes.CONFIG_ERROR
-        from massgen.configs.defaults import resolve
-
         try:
-            config, source = resolve(args.config)
+            session = flags.session_of(args)
+            config, source = flags.team_config(args, session)
         except ConfigError as exc:
             print(f"massgen: {exc}", file=sys.stderr)
             return exit_codes.CONFIG_ERROR
-        return run_repl(_with_paths(config, "", args), source, vi=args.vi, timeout=args.orchestrator_timeout)
-
-    from massgen.cli.oneshot import run_question
-    from massgen.configs.defaults import resolve
+        missing_key = flags.check_keys(config)
+        if missing_key is not None:
+            return missing_key
+        return run_repl(_with_paths(config, "", args), source, vi=args.vi, timeout=args.orchestrator_timeout,
+                        session=session,
+                        session_config=flags.stored_config(args))
 
     try:
-        config, _source = resolve(args.config)
+        session = flags.session_of(args)
+        config, _source = flags.team_config(args, session)
     except ConfigError as exc:
         print(f"massgen: {exc}", file=sys.stderr)
         return exit_codes.CONFIG_ERROR
+    missing_key = flags.check_keys(config)
+    if missing_key is not None:
+        return missing_key
+    from massgen.backends.preload import preload
+
+    preload(agent.backend.type for agent in config.agents)  # the SDKs load while the team starts
+    from massgen.cli.oneshot import run_question
+
     return run_question(_with_paths(config, args.question, args), args.question, automation=args.automation,
-                        timeout=args.orchestrator_timeout)
+                        timeout=args.orchestrator_timeout,
+                        options=_run_options(args, session))
 
 
 def _with_paths(config: TeamConfig, question: str, args: argparse.Namespace) -> TeamConfig:
@@ -133,6 +170,32 @@ def _with_paths(config: TeamConfig, question: str, args: argparse.Namespace) -> 
     from massgen.files import with_context_paths
 
     return with_context_paths(config, question, args.cwd_context)
+
+
+def _run_options(args: argparse.Namespace, session: Session | None) -> RunOptions:
+    """The one-shot flags as ``RunOptions``; a session's turns are its history, and the turn is stored."""
+    from pathlib import Path
+
+    from massgen.cli.run_options import RunOptions
+
+    options = RunOptions(stream_events=args.stream_events, debug=args.debug, no_logs=args.no_logs,
+                         output_file=Path(args.output_file) if args.output_file else None)
+    if session is not None:
+        options.history = session.history()
+        options.on_result = lambda result: _store_turn(session, args, result)
+    return options
+
+
+def _store_turn(session: Session, args: argparse.Namespace, result: RunResult) -> None:
+    from massgen.sessions import SessionError
+
+    try:
+        session.add_turn(args.question, result, keep_log_dir=not args.no_logs)
+    except (SessionError, OSError) as exc:
+        print(f"massgen: the turn was not saved to session {session.id}: {exc}", file=sys.stderr)
+        return
+    print(f"session: {session.id} (turn {len(session.turns)}; continue with --session-id {session.id} "
+          "or --continue)", file=sys.stderr)
 
 
 def _resume(args: argparse.Namespace) -> int:
@@ -164,7 +227,9 @@ def _resume(args: argparse.Namespace) -> int:
 
 
 def entry() -> None:
-    sys.exit(main())
+    from massgen.cli.fast_exit import exit_now
+
+    exit_now(main())
 
 
 if __name__ == "__main__":

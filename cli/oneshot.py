@@ -15,10 +15,12 @@ from massgen.actors.team import RunResult, Team
 from massgen.actors.trace_writer import Subscriber
 from massgen.cli import exit_codes
 from massgen.cli.progress import ProgressDisplay
+from massgen.cli.run_options import RunOptions
 from massgen.configs import TeamConfig
 
 
-def print_result(result: RunResult, automation: bool, out: IO[str], err: IO[str]) -> int:
+def print_result(result: RunResult, automation: bool, out: IO[str], err: IO[str], *, show_logs: bool = True,
+                 show_answer: bool = True) -> int:
     code = exit_codes.for_status(result.status)
     answer_file = None
     if result.final_answer is not None:
@@ -35,10 +37,12 @@ def print_result(result: RunResult, automation: bool, out: IO[str], err: IO[str]
     if result.final_answer is not None:
         if result.partial:
             err.write(f"[best answer so far ({result.winner_label}); the run ended early: {result.reason}]\n")
-        out.write(result.final_answer.rstrip("\n") + "\n")
+        if show_answer:
+            out.write(result.final_answer.rstrip("\n") + "\n")
     else:
         err.write(f"massgen: no answer: {result.reason}\n")
-    err.write(f"logs: {result.log_dir}\n")
+    if show_logs:
+        err.write(f"logs: {result.log_dir}\n")
     out.flush()
     return code
 
@@ -52,17 +56,21 @@ def run_question(
     out: IO[str] | None = None,
     err: IO[str] | None = None,
     resume: ResumePoint | None = None,
+    options: RunOptions | None = None,
 ) -> int:
     out = out or sys.stdout
+    options = options or RunOptions()
     err = err or sys.stderr
     if timeout is not None:
         config = config.model_copy(update={
             "timeout_settings": config.timeout_settings.model_copy(update={"orchestrator_timeout_seconds": timeout})
         })
-    subscribers: list[Subscriber] = []
-    if not automation:
+    subscribers: list[Subscriber] = options.subscribers(out)
+    if not automation and options.shows_progress:
         subscribers.append(ProgressDisplay(err, live=err.isatty()))
-    team = Team(config, question, history=resume.history if resume else (), subscribers=subscribers, resume=resume)
+    team = Team(config, question, history=resume.history if resume else options.history, subscribers=subscribers,
+                resume=resume, log_dir=options.log_dir())
+    options.started(team)
     if automation:
         out.write(f"LOG_DIR: {team.log_dir}\n")
         out.flush()
@@ -81,4 +89,7 @@ def run_question(
             else:
                 err.write(f"\nstopped waiting; logs so far: {team.log_dir}\n")
                 return exit_codes.INTERRUPTED
-    return print_result(result, automation, out, err)
+    code = print_result(result, automation, out, err, show_logs=not options.no_logs,
+                        show_answer=not options.stream_events)
+    options.finished(result, out, err)
+    return code

@@ -6,6 +6,7 @@ what was expected, so the command line can print it and exit 1 without a traceba
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 from pathlib import Path
@@ -32,23 +33,37 @@ def list_examples(examples_dir: Path = EXAMPLES_DIR) -> list[str]:
 
 
 def resolve_config_path(ref: str, examples_dir: Path = EXAMPLES_DIR) -> Path:
-    """Turn ``@examples/NAME`` or a file path into an existing file."""
+    """Turn ``@examples/NAME`` or a file path into an existing file.
+
+    ``NAME`` is looked up as MassGen does: the exact name, then the file name alone, then
+    any example whose name contains it; several matches or none are errors that list
+    the candidates ("did you mean").
+    """
     if not ref.startswith(EXAMPLE_PREFIX):
         path = Path(ref).expanduser()
         if not path.is_file():
             raise ConfigError(f"config file not found: {ref}")
         return path
-    name = ref[len(EXAMPLE_PREFIX):].removesuffix(".yaml")
+    name = ref[len(EXAMPLE_PREFIX):].removesuffix(".yaml").strip("/")
     names = list_examples(examples_dir)
     if name in names:
         return examples_dir / f"{name}.yaml"
-    matches = [n for n in names if n.rsplit("/", 1)[-1] == name]
+    matches = [n for n in names if n.rsplit("/", 1)[-1] == name] or [n for n in names if name and name in n]
     if len(matches) == 1:
         return examples_dir / f"{matches[0]}.yaml"
     if len(matches) > 1:
         listed = ", ".join(f"@examples/{m}" for m in matches)
         raise ConfigError(f"{ref} is ambiguous; it matches: {listed}")
-    raise ConfigError(f"no example named {ref}; see `massgen --list-examples`")
+    raise ConfigError(f"no example named {ref}{_did_you_mean(name, names)} (see `massgen --list-examples`)")
+
+
+def _did_you_mean(name: str, names: list[str]) -> str:
+    """Close spellings, of the whole name or of its file name part."""
+    by_base = {n.rsplit("/", 1)[-1]: n for n in names}
+    close = difflib.get_close_matches(name, names, n=3, cutoff=0.6)
+    close += [by_base[b] for b in difflib.get_close_matches(name.rsplit("/", 1)[-1], list(by_base), n=3, cutoff=0.6)]
+    unique = list(dict.fromkeys(close))[:3]
+    return "; did you mean " + " or ".join(f"@examples/{n}" for n in unique) + "?" if unique else ""
 
 
 def _expand_env(value: Any, path: str, env: dict[str, str], source: str) -> Any:

@@ -104,8 +104,9 @@ class ScriptedBackendConfig(BackendConfig):
     # One list of steps per model call, played in order; a call that starts with a
     # ``when_answers`` guard waits (later calls may be played first) until its guard holds.
     script: list[list[ScriptStep]] = Field(default_factory=list)
-    # Text of the final presentation; by default the agent's own latest answer.
-    present: str | None = None
+    # Text of the final presentation; by default the agent's own latest answer. A list is
+    # streamed as one text delta per item, as a model writes it.
+    present: str | list[str] | None = None
     # Steps of the final presentation, one list per model call (tool calls, then text); overrides ``present``.
     present_script: list[list[ScriptStep]] = Field(default_factory=list)
     # What to do once the script is used up.

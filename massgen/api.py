@@ -20,6 +20,7 @@ from massgen.configs import ConfigError, TeamConfig, load_config, validate_data
 from massgen.configs.defaults import environment, resolve
 from massgen.events import Event, FinalAnswerEvent, events_from_record
 from massgen.logs import LogProjection
+from massgen.sessions import Session, open_or_create
 
 ConfigLike: TypeAlias = str | os.PathLike[str] | Mapping[str, Any] | TeamConfig | None
 History: TypeAlias = Sequence[tuple[str, str]]
@@ -64,6 +65,19 @@ def _team(query: str, config: ConfigLike, history: History, log_dir: str | os.Pa
                 log_dir=Path(log_dir) if log_dir is not None else None, subscribers=subscribers)
 
 
+def _session(session_id: str | None, config: ConfigLike, history: History) -> tuple[Session | None, ConfigLike,
+                                                                                 History]:
+    """The stored session ``session_id`` (made if new): its turns come before ``history``, and a session
+    started from a config file or ``@examples/NAME`` keeps using it when ``config`` is not given."""
+    if session_id is None:
+        return None, config, history
+    ref = os.fspath(config) if isinstance(config, str | os.PathLike) else None
+    session = open_or_create(session_id, config={"config": ref} if ref else {})
+    if config is None and session.config.get("config"):
+        config = str(session.config["config"])
+    return session, config, (*session.history(), *history)
+
+
 async def _finish(team: Team) -> RunResult:
     """Wait for a started team off the event loop; if our caller is cancelled, cancel the run first."""
     waiting = asyncio.ensure_future(asyncio.to_thread(team.wait))
@@ -83,17 +97,24 @@ async def run(
     history: History = (),
     log_dir: str | os.PathLike[str] | None = None,
     timeout: float | None = None,
+    session_id: str | None = None,
 ) -> RunResult:
     """Run the team on ``query`` and return the result (final answer, winner, votes, answers, logs, usage).
 
     ``config``: a YAML path, ``"@examples/NAME"``, a dict shaped like the YAML, or a
     ``TeamConfig``. ``history``: earlier (question, answer) pairs the team should see.
-    ``timeout``: the whole-run deadline in seconds. The result also reads like upstream
-    MassGen's dict: ``result["final_answer"]``, ``result.as_dict()``.
+    ``timeout``: the whole-run deadline in seconds. ``session_id``: a stored session
+    (``.massgen/sessions/``, shared with ``massgen --session-id``) whose turns are the
+    history; this turn is added to it. The result also reads like upstream MassGen's
+    dict: ``result["final_answer"]``, ``result.as_dict()``.
     """
+    session, config, history = _session(session_id, config, history)
     team = _team(query, config, history, log_dir, timeout)
     team.start()  # spawns the actors and returns; nothing here waits on them
-    return await _finish(team)
+    result = await _finish(team)
+    if session is not None:
+        session.add_turn(query, result)
+    return result
 
 
 def run_sync(
@@ -103,15 +124,20 @@ def run_sync(
     history: History = (),
     log_dir: str | os.PathLike[str] | None = None,
     timeout: float | None = None,
+    session_id: str | None = None,
 ) -> RunResult:
     """``run`` for plain scripts: blocks until the answer is in. Ctrl-C cancels the run, waits, re-raises."""
+    session, config, history = _session(session_id, config, history)
     team = _team(query, config, history, log_dir, timeout).start()
     try:
-        return team.wait()
+        result = team.wait()
     except KeyboardInterrupt:
         team.cancel("interrupted by Ctrl-C")
         team.wait()
         raise
+    if session is not None:
+        session.add_turn(query, result)
+    return result
 
 
 async def stream(
@@ -122,6 +148,7 @@ async def stream(
     log_dir: str | os.PathLike[str] | None = None,
     timeout: float | None = None,
     chunks: bool = True,
+    session_id: str | None = None,
 ) -> AsyncGenerator[Event, None]:
     """Run the team and yield typed events as they happen; the last one is ``FinalAnswerEvent``.
 
@@ -129,8 +156,9 @@ async def stream(
     the caller's loop through ``call_soon_threadsafe``. Closing the iterator early
     (``aclose()``, or leaving an ``async with contextlib.aclosing(...)`` block)
     cancels the run and waits until its logs are complete. ``chunks=False`` leaves
-    out the streamed text of the agents.
+    out the streamed text of the agents. ``session_id``: as for ``run``.
     """
+    session, config, history = _session(session_id, config, history)
     loop = asyncio.get_running_loop()
     queue: asyncio.Queue[Event | None] = asyncio.Queue()
 
@@ -160,6 +188,8 @@ async def stream(
             yield event
         result = await asyncio.shield(waiting)
         finished = True
+        if session is not None:
+            session.add_turn(query, result)
         yield FinalAnswerEvent(result=result)
     finally:
         if not finished and not waiting.done():

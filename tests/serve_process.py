@@ -70,8 +70,17 @@ DRAFT_THEN_HANG = {
     ],
     "timeout_settings": _TIMEOUTS,
 }
-CONFIGS = {"team": TEAM, "slow": SLOW, "tool": TOOL, "after_tool": AFTER_TOOL, "failing": FAILING,
-           "draft_then_hang": DRAFT_THEN_HANG}
+# alpha presents in four pieces, as a model streams: the client must see them as they come.
+PRESENTING = {
+    "agents": [
+        {"id": "alpha", "backend": {"type": "scripted", "script": [[{"new_answer": "4"}]],
+                                    "present": ["The answer ", "is 4, ", "because 2+2 ", "is 4."]}},
+        {"id": "beta", "backend": {"type": "scripted", "script": [[{"vote": "agent1", "reason": "right"}]]}},
+    ],
+    "timeout_settings": _TIMEOUTS,
+}
+CONFIGS = {"team": TEAM, "presenting": PRESENTING, "slow": SLOW, "tool": TOOL, "after_tool": AFTER_TOOL,
+           "failing": FAILING, "draft_then_hang": DRAFT_THEN_HANG}
 
 
 def write_configs(directory: Path) -> None:

@@ -108,6 +108,7 @@ def test_every_package_and_example_folder_is_in_the_wheel() -> None:
         for init in (root / folder).rglob("__init__.py"):
             package = ".".join([name, *init.parent.relative_to(root / folder).parts])
             assert package in listed, f"{package} is not in [tool.setuptools] packages"
-    for examples in (root / "configs" / "examples").iterdir():
-        if examples.is_dir():
-            assert f"massgen.configs.examples.{examples.name}" in listed
+    examples = root / "configs" / "examples"
+    for folder in examples.rglob("*"):
+        if folder.is_dir():
+            assert ".".join(["massgen.configs.examples", *folder.relative_to(examples).parts]) in listed

@@ -114,6 +114,24 @@ def test_streaming_sends_role_progress_content_usage_in_order(client: openai.Ope
     assert chunks[-1].choices == [] and chunks[-1].usage is not None and chunks[-1].usage.total_tokens > 0
 
 
+def test_the_presentation_streams_as_it_is_written(client: openai.OpenAI) -> None:
+    stream = client.chat.completions.create(model="massgen/path:presenting.yaml", messages=_ask("2+2?"),
+                                            stream=True)
+    pieces = [c.choices[0].delta.content for c in list(stream) if c.choices and c.choices[0].delta.content]
+    assert pieces == ["The answer ", "is 4, ", "because 2+2 ", "is 4."]  # each delta as the presenter wrote it
+
+
+def test_a_model_that_matches_nothing_is_a_404_in_openai_shape(server: ServerProcess,
+                                                              client: openai.OpenAI) -> None:
+    with pytest.raises(openai.NotFoundError) as missing:
+        client.chat.completions.create(model="no-such-model", messages=_ask("hi"))
+    assert missing.value.code == "model_not_found"
+    body = httpx.post(f"{server.api_url}/chat/completions", timeout=10.0,
+                      json={"model": "no-such-model", "messages": _ask("hi")}).json()
+    assert body["error"]["type"] == "invalid_request_error" and body["error"]["param"] == "model"
+    assert "no-such-model" in body["error"]["message"]
+
+
 def test_raw_stream_ends_with_done(server: ServerProcess) -> None:
     body = {"model": "team", "stream": True, "messages": _ask("What is 2+2?")}
     with httpx.stream("POST", f"{server.api_url}/chat/completions", json=body, timeout=30.0) as response:

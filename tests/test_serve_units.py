@@ -12,7 +12,7 @@ from support import assert_trace_invariants, of_type, records, scripted, step, t
 from massgen.actors import client_tools
 from massgen.actors.team import Team
 from massgen.cli.serve.catalog import Catalog, quick_backend, served_name
-from massgen.cli.serve.completions import Progress, answer_of
+from massgen.cli.serve.completions import ContentText, Progress, answer_of, rest_of_answer
 from massgen.cli.serve.errors import ApiError
 from massgen.cli.serve.models import Limits, parse_request, to_conversation
 from massgen.logs import LogProjection
@@ -155,15 +155,24 @@ def test_progress_text_from_a_real_trace(tmp_path: Path) -> None:
     )
     result = Team(config, "2+2?", log_dir=tmp_path / "run", tick_interval_s=0.02).run()
     progress, projection = Progress(), LogProjection()
-    lines = []
+    lines: list[str] = []
+    content: list[str] = []
     for record in records(result):
         projection.apply(record)
         text = progress(record, projection)
         if text:
-            lines.append(text)
+            (content if isinstance(text, ContentText) else lines).append(text)
     text = "".join(lines)
+    assert "".join(content) == "Four."  # the presenter's words are the answer's content, not progress
     assert text.startswith("Team of 2: a, b.\n")
     assert "[a] thinking" in text and "\na answered (agent1.1): 4\n" in text
     assert "\nb answered (agent2.1): four\n" in text
     assert "\nb votes for agent1.1: script exhausted\n" in text
     assert text.endswith("a presents the final answer.\n")
+
+
+def test_what_is_left_of_the_answer_after_the_streamed_presentation() -> None:
+    assert rest_of_answer("The answer ", "The answer is 4.") == "is 4."
+    assert rest_of_answer("\n The answer is 4.\n", "The answer is 4.") == ""  # the answer is the text, stripped
+    cut = rest_of_answer("Let me expl", "4")  # the presenter failed; the winner's own answer stands
+    assert cut.endswith("\n\n4") and "cut off" in cut

@@ -14,6 +14,7 @@ import contextvars
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 from prompt_toolkit import PromptSession, print_formatted_text
 from prompt_toolkit.application import create_app_session, get_app_session
@@ -29,6 +30,7 @@ from massgen.cli.repl.prompt import build_session, open_block, open_history, unw
 from massgen.cli.repl.session import Conversation, history_path
 from massgen.cli.repl.views import result_text
 from massgen.configs import TeamConfig
+from massgen.sessions import Session
 
 
 class Repl:
@@ -36,8 +38,10 @@ class Repl:
 
     def __init__(self, config: TeamConfig, source: str, *, vi: bool = False, timeout: float | None = None,
                  input: Input | None = None, output: Output | None = None,
-                 history_file: Path | None = None) -> None:
-        self.conversation = Conversation(config, source, timeout=timeout)
+                 history_file: Path | None = None, session: Session | None = None,
+                 session_config: dict[str, Any] | None = None) -> None:
+        self.conversation = Conversation(config, source, timeout=timeout, session=session,
+                                         session_config=session_config)
         self.current: LiveTurn | None = None
         self.last: LiveTurn | None = None
         self.follow: str | None = None
@@ -195,6 +199,8 @@ class Repl:
         self.conversation.record(number, question, result)
         self.current, self.last = None, turn
         self.say(result_text(result))
+        if self.conversation.unsaved:
+            self.say(self.conversation.unsaved)
         self._redraw()
 
     async def _close(self) -> None:
@@ -206,12 +212,15 @@ class Repl:
             await asyncio.gather(task, return_exceptions=True)
         if self.conversation.root is not None:
             self.say(f"session logs: {self.conversation.root}")
+        if self.conversation.session is not None:
+            self.say(f"session: {self.conversation.session.id} (massgen --continue picks it up)")
         self._loop = None
 
 
-def run_repl(config: TeamConfig, source: str, *, vi: bool = False, timeout: float | None = None) -> int:
-    """Entry point for ``massgen`` with no question."""
-    return Repl(config, source, vi=vi, timeout=timeout).run()
+def run_repl(config: TeamConfig, source: str, *, vi: bool = False, timeout: float | None = None,
+             session: Session | None = None, session_config: dict[str, Any] | None = None) -> int:
+    """Entry point for ``massgen`` with no question; every turn is stored in ``session`` (a new one if None)."""
+    return Repl(config, source, vi=vi, timeout=timeout, session=session, session_config=session_config).run()
 
 
 def can_run_interactively() -> bool:

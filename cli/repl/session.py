@@ -10,7 +10,9 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from massgen import sessions
 from massgen.actors.team import RunResult, Team, new_log_dir
 from massgen.actors.trace_writer import Subscriber
 from massgen.configs import TeamConfig
@@ -34,14 +36,19 @@ class Turn:
 class Conversation:
     """State that outlives a turn. Only the REPL's event loop thread touches it."""
 
-    def __init__(self, config: TeamConfig, source: str, *, timeout: float | None = None) -> None:
+    def __init__(self, config: TeamConfig, source: str, *, timeout: float | None = None,
+                 session: sessions.Session | None = None, session_config: dict[str, Any] | None = None) -> None:
+        """``session``: a stored session to continue; without one, a new session is stored at the first turn."""
         self.config = config
         self.source = source
         self.timeout = timeout
-        self.history: list[tuple[str, str]] = []
+        self.history: list[tuple[str, str]] = list(session.history()) if session else []
         self.turns: list[Turn] = []
         self.root: Path | None = None
-        self.next_turn = 1
+        self.next_turn = session.next_turn if session else 1
+        self.session = session
+        self._session_config = session_config or {}
+        self.unsaved: str | None = None  # why the last turn could not be stored, for the REPL to say
 
     @property
     def agent_ids(self) -> list[str]:
@@ -88,9 +95,18 @@ class Conversation:
         self.turns.append(Turn(number, question, result))
         if result.final_answer is not None:
             self.history.append((question, result.final_answer))
+        try:
+            if self.session is None:
+                self.session = sessions.open_or_create(config=self._session_config)
+            self.session.add_turn(question, result)  # on disk now: another process can --continue
+            self.unsaved = None
+        except (sessions.SessionError, OSError) as exc:
+            self.unsaved = f"the turn was not saved to the session: {exc}"
 
     def reset(self) -> int:
         """Forget the earlier turns' context; returns how many pairs were dropped. Logs stay."""
         dropped = len(self.history)
         self.history.clear()
+        if self.session is not None:
+            self.session.reset_context()
         return dropped

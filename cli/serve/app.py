@@ -142,7 +142,7 @@ def build_app(state: ServerState) -> Starlette:
         chat = parse_request(body, state.limits)
         model, config = state.catalog.resolve(chat.model)
         conversation = to_conversation(chat)
-        describe = Progress() if chat.stream else None
+        describe = Progress(content=not conversation.client_tools) if chat.stream else None
         run = state.registry.admit(config, conversation, model=model, request_id=rid, describe=describe)
         if chat.stream:
             settings = sse.StreamSettings(

@@ -7,9 +7,10 @@
 - any other name: a quick team of that model, ``quick_agents`` agents on the provider
   backend the name implies (``claude-*`` -> claude, ``gemini-*`` -> gemini, ``grok-*`` ->
   grok, ``gpt-*``/``o1``/``o3``/``o4`` -> openai, ``<backend type>/<model>`` -> that backend,
-  anything else -> ``chatcompletion``).
+  ``chatcompletion/<model>`` -> an OpenAI-compatible server).
 
-Unknown ``massgen/...`` names are 404s; a config that does not validate is a 400.
+Any other name matches no team: a 404 ``model_not_found``, as are unknown ``massgen/...``
+names; a config that does not validate is a 400.
 """
 
 from __future__ import annotations
@@ -21,16 +22,10 @@ from pathlib import Path
 
 from massgen.cli.serve.errors import ApiError
 from massgen.configs import ConfigError, TeamConfig, list_examples, load_config, validate_data
-from massgen.configs.schema import BACKEND_TYPES
+from massgen.configs.quick import quick_backend
 
 PREFIX = "massgen/"
 PATH_PREFIX = "massgen/path:"
-_PROVIDER_PREFIXES = (
-    ("claude", "claude"), ("gemini", "gemini"), ("grok", "grok"),
-    ("gpt-", "openai"), ("chatgpt", "openai"), ("o1", "openai"), ("o3", "openai"), ("o4", "openai"),
-)
-# Backend types a quick team may name explicitly as ``<type>/<model>``.
-_QUICK_TYPES = frozenset(BACKEND_TYPES) - {"scripted"}
 
 
 def served_name(config_ref: str) -> str:
@@ -38,18 +33,6 @@ def served_name(config_ref: str) -> str:
     if config_ref.startswith("@examples/"):
         return PREFIX + config_ref.removeprefix("@examples/").removesuffix(".yaml")
     return Path(config_ref).stem
-
-
-def quick_backend(model: str) -> tuple[str, str]:
-    """(backend type, model) for a plain model name."""
-    head, slash, tail = model.partition("/")
-    if slash and head in _QUICK_TYPES and tail:
-        return head, tail
-    lowered = model.lower()
-    for prefix, backend in _PROVIDER_PREFIXES:
-        if lowered.startswith(prefix):
-            return backend, model
-    return "chatcompletion", model
 
 
 @dataclass
@@ -114,6 +97,11 @@ class Catalog:
 
     def _quick(self, model: str) -> TeamConfig:
         backend, model_name = quick_backend(model)
+        if backend == "chatcompletion" and not model.startswith("chatcompletion/"):
+            raise ApiError(404, f"the model {model!r} matches no config here and no known provider; GET /v1/models "
+                                "lists the teams, and a quick team needs a provider model name (gpt-*, claude-*, "
+                                "gemini-*, grok-*) or <backend>/<model> (e.g. vllm/<model>)",
+                           code="model_not_found", param="model")
         slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", model_name).strip("_") or "model"
         agents = [{"id": f"{slug}_{i}", "backend": {"type": backend, "model": model_name}}
                   for i in range(1, self.quick_agents + 1)]

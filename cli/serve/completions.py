@@ -133,18 +133,42 @@ def _preview(content: str) -> str:
     return flat if len(flat) <= _PREVIEW_CHARS else flat[:_PREVIEW_CHARS] + "..."
 
 
+class ContentText(str):
+    """Text the presenter wrote: it streams as ``content`` deltas, not as progress."""
+
+    __slots__ = ()
+
+
+def rest_of_answer(streamed: str, content: str) -> str:
+    """What is left to send of ``content`` after ``streamed`` went out as content deltas.
+
+    The final answer is the presentation stripped, so leading and trailing blanks may
+    differ; a presentation that was cut off (its agent failed or ran out of time, and
+    the winner's answer stands) is followed by the answer in full, after a note.
+    """
+    head = streamed.lstrip()
+    if content.startswith(head):
+        return content[len(head):]
+    if head.rstrip() == content:
+        return ""
+    return "\n\n[the presentation was cut off; the team's answer follows]\n\n" + content
+
+
 class Progress:
     """Trace records -> short progress text for ``reasoning_content`` deltas.
 
     Called on the trace writer's thread, one record at a time, in trace order. Agent
     text streams through under a ``[agent]`` header whenever the speaker changes;
     coordination events (answers, votes, restarts, deadlines) get a line each. The
-    presenter's own stream is left out: it becomes the content.
+    presenter's own text is ``ContentText`` when ``content`` is set (it is the answer,
+    streamed as it is written), else left out.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, content: bool = True) -> None:
         self._speaker: str | None = None
         self._presenting = False
+        self._presenter: str | None = None
+        self._content = content
 
     def _line(self, text: str) -> str:
         lead = "\n" if self._speaker is not None else ""
@@ -156,7 +180,12 @@ class Progress:
         if kind not in ("tell", "event"):
             return None
         if mtype == "AgentChunk":
-            if self._presenting or not p.get("text"):
+            if self._presenting:
+                presenter = str(record["sender"]).rpartition("#")[0] == self._presenter
+                if self._content and presenter and p.get("kind") == "text" and p.get("text"):
+                    return ContentText(p["text"])
+                return None
+            if not p.get("text"):
                 return None
             agent = str(record["sender"]).rpartition("#")[0]
             if agent == self._speaker:
@@ -187,5 +216,6 @@ class Progress:
             return f"cancelled: {p['reason']}"
         if mtype == "PresentFinal":
             self._presenting = True
-            return f"{str(record['to']).rpartition('#')[0]} presents the final answer."
+            self._presenter = str(record["to"]).rpartition("#")[0]
+            return f"{self._presenter} presents the final answer."
         return None

@@ -1,8 +1,9 @@
 """``stream: true``: the run as Server-Sent Events, in the order OpenAI clients expect.
 
 1. a role chunk at once (clients and proxies see bytes before any model has spoken);
-2. team progress as ``reasoning_content`` deltas, batched from whatever is queued;
-3. the final answer as ``content`` deltas, or as ``tool_calls`` deltas, then the finish
+2. team progress as ``reasoning_content`` deltas, batched from whatever is queued, and
+   the presenter's text as ``content`` deltas while it is written;
+3. the rest of the final answer as ``content`` deltas, or ``tool_calls`` deltas, then the finish
    chunk (with ``massgen_metadata``), a usage chunk when ``include_usage`` was asked for,
    and ``data: [DONE]``.
 
@@ -23,7 +24,16 @@ from typing import Any
 
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
-from massgen.cli.serve.completions import ChunkFactory, answer_of, completion_id, metadata_of, now, usage_of
+from massgen.cli.serve.completions import (
+    ChunkFactory,
+    ContentText,
+    answer_of,
+    completion_id,
+    metadata_of,
+    now,
+    rest_of_answer,
+    usage_of,
+)
 from massgen.cli.serve.runs import ServedRun
 
 log = logging.getLogger("massgen.serve")
@@ -53,6 +63,7 @@ async def events(run: ServedRun, settings: StreamSettings) -> AsyncIterator[Serv
     try:
         yield _data(chunks.chunk({"role": "assistant", "content": ""}))
         finished = False
+        streamed: list[str] = []
         while not finished:
             item = await run.progress.get()
             texts: list[str] = []
@@ -62,15 +73,25 @@ async def events(run: ServedRun, settings: StreamSettings) -> AsyncIterator[Serv
                     break
                 item = run.progress.get_nowait()
             finished = item is None
-            if texts:
-                yield _data(chunks.chunk({"reasoning_content": "".join(texts)}))
+            for is_content, group in _runs(texts):
+                if is_content:  # one delta per piece the presenter wrote, as a model's stream has
+                    for text in group:
+                        streamed.append(text)
+                        yield _data(chunks.chunk({"content": text}))
+                else:
+                    yield _data(chunks.chunk({"reasoning_content": "".join(group)}))
         result = await run.result
         if result.final_answer is None:
             yield _error(f"the team produced no answer: {result.reason} (logs: {result.log_dir})", "run_failed")
             return
         answer = answer_of(result)
-        for chunk in chunks.answer_chunks(answer):
-            yield _data(chunk)
+        if streamed and not answer.tool_calls:
+            rest = rest_of_answer("".join(streamed), answer.content or "")
+            if rest:
+                yield _data(chunks.chunk({"content": rest}))
+        else:
+            for chunk in chunks.answer_chunks(answer):
+                yield _data(chunk)
         yield _data(chunks.chunk({}, answer.finish_reason, massgen_metadata=metadata_of(result, run.request_id)))
         if settings.include_usage:
             yield _data(chunks.chunk(None, usage=usage_of(result)))
@@ -81,6 +102,18 @@ async def events(run: ServedRun, settings: StreamSettings) -> AsyncIterator[Serv
         yield _error("internal server error while streaming; see the server log", "internal_error")
     finally:
         run.cancel(why)  # a no-op once the run has finished
+
+
+def _runs(texts: list[str]) -> list[tuple[bool, list[str]]]:
+    """Consecutive texts grouped by kind (content or progress), in order."""
+    groups: list[tuple[bool, list[str]]] = []
+    for text in texts:
+        is_content = isinstance(text, ContentText)
+        if groups and groups[-1][0] == is_content:
+            groups[-1][1].append(text)
+        else:
+            groups.append((is_content, [text]))
+    return groups
 
 
 def response(run: ServedRun, settings: StreamSettings, headers: dict[str, str]) -> EventSourceResponse:

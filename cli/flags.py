@@ -1,0 +1,149 @@
+"""The flags MassGen users type, turned into a config, a key check and a session.
+
+- ``--model``/``--backend``/``--base-url``/``--system-message``: a quick single agent, or,
+  with ``--config``, the same settings on every agent of that team;
+- ``--session-id ID`` / ``--continue``: the turn joins a stored session (``massgen.sessions``),
+  with every earlier turn as history and, unless flags say otherwise, the session's config;
+- the key check: an agent whose provider key is missing stops the run before any model
+  call, naming the key (exit 1).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import IO, TYPE_CHECKING, Any
+
+from massgen.cli import exit_codes
+
+if TYPE_CHECKING:  # the rest loads after parsing, so ``massgen --help`` stays fast
+    from massgen.configs import TeamConfig
+    from massgen.sessions import Session
+
+QUICK_FLAGS = ("model", "backend", "base_url", "system_message")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The flags of this module, added to the ``massgen`` parser."""
+    quick = parser.add_argument_group("a quick team (MassGen's flags)")
+    quick.add_argument("--model", metavar="MODEL",
+                       help="one agent of this model (gpt-5-mini, claude-sonnet-4-5, gemini-2.5-flash, vllm/NAME, "
+                            "...); with --config, every agent uses it")
+    quick.add_argument("--backend", metavar="TYPE", help="the backend type for --model (see --list-backends)")
+    quick.add_argument("--base-url", metavar="URL", help="the server of an OpenAI-compatible backend")
+    quick.add_argument("--system-message", metavar="TEXT", help="the system message of every agent")
+    quick.add_argument("--list-backends", action="store_true", help="list the backend types and the keys they need")
+    output = parser.add_argument_group("output")
+    output.add_argument("--stream-events", action="store_true",
+                        help="print the run's events as JSON lines on stdout (the last is final_answer)")
+    output.add_argument("--output-file", metavar="FILE", help="also write the final answer to FILE")
+    output.add_argument("--debug", action="store_true", help="write a debug log into the run's log directory")
+    output.add_argument("--no-logs", action="store_true",
+                        help="keep no log directory after the run (one-shot runs only)")
+    session = parser.add_argument_group("sessions (.massgen/sessions/)")
+    session.add_argument("--session-id", metavar="ID",
+                         help="continue (or start) this session: earlier turns are the team's context")
+    session.add_argument("--continue", dest="continue_session", action="store_true",
+                         help="continue the most recent session (with a question, or interactively)")
+    session.add_argument("--list-sessions", action="store_true", help="list the stored sessions")
+
+
+def usage_problem(args: argparse.Namespace) -> str | None:
+    """Flags that cannot go together, as a usage error message; None when they can."""
+    if args.session_id and args.continue_session:
+        return "--session-id and --continue: give one (--continue takes the latest session)"
+    if args.resume and (args.session_id or args.continue_session):
+        return "--resume starts a new attempt of one run; it does not join a session"
+    one_shot = [f for f, on in (("--stream-events", args.stream_events), ("--output-file", args.output_file),
+                                ("--no-logs", args.no_logs)) if on]
+    if one_shot and not args.question and not args.resume:
+        return f"{one_shot[0]} needs a question (it is for one-shot runs)"
+    if args.automation and args.stream_events:
+        return "--automation and --stream-events both write stdout; give one"
+    if args.no_logs and (args.automation or args.debug or args.resume):
+        clash = "--automation" if args.automation else "--debug" if args.debug else "--resume"
+        return f"--no-logs and {clash}: {clash} needs the log directory"
+    return None
+
+
+def list_backends(out: IO[str]) -> int:
+    from massgen.configs.quick import BACKENDS
+
+    out.write(f"{'backend':<16} {'key':<34} what\n")
+    for name, info in BACKENDS.items():
+        keys = " or ".join(info.keys) if info.keys else "-"
+        if info.keys and not info.key_always:
+            keys += " (api.openai.com only)"
+        where = f" ({info.default_base_url})" if info.default_base_url else ""
+        out.write(f"{name:<16} {keys:<34} {info.what}{where}\n")
+    return exit_codes.SUCCESS
+
+
+def list_sessions(out: IO[str]) -> int:
+    from massgen import sessions
+
+    found = sessions.list_sessions()
+    if not found:
+        out.write(f"no sessions in {sessions.sessions_dir()}\n")
+        return exit_codes.SUCCESS
+    for session in reversed(found):
+        first = session.turns[0]["question"] if session.turns else "(no turns yet)"
+        flat = " ".join(str(first).split())
+        out.write(f"{session.id:<34} {len(session.turns):>3} turns  {session.updated_at[:19]}  "
+                  f"{flat[:60] + ('...' if len(flat) > 60 else '')}\n")
+    out.write("continue one: massgen --session-id ID \"question\"   (the latest: massgen --continue)\n")
+    return exit_codes.SUCCESS
+
+
+def session_of(args: argparse.Namespace) -> Session | None:
+    """The session a run joins: ``--continue`` (the latest), ``--session-id`` (made if new), or none."""
+    from massgen import sessions
+
+    if args.continue_session:
+        return sessions.latest()
+    if args.session_id:
+        return sessions.open_or_create(args.session_id, config=stored_config(args))
+    return None
+
+
+def stored_config(args: argparse.Namespace) -> dict[str, Any]:
+    """What a session remembers of how its config was chosen (never a secret)."""
+    return {"config": args.config, **{name: getattr(args, name) for name in QUICK_FLAGS if getattr(args, name)}}
+
+
+def team_config(args: argparse.Namespace, session: Session | None = None) -> tuple[TeamConfig, str]:
+    """The config the flags (or the continued session) ask for, and where it came from."""
+    from massgen.configs.defaults import environment, resolve
+    from massgen.configs.quick import override_agents, quick_team
+
+    choice = stored_config(args)
+    if session is not None and not args.config and not any(getattr(args, n) for n in QUICK_FLAGS):
+        choice = {"config": None, **session.config}
+    quick = {name: choice.get(name) for name in QUICK_FLAGS}
+    if not choice.get("config") and (quick["model"] or quick["backend"]):
+        config = quick_team(env=environment(), **quick)
+        return config, f"--model {quick['model'] or '(default)'} on {config.agents[0].backend.type}"
+    config, source = resolve(choice.get("config"))
+    return override_agents(config, **quick), source
+
+
+def check_keys(config: TeamConfig, err: IO[str] | None = None) -> int | None:
+    """``CONFIG_ERROR`` after naming every missing key, or None when every agent has what it needs."""
+    from massgen.configs.defaults import environment
+    from massgen.configs.quick import describe_missing, missing_keys
+
+    missing = missing_keys(config, environment())
+    if not missing:
+        return None
+    (err or sys.stderr).write("massgen: missing API key\n" + describe_missing(missing) + "\n")
+    return exit_codes.CONFIG_ERROR
+
+
+def key_note(config: TeamConfig) -> str:
+    """For ``--validate``: the keys this config's agents need that are not set, if any."""
+    from massgen.configs.defaults import environment
+    from massgen.configs.quick import missing_keys
+
+    missing = missing_keys(config, environment())
+    names = sorted({" or ".join(keys) for _agent, _backend, keys in missing})
+    return f"; to run it, set {', '.join(names)}" if names else ""
