@@ -28,6 +28,7 @@ from massgen.messages import (
     ChildFailed,
     ChildStarted,
     InjectAnswers,
+    InjectNote,
     McpToolResult,
     McpToolsListed,
     McpToolsWithdrawn,
@@ -127,6 +128,8 @@ class AgentActor(TracedActor):
         elif isinstance(message, InjectAnswers) and self._is_current(message.turn_id):
             if self._loop is not None and self._runner is not None:
                 self._loop.call_soon_threadsafe(self._runner.inject, message.view)
+        elif isinstance(message, InjectNote) and self._loop is not None and self._runner is not None:
+            self._loop.call_soon_threadsafe(self._runner.add_note, message)  # kept for the next safe point
         elif isinstance(message, CancelTurn) and self._is_current(message.turn_id):
             assert self._turn is not None
             self._turn.cancel()

@@ -21,6 +21,7 @@ from massgen.actors.children import Child, Ticker, overdue
 from massgen.actors.coordination import Coordination
 from massgen.actors.judge import Judge
 from massgen.actors.mcp_supervision import McpSupervision
+from massgen.actors.notes import NoteBoard
 from massgen.actors.restarts import RestartHistory
 from massgen.actors.runtime import Peer, RunContext, TracedActor
 from massgen.configs.schema import TeamConfig
@@ -42,6 +43,7 @@ from massgen.messages import (
     DeadlineExpired,
     FinalPresented,
     InjectAnswers,
+    InjectNote,
     InvalidateVotes,
     KillAgent,
     McpCallTool,
@@ -49,12 +51,14 @@ from massgen.messages import (
     Message,
     ModelCallFinished,
     ModelCallStarted,
+    NoteDelivered,
     PresentFinal,
     RecordVote,
     RestartAgent,
     RunFinished,
     RunStarted,
     RunStatus,
+    SendNote,
     SetLiveAgents,
     SetRunTimeout,
     StartTurn,
@@ -115,6 +119,7 @@ class Supervisor(TracedActor):
         self._ticker: Ticker | None = None
         # MCP tool servers: started, routed, restarted and withdrawn by actors/mcp_supervision.py.
         self.mcp = McpSupervision(self, specs, self.rules.restart, self._live_agent)
+        self.notes = NoteBoard(order)  # notes from the user, until each agent has them
 
     # -- life cycle ---------------------------------------------------------------------------
 
@@ -207,6 +212,12 @@ class Supervisor(TracedActor):
         elif isinstance(message, KillAgent | RestartAgent) and message.name in self.children:
             verb = "killed" if isinstance(message, KillAgent) else "restart requested"
             self._agent_failed(self.children[message.name], f"{verb} by user", "user")
+        elif isinstance(message, SendNote):
+            for agent_id in self.notes.post(message):
+                child = self.children[agent_id]
+                if child.status == "in_turn" and child.peer is not None and child.turn_id is not None:
+                    self.send(child.peer, InjectNote, turn_id=child.turn_id, note_id=message.msg_id,
+                              text=message.text)
         return None
 
     def _from_agent(self, child: Child, message: Message) -> Any:
@@ -242,6 +253,8 @@ class Supervisor(TracedActor):
             self._on_answer(child, message)
         elif isinstance(message, VoteProposed):
             self._on_vote(child, message)
+        elif isinstance(message, NoteDelivered):
+            self.notes.delivered(child.spec.agent_id, message.note_id)
         elif isinstance(message, TurnFailed):
             self._agent_failed(child, message.reason, "worker")
         elif isinstance(message, FinalPresented) and child.spec.agent_id == self.presenter:
@@ -263,6 +276,8 @@ class Supervisor(TracedActor):
         ))
         self.send(child.peer, StartTurn, turn_id=turn_id, task=self.run.question, history=self.run.history,
                   view=view, vote_only=vote_only, own_label=child.spec.label)
+        for note_id, text in self.notes.pending(child.spec.agent_id):
+            self.send(child.peer, InjectNote, turn_id=turn_id, note_id=note_id, text=text)
 
     def _on_answer(self, child: Child, message: AnswerProposed) -> None:
         agent_id = child.spec.agent_id

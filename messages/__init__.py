@@ -38,6 +38,7 @@ from massgen.messages.mcp import (
     McpToolsListed,
     McpToolsWithdrawn,
 )
+from massgen.messages.notes import InjectNote, NoteDelivered, SendNote
 from massgen.messages.run import DeadLetter, RunFinished, RunStarted, RunStatus
 from massgen.messages.stream import (
     ChatMessage,
@@ -90,6 +91,7 @@ __all__ = [
     "FinalPresented",
     "Finish",
     "InjectAnswers",
+    "InjectNote",
     "InvalidateVotes",
     "KillAgent",
     "McpCallTool",
@@ -103,6 +105,7 @@ __all__ = [
     "ModelCallFinished",
     "ModelCallStarted",
     "ModelRequest",
+    "NoteDelivered",
     "PresentFinal",
     "ReasoningDelta",
     "RecordVote",
@@ -110,6 +113,7 @@ __all__ = [
     "RunFinished",
     "RunStarted",
     "RunStatus",
+    "SendNote",
     "Sender",
     "SetLiveAgents",
     "SetRunTimeout",

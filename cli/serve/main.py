@@ -63,15 +63,19 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--shutdown-grace", type=float, default=30.0, metavar="SECONDS",
                         help="on SIGTERM, time runs get to finish before they are cancelled (default 30)")
     parser.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    parser.add_argument("--ui", action="store_true",
+                        help="also serve the Web UI under /ui (its URL, with a per-launch token, is printed)")
+    parser.add_argument("--ui-drop-every", type=int, default=0, help=argparse.SUPPRESS)  # fault injection
     return parser
 
 
 class _Server(uvicorn.Server):
     """uvicorn, plus: print where it listens, and start the run registry's shutdown on a signal."""
 
-    def __init__(self, config: uvicorn.Config, state: ServerState) -> None:
+    def __init__(self, config: uvicorn.Config, state: ServerState, ui_token: str | None = None) -> None:
         super().__init__(config)
         self.state = state
+        self.ui_token = ui_token
         self._loop: asyncio.AbstractEventLoop | None = None
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
@@ -81,6 +85,9 @@ class _Server(uvicorn.Server):
             host, port = self.servers[0].sockets[0].getsockname()[:2]
             shown = f"[{host}]" if ":" in str(host) else host
             print(f"massgen serve: listening on http://{shown}:{port}", file=sys.stderr, flush=True)
+            if self.ui_token is not None:
+                print(f"massgen serve: web UI at http://{shown}:{port}/ui?token={self.ui_token}",
+                      file=sys.stderr, flush=True)
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
         super().handle_exit(sig, frame)
@@ -125,6 +132,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _fail(f"--default-model {args.default_model}: {exc.message}")
 
     api_key = args.api_key or os.environ.get(API_KEY_ENV) or None
+    if args.ui and not api_key and args.host not in ("127.0.0.1", "localhost", "::1"):
+        return _fail(f"--ui on --host {args.host}: the Web UI can start runs, so off loopback it needs --api-key")
     log_base = Path(args.log_dir).expanduser() if args.log_dir else None
     registry = RunRegistry(max_runs=args.max_concurrent_runs, retry_after_s=1, log_base=log_base)
     state = ServerState(
@@ -132,6 +141,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         shutdown_grace_s=args.shutdown_grace,
         limits=Limits(max_body_bytes=args.max_body_bytes, max_messages=args.max_messages),
     )
+    ui_token = None
+    if args.ui:
+        from massgen.cli.serve.ui import StreamSettings, UiAccess, WebUI
+
+        access = UiAccess(bind_host=args.host)
+        ui = WebUI(state, access, StreamSettings(ping_s=args.keepalive, drop_every=max(0, args.ui_drop_every)))
+        state.extra_routes = ui.routes()
+        ui_token = access.token
     config = uvicorn.Config(
         build_app(state), host=args.host, port=args.port, log_level=args.log_level, lifespan="on",
         timeout_graceful_shutdown=int(args.shutdown_grace + state.drain_timeout_s + 5), server_header=False,
@@ -139,5 +156,5 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not api_key and args.host not in ("127.0.0.1", "localhost", "::1"):
         log.warning("listening on %s without an API key: anyone who can reach it can spend your model budget",
                     args.host)
-    _Server(config, state).run()
+    _Server(config, state, ui_token).run()
     return exit_codes.SUCCESS
