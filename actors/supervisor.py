@@ -274,10 +274,10 @@ class Supervisor(TracedActor):
             TurnStarted, agent=child.spec.agent_id, incarnation=child.incarnation, turn_id=turn_id,
             vote_only=vote_only, view_labels=tuple(a.label for a in view.answers),
         ))
+        for note_id, text in self.notes.pending(child.spec.agent_id):  # before the turn: its first call has them
+            self.send(child.peer, InjectNote, turn_id=turn_id, note_id=note_id, text=text)
         self.send(child.peer, StartTurn, turn_id=turn_id, task=self.run.question, history=self.run.history,
                   view=view, vote_only=vote_only, own_label=child.spec.label)
-        for note_id, text in self.notes.pending(child.spec.agent_id):
-            self.send(child.peer, InjectNote, turn_id=turn_id, note_id=note_id, text=text)
 
     def _on_answer(self, child: Child, message: AnswerProposed) -> None:
         agent_id = child.spec.agent_id

@@ -84,7 +84,7 @@ async def events(log: RecordLog, after_seq: int, settings: StreamSettings) -> As
     cursor = log.index_after(after_seq)
     sent = 0
     loop = asyncio.get_running_loop()
-    yield b"retry: 500\n\n"
+    yield b"retry: 300\n\n"
     while True:
         if cursor < len(log.records):
             batch = log.records[cursor:cursor + _MAX_BATCH]

@@ -256,6 +256,7 @@ function RunView({ runId, live }) {
   useEffect(() => { const t = setInterval(() => setNow(Date.now() / 1000), 500); return () => clearInterval(t); }, []);
   const s = useMemo(() => (pos == null ? feed.state : foldTo(feed.entries, pos)), [feed, pos]);
   const running = feed.conn !== 'ended' && s.phase !== 'finished';
+  window.__mgState = s;  // what tests read: the state on screen
   return html`<div class="run" data-testid="run">
     <${Header} s=${s} conn=${feed.conn} live=${running} now=${now} />
     ${running ? html`<${Controls} runId=${runId} s=${s} />` : html`<${Scrubber} entries=${feed.entries} pos=${pos} setPos=${setPos} />`}

@@ -59,7 +59,8 @@ export function apply(s, e, limit = Infinity) {
     last = parts.length ? parts[parts.length - 1][0] : e.seq;
     text = String(p.text).slice(0, parts.reduce((n, [, len]) => n + len, 0));
   }
-  s = { ...s, seq: last, count: s.count + count, lastTs: e.ts, firstTs: s.firstTs ?? e.ts };
+  // Merged text entries come in order of their first seq, so the newest seq seen is a max.
+  s = { ...s, seq: Math.max(s.seq, last), count: s.count + count, lastTs: Math.max(s.lastTs ?? e.ts, e.ts), firstTs: s.firstTs ?? e.ts };
   const sender = agentOf(e.sender);
   switch (e.type) {
     case 'RunStarted': {

@@ -1,0 +1,383 @@
+"""The Web UI in a real browser (Debian's headless Chromium via Playwright) against `massgen serve --ui`.
+
+Each page records every request it makes; a page may only ever talk to its own server.
+Set MASSGEN_UI_SCREENSHOTS=DIR to keep screenshots of a live run and a replay.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import yaml
+from serve_process import ServerProcess, start_server, trace_of, wait_until
+from support import FACTOR, unavailable
+
+CHROMIUM = shutil.which("chromium-headless-shell") or "/usr/bin/chromium-headless-shell"
+T = 20_000 * FACTOR  # ms, for Playwright waits
+
+_TIMEOUTS = {"orchestrator_timeout_seconds": 120, "turn_timeout_seconds": 120, "idle_stream_timeout_seconds": 60}
+
+
+def _stream(*pieces: str, gap: float = 0.05) -> list[dict[str, Any]]:
+    steps: list[dict[str, Any]] = []
+    for piece in pieces:
+        steps += [{"text": piece}, {"delay": gap}]
+    return steps
+
+
+# Three agents stream a little, answer, and all vote for alpha's answer; alpha presents.
+def three(pieces: int = 1, gap: float = 0.05) -> dict[str, Any]:
+    return {
+        "agents": [
+            {"id": "alpha", "backend": {"type": "scripted", "on_exhausted": "repeat_last",
+                                        "present": "The answer is 4.",
+                                        "script": [[*_stream("Let me think. ", "Two plus two ", "makes four.",
+                                                             *(f"({i}) " for i in range(pieces)), gap=gap),
+                                                    {"new_answer": "2 + 2 = 4"}],
+                                                   [{"vote": "agent1", "reason": "correct and short"}]]}},
+            {"id": "beta", "backend": {"type": "scripted", "on_exhausted": "repeat_last",
+                                       "script": [[{"delay": 0.1}, *_stream("Counting: ", "one, two, ", "three, four."),
+                                                   {"new_answer": "four"}],
+                                                  [{"when_answers": ["agent1"]},
+                                                   {"vote": "agent1", "reason": "same, with the sum shown"}]]}},
+            {"id": "gamma", "backend": {"type": "scripted", "on_exhausted": "repeat_last",
+                                        "script": [[{"delay": 0.2}, *_stream("Quick: ", "4."),
+                                                    {"new_answer": "4 (2+2)"}],
+                                                   [{"when_answers": ["agent1", "agent2"]},
+                                                    {"vote": "agent1", "reason": "the clearest"}]]}},
+        ],
+        "timeout_settings": _TIMEOUTS,
+    }
+
+
+# alpha drafts an answer at once (a restarted alpha votes instead); beta streams for minutes, so
+# the run lasts until the test steers it; anyone asked to vote later votes for the first answer.
+STEER = {
+    "agents": [
+        {"id": "alpha", "backend": {"type": "scripted", "on_exhausted": "vote_first", "present": "Four.",
+                                    "script": [[{"text": "Drafting. "}, {"delay": 0.2},
+                                                {"new_answer": "draft: 4", "incarnations": [1]},
+                                                {"vote": "agent1", "reason": "still right", "incarnations": [2, 3]}]]}},
+        {"id": "beta", "backend": {"type": "scripted", "on_exhausted": "vote_first",
+                                   "script": [[*_stream(*(f"line {i} of a long derivation\n" for i in range(3000)),
+                                                        gap=0.04), {"new_answer": "beta's long answer"}]]}},
+    ],
+    "orchestrator": {"restart": {"backoff_base_seconds": 0.05, "backoff_max_seconds": 0.2}},
+    "timeout_settings": _TIMEOUTS,
+}
+
+
+def _write(directory: Path, name: str, data: dict[str, Any]) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / f"{name}.yaml").write_text(yaml.safe_dump(data), encoding="utf-8")
+
+
+def ui_url(server: ServerProcess) -> str:
+    wait_until(lambda: any("web UI at " in line for line in server.lines), 10, "the web UI URL")
+    line = next(line for line in server.lines if "web UI at " in line)
+    return line.split("web UI at ", 1)[1].strip()
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("webui")
+    _write(path, "three", three())
+    _write(path, "three_slowly", three(pieces=12, gap=0.2))
+    _write(path, "steer", STEER)
+    return path
+
+
+@pytest.fixture(scope="module")
+def server(workdir: Path) -> Iterator[ServerProcess]:
+    process = start_server(workdir, "--ui", "--config", "steer.yaml", "--shutdown-grace", "1")
+    yield process
+    process.stop()
+
+
+@pytest.fixture(scope="module")
+def browser(server: ServerProcess) -> Iterator[Any]:
+    if not Path(CHROMIUM).exists():
+        unavailable("chromium-headless-shell is not installed (apt-get install chromium-headless-shell)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM)
+        # Chromium starts its network and GPU helper processes on first use; start them now, so the
+        # per-test leak check sees them as the module's, not as leaked by the first test.
+        warm = launched.new_page()
+        warm.goto(f"{server.base_url}/health")
+        warm.close()
+        yield launched
+        launched.close()
+
+
+class Tab:
+    """A browser tab on the UI that remembers every URL it requested."""
+
+    def __init__(self, browser: Any, url: str) -> None:
+        self.base = url.split("/ui", 1)[0]
+        self.context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        self.page = self.context.new_page()
+        self.requests: list[str] = []
+        self.errors: list[str] = []
+        self.page.on("request", lambda r: self.requests.append(r.url))
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.page.set_default_timeout(T)
+        self.page.goto(url)
+
+    def open(self, run_id: str) -> None:
+        self.page.goto(f"{self.base}/ui?run={run_id}")
+        self.page.wait_for_selector("[data-testid=run-header]")
+
+    def state(self) -> dict[str, Any]:
+        data: dict[str, Any] = self.page.evaluate("window.__mgState")
+        return data
+
+    def stats(self) -> dict[str, Any]:
+        data: dict[str, Any] = self.page.evaluate("window.__mgStats")
+        return data
+
+    def wait(self, js: str, arg: Any = None) -> None:
+        """Until ``js`` (an expression or a function of ``arg``) is true on the page.
+
+        Polled from here: Playwright's wait_for_function evaluates strings, which the page's CSP forbids."""
+        expression = js if js.lstrip().startswith(("(", "n =>")) else f"() => ({js})"
+        deadline = T
+        while not self.page.evaluate(expression, arg):
+            deadline -= 50
+            if deadline < 0:
+                raise AssertionError(f"timed out waiting for {js}")
+            self.page.wait_for_timeout(50)
+
+    def shot(self, name: str) -> None:
+        folder = os.environ.get("MASSGEN_UI_SCREENSHOTS")
+        if folder:
+            self.page.screenshot(path=str(Path(folder) / name), full_page=True)
+
+    def close(self) -> None:
+        assert not self.errors, self.errors
+        outside = [u for u in self.requests if not u.startswith(self.base + "/")]
+        assert not outside, f"requests left the server: {outside}"
+        self.context.close()
+        wait_until(_renderers_gone, 10, "the tab's renderer process to exit")
+
+
+def _renderers_gone() -> bool:
+    """A closed tab's renderer exits a moment after close() returns; the leak check must not catch it mid-exit."""
+    import psutil
+
+    for child in psutil.Process().children(recursive=True):
+        try:
+            if child.status() != psutil.STATUS_ZOMBIE and (
+                    not child.cmdline() or "--type=renderer" in " ".join(child.cmdline())):
+                return False
+        except psutil.Error:
+            continue
+    return True
+
+
+@pytest.fixture
+def tab(browser: Any, server: ServerProcess) -> Iterator[Tab]:
+    opened = Tab(browser, ui_url(server))
+    yield opened
+    opened.close()
+
+
+def run_dir(server: ServerProcess, run_id: str) -> Path:
+    return server.log_dir.joinpath(*run_id.split("~"))
+
+
+def chat_in_background(server: ServerProcess, model: str, question: str) -> threading.Thread:
+    """A /v1/chat/completions run held open by a client thread, as any API user would."""
+    def call() -> None:
+        httpx.post(f"{server.api_url}/chat/completions", timeout=120 * FACTOR,
+                   json={"model": model, "messages": [{"role": "user", "content": question}]})
+
+    thread = threading.Thread(target=call, daemon=True)
+    thread.start()
+    return thread
+
+
+def run_id_of_question(tab: Tab, question: str) -> str:
+    found: dict[str, str] = {}
+
+    def listed() -> bool:
+        runs = tab.page.evaluate("fetch('/ui/api/runs').then(r => r.json())")["runs"]
+        found.update({r["question"]: r["id"] for r in runs})
+        return question in found
+
+    wait_until(listed, 20, f"the run {question!r} listed")
+    return found[question]
+
+
+def test_three_agents_show_lanes_votes_and_the_final_answer(server: ServerProcess, tab: Tab) -> None:
+    client = chat_in_background(server, "massgen/path:three.yaml", "What is 2+2? (three)")
+    run_id = run_id_of_question(tab, "What is 2+2? (three)")  # a /v1 run is listed too
+    tab.open(run_id)
+    tab.wait("window.__mgStats.end !== null")
+    client.join(30 * FACTOR)
+    page = tab.page
+    for agent in ("alpha", "beta", "gamma"):
+        assert page.locator(f"[data-testid=lane-{agent}]").is_visible()
+    assert "Two plus two makes four." in page.locator("[data-testid=lane-body-alpha]").inner_text()
+    votes = page.locator("[data-testid=votes] tr.vote:not(.struck)")
+    assert votes.count() == 3 and all("agent1.1" in t for t in votes.all_inner_texts())
+    assert page.locator("[data-testid=final-answer]").inner_text().strip() == "The answer is 4."
+    assert page.locator("[data-testid=best-so-far]").count() == 0
+    trace = trace_of(run_dir(server, run_id))
+    assert tab.stats()["received"] == len(trace) and tab.stats()["dupes"] == 0 and tab.stats()["missing"] == 0
+    tab.shot("web_ui_finished.png")
+
+
+def test_replay_scrubbed_to_the_first_vote_shows_that_moment_exactly(server: ServerProcess, tab: Tab) -> None:
+    client = chat_in_background(server, "massgen/path:three.yaml", "What is 2+2? (replay)")
+    run_id = run_id_of_question(tab, "What is 2+2? (replay)")
+    client.join(30 * FACTOR)
+    trace = trace_of(run_dir(server, run_id))
+    first_vote = next(r["seq"] for r in trace if r["type"] == "RecordVote" and r["kind"] == "tell")
+    tab.open(run_id)
+    tab.wait("window.__mgStats.end !== null")
+    page = tab.page
+    page.click("[data-testid=scrub]")  # the scrubber is there once the run is over
+    page.fill("[data-testid=jump]", "0")
+    page.press("[data-testid=jump]", "Enter")
+    while tab.state()["seq"] < first_vote:
+        page.click("[data-testid=step]")  # next answer or vote
+    state = tab.state()
+    assert state["seq"] == first_vote
+    assert page.locator("[data-testid=seq]").inner_text() == str(first_vote)
+    assert page.locator("[data-testid=votes] tr").count() == 1
+    assert page.locator("[data-testid=final]").count() == 0
+    answered = [r["payload"]["label"] for r in trace if r["type"] == "AnswerAccepted" and r["seq"] < first_vote]
+    assert state["answerOrder"] == answered
+    tab.shot("web_ui_replay.png")
+    # Mid-way through merged text: each lane holds exactly the deltas up to that seq.
+    chunks = [r for r in trace if r["type"] == "AgentChunk" and r["kind"] == "tell"]
+    middle = chunks[len(chunks) // 2]["seq"]
+    page.fill("[data-testid=jump]", str(middle))
+    page.press("[data-testid=jump]", "Enter")
+    tab.wait("n => window.__mgState.seq === n", middle)
+    state = tab.state()
+    for agent in ("alpha", "beta", "gamma"):
+        expected = "".join(r["payload"]["text"] for r in chunks
+                           if r["seq"] <= middle and r["sender"].startswith(agent + "#"))
+        shown = "".join(t["text"] for t in state["agents"][agent]["turns"])
+        assert shown == expected, agent
+
+
+def test_a_stream_dropped_every_few_events_ends_with_nothing_missing_or_repeated(
+        workdir: Path, browser: Any) -> None:
+    dropping = start_server(workdir, "--ui", "--config", "three_slowly.yaml", "--ui-drop-every", "2")
+    tab = Tab(browser, ui_url(dropping))
+    try:
+        page = tab.page
+        page.fill("[data-testid=question]", "What is 2+2? (dropped)")
+        page.click("[data-testid=start]")
+        page.wait_for_selector("[data-testid=run-header]")
+        tab.wait("window.__mgStats.end !== null")
+        stats = tab.stats()
+        run_id = run_id_of_question(tab, "What is 2+2? (dropped)")
+        trace = trace_of(run_dir(dropping, run_id))
+        assert stats["reconnects"] >= 2
+        assert stats["dupes"] == 0 and stats["missing"] == 0 and stats["received"] == len(trace)
+        assert page.locator("[data-testid=final-answer]").inner_text().strip() == "The answer is 4."
+    finally:
+        tab.close()
+        dropping.stop()
+
+
+def control(tab: Tab, testid: str) -> None:
+    tab.page.click(f"[data-testid={testid}]")
+
+
+def test_live_controls_show_their_effect_and_are_in_the_trace(server: ServerProcess, tab: Tab) -> None:
+    page = tab.page
+    page.fill("[data-testid=question]", "Steer me")
+    page.click("[data-testid=start]")  # the served config: steer
+    page.wait_for_selector("[data-testid=lane-beta]")
+    run_id = page.evaluate("new URLSearchParams(location.search).get('run')")
+    body = page.locator("[data-testid=lane-body-beta]")
+    tab.wait("() => { const b = document.querySelector('[data-testid=lane-body-beta]');"
+             " return b && b.scrollHeight > b.clientHeight + 200; }")
+
+    # Scrolling up holds the view while text keeps arriving.
+    body.hover()
+    page.mouse.wheel(0, -400)
+    tab.wait("() => document.querySelector('[data-testid=lane-body-beta]').scrollTop < 5")
+    held_at = tab.state()["seq"]
+    tab.wait("n => window.__mgState.seq > n + 20", held_at)
+    assert body.evaluate("b => b.scrollTop") < 5
+    assert page.locator("[data-testid=lane-beta] .follow").is_visible()
+    tab.shot("web_ui_live.png")
+
+    # A note for beta waits for beta's next safe point: here, the turn of its restarted incarnation.
+    page.fill("[data-testid=note-text]", "Please wrap up.")
+    page.select_option("[data-testid=note-to]", "beta")
+    control(tab, "send-note")
+    page.wait_for_selector("[data-testid=notes] >> text=Please wrap up.")
+    control(tab, "kill-beta")
+    tab.wait("() => window.__mgState.agents.beta.incarnation === 2")
+    page.wait_for_selector("[data-testid=notes] .ok")  # delivered: ✓
+    tab.wait("() => window.__mgState.agents.alpha.status === 'voted'")
+    control(tab, "restart-alpha")
+    tab.wait("() => { const a = window.__mgState.agents.alpha; return a.incarnation === 2 && a.status === 'voted'; }")
+    control(tab, "answer-now")
+    page.wait_for_selector("[data-testid=final]")
+    assert page.locator("[data-testid=best-so-far]").is_visible()
+    assert page.locator("[data-testid=final-answer]").inner_text().strip() == "Four."
+
+    trace = trace_of(run_dir(server, run_id))
+    user = [(r["type"], r["payload"]) for r in trace if r["sender"] == "user#0"]
+    assert [t for t, _ in user] == ["SendNote", "KillAgent", "RestartAgent", "AnswerNow"]
+    note_id = next(r["msg_id"] for r in trace if r["type"] == "SendNote")
+    assert [(r["sender"], r["payload"]["note_id"]) for r in trace if r["type"] == "NoteDelivered"] == [
+        ("beta#2", note_id)]
+    failed = [(r["payload"]["name"], r["payload"]["error"]) for r in trace if r["type"] == "ChildFailed"]
+    assert failed == [("beta", "killed by user"), ("alpha", "restart requested by user")]
+    timeline = page.locator("[data-testid=timeline]").inner_text()
+    for shown in ("note to agent2: Please wrap up.", "note delivered to agent2", "kill agent2",
+                  "restart agent1", "answer now"):
+        assert shown in timeline
+
+
+def test_cancel_ends_the_run_with_its_best_answer_so_far(server: ServerProcess, tab: Tab) -> None:
+    page = tab.page
+    page.fill("[data-testid=question]", "Cancel me")
+    page.click("[data-testid=start]")
+    tab.wait("() => window.__mgState && window.__mgState.answerOrder.length === 1")
+    control(tab, "cancel")
+    page.wait_for_selector("[data-testid=final]")
+    assert page.locator("[data-testid=best-so-far]").is_visible()
+    assert page.locator("[data-testid=final-answer]").inner_text().strip() == "draft: 4"
+    run_id = page.evaluate("new URLSearchParams(location.search).get('run')")
+    finished = [r for r in trace_of(run_dir(server, run_id)) if r["type"] in ("CancelRun", "RunFinished")]
+    assert finished[0]["payload"] == {"reason": "cancelled in the web UI"}
+    assert finished[-1]["payload"]["status"] == "interrupted" and finished[-1]["payload"]["partial"]
+
+
+def test_without_the_token_or_from_another_origin_the_ui_refuses(server: ServerProcess) -> None:
+    url = ui_url(server)
+    base, token = url.split("/ui?token=")
+    port = base.rsplit(":", 1)[1]
+    assert httpx.get(f"{base}/ui").status_code == 401
+    assert httpx.get(f"{base}/ui/api/runs").status_code == 401
+    assert httpx.get(f"{base}/ui?token=wrong").status_code == 403
+    assert httpx.get(f"{base}/ui/static/app.js", cookies={f"massgen_ui_{port}": "wrong"}).status_code == 403
+    with httpx.Client(base_url=base, cookies={f"massgen_ui_{port}": token}) as client:
+        assert client.get("/ui/api/runs").status_code == 200
+        assert client.get("/ui/api/runs", headers={"host": "evil.example"}).status_code == 403
+        body = {"question": "q"}
+        assert client.post("/ui/api/runs", json=body).status_code == 403  # no Origin
+        assert client.post("/ui/api/runs", json=body, headers={"origin": "http://evil.example"}).status_code == 403
+        assert client.get("/ui/api/runs/..~..~etc/events").status_code == 404
+    first = httpx.get(url)
+    assert first.status_code == 303 and "httponly" in first.headers["set-cookie"].lower()
+    assert json.loads(httpx.get(f"{base}/health").text)["status"] == "ok"  # the API is unaffected
