@@ -155,6 +155,10 @@ class WebUI:
         runs = [summary(run_id, path, run_id in self.served) for run_id, path in self.index.on_disk()]
         listed = {r["id"] for r in runs}
         runs = [summary(rid, run.log_dir, True) for rid, run in self.served.items() if rid not in listed] + runs
+        for entry in runs:  # a live run's first record may not be on disk yet; its log in memory has it
+            live_log = self.index.live.get(entry["id"])
+            if entry["live"] and not entry["question"] and live_log is not None and live_log.records:
+                entry["question"] = live_log.records[0]["payload"].get("question", "")
         return JSONResponse({"runs": runs, "configs": self.state.catalog.model_ids()}, headers=_NO_STORE)
 
     async def run_info(self, request: Request) -> Response:
@@ -217,11 +221,15 @@ class WebUI:
         if name not in configs:
             raise ApiError(422, f"'config' must be one of the served configs: {', '.join(configs)}",
                            param="config", code="invalid_value")
-        model, config = self.state.catalog.resolve(name)
-        run = self.state.registry.admit(config, Conversation(task=question, history=(), client_tools=()),
-                                        model=model, request_id=request_id(request), describe=None)
-        run_id = run_id_of(self.index.root, run.log_dir)
+        run_id, run = self.start(question, name, request_id(request))
         return JSONResponse({"id": run_id, "log_dir": str(run.log_dir)}, status_code=201)
+
+    def start(self, question: str, config_name: str, rid: str) -> tuple[str | None, ServedRun]:
+        """Start a run of a served config (on the loop); its id in the UI and its handle."""
+        model, config = self.state.catalog.resolve(config_name)
+        run = self.state.registry.admit(config, Conversation(task=question, history=(), client_tools=()),
+                                        model=model, request_id=rid, describe=None)
+        return run_id_of(self.index.root, run.log_dir), run
 
     async def cancel(self, request: Request) -> Response:
         run = self._live(request.path_params["id"])
