@@ -140,6 +140,39 @@ function Timeline({ s }) {
     </li>`)}</ol></section>`;
 }
 
+// Answers and votes by agent (rows) in trace order (columns); dashed arrows: the answers each one
+// saw (from trace causation); solid: a vote's target. A vote that no longer counts is struck.
+function Graph({ s }) {
+  const items = [...s.answerOrder.map((l) => ({ kind: 'answer', ...s.answers[l] })),
+                 ...s.votes.map((v) => ({ kind: 'vote', agent: v.voter, ...v }))].sort((a, b) => a.seq - b.seq);
+  if (!items.length) return null;
+  const row = Object.fromEntries(s.order.map((a, i) => [a, i]));
+  const at = {};
+  const X = (i) => 90 + i * 64;
+  const Y = (agent) => 22 + (row[agent] ?? 0) * 34;
+  items.forEach((it, i) => { if (it.kind === 'answer') at[it.label] = [X(i), Y(it.agent)]; });
+  const width = X(items.length) + 20;
+  const height = 22 + s.order.length * 34;
+  const edges = [];
+  items.forEach((it, i) => {
+    const [x, y] = [X(i), Y(it.agent)];
+    for (const l of it.saw || []) if (at[l] && l !== it.targetLabel) edges.push(html`<line class="saw" x1=${at[l][0]} y1=${at[l][1]} x2=${x} y2=${y} />`);
+    if (it.kind === 'vote' && at[it.targetLabel]) {
+      edges.push(html`<line class=${it.valid ? 'target' : 'target struck-line'} x1=${x} y1=${y} x2=${at[it.targetLabel][0]} y2=${at[it.targetLabel][1]} marker-end="url(#arrow)" />`);
+    }
+  });
+  return html`<section class="panel graph" data-testid="graph"><h3>Coordination</h3><div class="graph-scroll">
+    <svg width=${width} height=${height}>
+      <defs><marker id="arrow" viewBox="0 0 10 10" refX="16" refY="5" markerWidth="6" markerHeight="6" orient="auto-start-reverse">
+        <path d="M 0 0 L 10 5 L 0 10 z" /></marker></defs>
+      ${s.order.map((a) => html`<text class="row-label" x="4" y=${Y(a) + 4}>${s.agents[a].label}</text>`)}
+      ${edges}
+      ${items.map((it, i) => (it.kind === 'answer'
+        ? html`<g class="node answer"><circle cx=${X(i)} cy=${Y(it.agent)} r="11" /><text x=${X(i)} y=${Y(it.agent) + 4}>${it.label.replace('agent', '')}</text><title>${it.label}: ${it.content}</title></g>`
+        : html`<g class=${`node vote ${it.valid ? '' : 'struck'}`}><rect x=${X(i) - 8} y=${Y(it.agent) - 8} width="16" height="16" /><text x=${X(i)} y=${Y(it.agent) + 4}>v</text><title>${it.voterLabel} → ${it.targetLabel}: ${it.reason}</title></g>`))}
+    </svg></div></section>`;
+}
+
 function Votes({ s }) {
   return html`<section class="panel" data-testid="votes"><h3>Votes</h3>
     ${s.tally && html`<div class="muted">tally: ${Object.entries(s.tally.counts).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}</div>`}
@@ -168,8 +201,9 @@ function Diff({ s, picked }) {
   if (!labels.length) return null;
   const sel = (v, set) => html`<select value=${v} onChange=${(ev) => set(ev.target.value)}>
     <option value="">–</option>${labels.map((l) => html`<option value=${l}>${l}</option>`)}</select>`;
+  const side = (keep) => pieces.filter(([op]) => op === 'same' || op === keep).map(([op, t]) => html`<span class=${op}>${t}</span>`);
   return html`<section class="panel" data-testid="diff"><h3>Compare answers ${sel(left, setLeft)} ${sel(right, setRight)}</h3>
-    <div class="diff">${pieces.map(([op, t]) => html`<span class=${op}>${t}</span>`)}</div></section>`;
+    <div class="diff-cols"><div class="diff">${side('del')}</div><div class="diff">${side('ins')}</div></div></section>`;
 }
 
 function Notes({ s }) {
@@ -261,6 +295,7 @@ function RunView({ runId, live }) {
     <${Header} s=${s} conn=${feed.conn} live=${running} now=${now} />
     ${running ? html`<${Controls} runId=${runId} s=${s} />` : html`<${Scrubber} entries=${feed.entries} pos=${pos} setPos=${setPos} />`}
     <div class="lanes">${s.order.map((id) => html`<${Lane} key=${id} a=${s.agents[id]} live=${running} runId=${runId} pick=${setPicked} />`)}</div>
+    <${Graph} s=${s} />
     <div class="grid">
       <div><${Final} s=${s} /><${Votes} s=${s} /><${Notes} s=${s} /><${Diff} s=${s} picked=${picked} /></div>
       <${Timeline} s=${s} />
