@@ -235,6 +235,8 @@ def test_three_agents_show_lanes_votes_and_the_final_answer(server: ServerProces
     assert page.locator("[data-testid=best-so-far]").count() == 0
     trace = trace_of(run_dir(server, run_id))
     assert tab.stats()["received"] == len(trace) and tab.stats()["dupes"] == 0 and tab.stats()["missing"] == 0
+    answer = page.evaluate(f"fetch('/ui/api/runs/{run_id}/answers/agent2.1').then(r => r.json())")
+    assert (answer["agent"], answer["content"]) == ("beta", "four")
     tab.shot("web_ui_finished.png")
 
 
@@ -317,7 +319,6 @@ def test_live_controls_show_their_effect_and_are_in_the_trace(server: ServerProc
     tab.wait("n => window.__mgState.seq > n + 20", held_at)
     assert body.evaluate("b => b.scrollTop") < 5
     assert page.locator("[data-testid=lane-beta] .follow").is_visible()
-    tab.shot("web_ui_live.png")
 
     # A note for beta waits for beta's next safe point: here, the turn of its restarted incarnation.
     page.fill("[data-testid=note-text]", "Please wrap up.")
@@ -330,6 +331,7 @@ def test_live_controls_show_their_effect_and_are_in_the_trace(server: ServerProc
     tab.wait("() => window.__mgState.agents.alpha.status === 'voted'")
     control(tab, "restart-alpha")
     tab.wait("() => { const a = window.__mgState.agents.alpha; return a.incarnation === 2 && a.status === 'voted'; }")
+    tab.shot("web_ui_live.png")
     control(tab, "answer-now")
     page.wait_for_selector("[data-testid=final]")
     assert page.locator("[data-testid=best-so-far]").is_visible()

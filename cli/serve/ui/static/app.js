@@ -292,7 +292,7 @@ function RunView({ runId, live }) {
   const running = feed.conn !== 'ended' && s.phase !== 'finished';
   window.__mgState = s;  // what tests read: the state on screen
   return html`<div class="run" data-testid="run">
-    <${Header} s=${s} conn=${feed.conn} live=${running} now=${now} />
+    <${Header} s=${s} conn=${pos == null ? feed.conn : 'replay'} live=${running} now=${now} />
     ${running ? html`<${Controls} runId=${runId} s=${s} />` : html`<${Scrubber} entries=${feed.entries} pos=${pos} setPos=${setPos} />`}
     <div class="lanes">${s.order.map((id) => html`<${Lane} key=${id} a=${s.agents[id]} live=${running} runId=${runId} pick=${setPicked} />`)}</div>
     <${Graph} s=${s} />

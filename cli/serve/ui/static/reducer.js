@@ -73,7 +73,7 @@ export function apply(s, e, limit = Infinity) {
       return note(s, e, 'run', `run started with ${p.agents.length} agents`);
     }
     case 'ChildStarted':
-      return withAgent(s, p.name, (a) => ({ ...a, status: 'idle', incarnation: p.incarnation }));
+      return withAgent(s, p.name, (a) => ({ ...a, status: 'idle', incarnation: p.incarnation, error: null }));
     case 'TurnStarted':
       return withAgent(s, p.agent, (a) => ({
         ...a, status: p.vote_only ? 'voting' : 'working', incarnation: p.incarnation,
