@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import threading
 from collections.abc import Iterator
@@ -122,7 +123,10 @@ def browser(server: ServerProcess) -> Iterator[Any]:
 class Tab:
     """A browser tab on the UI that remembers every URL it requested."""
 
+    open_tabs = 0
+
     def __init__(self, browser: Any, url: str) -> None:
+        Tab.open_tabs += 1
         self.base = url.split("/ui", 1)[0]
         self.context = browser.new_context(viewport={"width": 1400, "height": 1000})
         self.page = self.context.new_page()
@@ -149,7 +153,7 @@ class Tab:
         """Until ``js`` (an expression or a function of ``arg``) is true on the page.
 
         Polled from here: Playwright's wait_for_function evaluates strings, which the page's CSP forbids."""
-        expression = js if js.lstrip().startswith(("(", "n =>")) else f"() => ({js})"
+        expression = js if re.match(r"\s*(\(|\w+\s*=>)", js) else f"() => ({js})"
         deadline = T
         while not self.page.evaluate(expression, arg):
             deadline -= 50
@@ -164,25 +168,37 @@ class Tab:
             (Path(folder) / name).write_bytes(self.page.screenshot(full_page=True))
 
     def close(self) -> None:
+        """Close the tab, then check that it raised no page error and talked only to its server."""
+        before = _renderers()
+        self.context.close()
+        Tab.open_tabs -= 1
+        # A closed tab's renderer exits a moment after close() returns; wait, so the leak check doesn't catch
+        # it mid-exit: until one renderer fewer runs (none once no tab is open) and none is half gone.
+        wait_until(lambda: (len(_renderers()) < len(before) or not before) and
+                   (Tab.open_tabs > 0 or not _renderers()) and None not in _renderers(), 10,
+                   "the tab's renderer process to exit")
         assert not self.errors, self.errors
         outside = [u for u in self.requests if not u.startswith(self.base + "/")]
         assert not outside, f"requests left the server: {outside}"
-        self.context.close()
-        wait_until(_renderers_gone, 10, "the tab's renderer process to exit")
 
 
-def _renderers_gone() -> bool:
-    """A closed tab's renderer exits a moment after close() returns; the leak check must not catch it mid-exit."""
+def _renderers() -> list[int | None]:
+    """Chromium renderer processes of this test process; None for one that is exiting (no command line)."""
     import psutil
 
+    found: list[int | None] = []
     for child in psutil.Process().children(recursive=True):
         try:
-            if child.status() != psutil.STATUS_ZOMBIE and (
-                    not child.cmdline() or "--type=renderer" in " ".join(child.cmdline())):
-                return False
+            if child.status() == psutil.STATUS_ZOMBIE:
+                continue
+            cmdline = child.cmdline()
+            if not cmdline:
+                found.append(None)
+            elif "--type=renderer" in " ".join(cmdline):
+                found.append(child.pid)
         except psutil.Error:
             continue
-    return True
+    return found
 
 
 @pytest.fixture
@@ -301,7 +317,7 @@ def control(tab: Tab, testid: str) -> None:
     tab.page.click(f"[data-testid={testid}]")
 
 
-def test_live_controls_show_their_effect_and_are_in_the_trace(server: ServerProcess, tab: Tab) -> None:
+def test_live_controls_show_their_effect_and_are_in_the_trace(server: ServerProcess, tab: Tab, browser: Any) -> None:
     page = tab.page
     page.fill("[data-testid=question]", "Steer me")
     page.click("[data-testid=start]")  # the served config: steer
@@ -313,12 +329,13 @@ def test_live_controls_show_their_effect_and_are_in_the_trace(server: ServerProc
 
     # Scrolling up holds the view while text keeps arriving.
     body.hover()
-    page.mouse.wheel(0, -400)
-    tab.wait("() => document.querySelector('[data-testid=lane-body-beta]').scrollTop < 5")
-    held_at = tab.state()["seq"]
-    tab.wait("n => window.__mgState.seq > n + 20", held_at)
-    assert body.evaluate("b => b.scrollTop") < 5
-    assert page.locator("[data-testid=lane-beta] .follow").is_visible()
+    page.mouse.wheel(0, -150)
+    page.wait_for_selector("[data-testid=lane-beta] .follow")  # the lane stopped following
+    scrolled_to, height = body.evaluate("b => [b.scrollTop, b.scrollHeight]")
+    tab.wait("h => document.querySelector('[data-testid=lane-body-beta]').scrollHeight > h + 100", height)
+    assert body.evaluate("b => b.scrollTop") == scrolled_to  # more text came in below; the view held
+    page.mouse.wheel(0, -100000)
+    tab.wait("() => document.querySelector('[data-testid=lane-body-beta]').scrollTop === 0")
 
     # A note for beta waits for beta's next safe point: here, the turn of its restarted incarnation.
     page.fill("[data-testid=note-text]", "Please wrap up.")
@@ -332,10 +349,19 @@ def test_live_controls_show_their_effect_and_are_in_the_trace(server: ServerProc
     control(tab, "restart-alpha")
     tab.wait("() => { const a = window.__mgState.agents.alpha; return a.incarnation === 2 && a.status === 'voted'; }")
     tab.shot("web_ui_live.png")
-    control(tab, "answer-now")
-    page.wait_for_selector("[data-testid=final]")
-    assert page.locator("[data-testid=best-so-far]").is_visible()
-    assert page.locator("[data-testid=final-answer]").inner_text().strip() == "Four."
+    second = Tab(browser, ui_url(server))  # a second tab, opened mid-run, sees what the first one did
+    try:
+        second.open(run_id)
+        control(tab, "answer-now")
+        page.wait_for_selector("[data-testid=final]")
+        assert page.locator("[data-testid=best-so-far]").is_visible()
+        assert page.locator("[data-testid=final-answer]").inner_text().strip() == "Four."
+        second.wait("window.__mgStats.end !== null")
+        tab.wait("window.__mgStats.end !== null")
+        assert second.state()["timeline"] == tab.state()["timeline"]
+        assert second.page.locator("[data-testid=best-so-far]").is_visible()
+    finally:
+        second.close()
 
     trace = trace_of(run_dir(server, run_id))
     user = [(r["type"], r["payload"]) for r in trace if r["sender"] == "user#0"]
@@ -364,6 +390,21 @@ def test_cancel_ends_the_run_with_its_best_answer_so_far(server: ServerProcess, 
     finished = [r for r in trace_of(run_dir(server, run_id)) if r["type"] in ("CancelRun", "RunFinished")]
     assert finished[0]["payload"] == {"reason": "cancelled in the web UI"}
     assert finished[-1]["payload"]["status"] == "interrupted" and finished[-1]["payload"]["partial"]
+
+
+def test_closing_the_tab_that_started_a_run_does_not_cancel_it(server: ServerProcess, browser: Any) -> None:
+    tab = Tab(browser, ui_url(server))
+    tab.page.select_option("[data-testid=config]", "massgen/basic/scripted_three_agents")
+    tab.page.fill("[data-testid=question]", "Which is larger, 9.11 or 9.9? (closed tab)")
+    tab.page.click("[data-testid=start]")
+    tab.page.wait_for_selector("[data-testid=run-header]")
+    run_id = tab.page.evaluate("new URLSearchParams(location.search).get('run')")
+    tab.close()
+    wait_until(lambda: any(r["type"] == "RunFinished" for r in trace_of(run_dir(server, run_id))), 30,
+               "the run to finish")
+    trace = trace_of(run_dir(server, run_id))
+    assert trace[-1]["type"] == "RunFinished" and trace[-1]["payload"]["status"] == "completed"
+    assert not [r for r in trace if r["type"] == "CancelRun"]
 
 
 def test_without_the_token_or_from_another_origin_the_ui_refuses(server: ServerProcess) -> None:

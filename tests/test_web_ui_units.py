@@ -136,3 +136,27 @@ def test_access_is_refused_without_the_token_host_or_origin(method: str, headers
 def test_access_is_granted_with_the_cookie_and_own_origin() -> None:
     headers = {"host": "localhost:8000", "cookie": "massgen_ui_8000=secret", "origin": "http://localhost:8000"}
     assert UiAccess(token="secret").check(request("POST", "/ui/api/runs", headers)) is False
+
+
+def test_an_idle_stream_pings_and_a_run_without_its_end_record_ends_incomplete() -> None:
+    async def run() -> list[bytes]:
+        log = RecordLog()
+        log.append(rec(1, "RunStarted", "supervisor#1"))
+        out: list[bytes] = []
+
+        async def stop_later() -> None:
+            while not any(b.startswith(b": ping") for b in out):
+                await asyncio.sleep(0.01)
+            log.finish()  # the run's writer stopped without RunFinished (a crash)
+
+        task = asyncio.ensure_future(stop_later())
+        async for raw in events(log, 0, StreamSettings(ping_s=0.05, coalesce_s=0.001)):
+            out.append(raw)
+        await task
+        return out
+
+    out = asyncio.run(run())
+    assert b": ping\n\n" in out
+    assert out[-1].decode().startswith("id: 1\nevent: end\n")
+    assert json.loads(out[-1].decode().split("data: ", 1)[1]) == {"status": "incomplete", "partial": True,
+                                                                  "last_seq": 1}
