@@ -160,3 +160,23 @@ def test_an_idle_stream_pings_and_a_run_without_its_end_record_ends_incomplete()
     assert out[-1].decode().startswith("id: 1\nevent: end\n")
     assert json.loads(out[-1].decode().split("data: ", 1)[1]) == {"status": "incomplete", "partial": True,
                                                                   "last_seq": 1}
+
+
+def test_bound_to_every_address_any_host_name_may_reach_the_ui_but_the_token_is_still_needed() -> None:
+    access = UiAccess(token="secret", bind_host="0.0.0.0")
+    assert access.check(request("GET", "/ui", {"host": "box.lan:8000", "cookie": "massgen_ui_8000=secret"})) is False
+    with pytest.raises(ApiError) as caught:
+        access.check(request("GET", "/ui", {"host": "box.lan:8000"}))
+    assert caught.value.status == 401
+
+
+def test_the_ui_off_loopback_without_an_api_key_is_refused(capsys: pytest.CaptureFixture[str],
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    from massgen.cli import exit_codes
+    from massgen.cli.serve import main
+
+    monkeypatch.delenv("MASSGEN_SERVER_API_KEY", raising=False)
+    assert main(["--ui", "--host", "0.0.0.0", "--config", "@examples/basic/scripted_three_agents"]) == (
+        exit_codes.CONFIG_ERROR)
+    err = capsys.readouterr().err
+    assert "--ui on --host 0.0.0.0" in err and "needs --api-key" in err

@@ -3,9 +3,10 @@
 The token is made fresh at every launch and printed in the URL; the first visit trades
 it for an HttpOnly, SameSite=Strict cookie, so the token leaves the address bar and no
 other site can ride on it. ``Host`` must name this server (a loopback name, or the
-address it was told to bind), which stops DNS-rebinding pages from reading the API;
-every POST must also carry an ``Origin`` equal to the page's own, which stops
-cross-site form posts. The token is compared in constant time.
+address it was told to bind), which stops DNS-rebinding pages from reading the API
+(bound to every address, which needs ``--api-key``, any name may reach it). Every POST
+must also carry an ``Origin`` equal to the page's own, which stops cross-site form
+posts. The token is compared in constant time.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from starlette.requests import Request
 from massgen.cli.serve.errors import ApiError
 
 LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
+WILDCARD_HOSTS = frozenset({"0.0.0.0", "::", ""})
 
 
 def new_token() -> str:
@@ -35,6 +37,8 @@ class UiAccess:
         return f"massgen_ui_{request.url.port or 0}"
 
     def _host_ok(self, request: Request) -> bool:
+        if self.bind_host in WILDCARD_HOSTS:  # any name may reach it (--api-key is required there)
+            return True
         host = request.headers.get("host", "")
         name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
         allowed = LOOPBACK_NAMES | {self.bind_host, f"[{self.bind_host}]"}

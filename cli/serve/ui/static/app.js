@@ -77,9 +77,9 @@ function Header({ s, conn, live, now }) {
       <span>round <b data-testid="round">${s.round}</b></span>
       <span>elapsed <b>${secs(elapsed)}</b>${s.deadlineS ? html` / ${s.deadlineS} s` : ''}</span>
       <span>tokens <b>${fmt(s.totals.inTok)}</b> in, <b>${fmt(s.totals.outTok)}</b> out${
-        budget.max_total_tokens ? html` / ${fmt(budget.max_total_tokens)}` : ''}</span>
+        budget.max_tokens ? html` (<b>${fmt(s.totals.inTok + s.totals.outTok)}</b> / ${fmt(budget.max_tokens)})` : ''}</span>
       <span>calls <b>${s.totals.calls}</b>${budget.max_model_calls ? html` / ${budget.max_model_calls}` : ''}</span>
-      <span>cost <b>${money(s.totals.cost)}</b>${budget.max_cost_usd ? html` / ${money(budget.max_cost_usd)}` : ''}</span>
+      <span>cost <b>${money(s.totals.cost)}</b></span>
       <span>seq <b data-testid="seq">${s.seq}</b></span>
       <${Chip} kind=${`conn-${conn}`}><span data-testid="conn">${conn}</span></${Chip}>
     </div>
