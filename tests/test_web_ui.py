@@ -35,11 +35,15 @@ def _stream(*pieces: str, gap: float = 0.05) -> list[dict[str, Any]]:
 
 
 # Three agents stream a little, answer, and all vote for alpha's answer; alpha presents.
+# The final answer is Markdown with HTML in it: the page must show the HTML as text and fetch nothing.
+PRESENTED = "The answer is **4**. <img src=http://example.invalid/x.png> <b>not bold</b>"
+
+
 def three(pieces: int = 1, gap: float = 0.05) -> dict[str, Any]:
     return {
         "agents": [
             {"id": "alpha", "backend": {"type": "scripted", "on_exhausted": "repeat_last",
-                                        "present": "The answer is 4.",
+                                        "present": PRESENTED,
                                         "script": [[*_stream("Let me think. ", "Two plus two ", "makes four.",
                                                              *(f"({i}) " for i in range(pieces)), gap=gap),
                                                     {"new_answer": "2 + 2 = 4"}],
@@ -247,7 +251,9 @@ def test_three_agents_show_lanes_votes_and_the_final_answer(server: ServerProces
     assert "Two plus two makes four." in page.locator("[data-testid=lane-body-alpha]").inner_text()
     votes = page.locator("[data-testid=votes] tr.vote:not(.struck)")
     assert votes.count() == 3 and all("agent1.1" in t for t in votes.all_inner_texts())
-    assert page.locator("[data-testid=final-answer]").inner_text().strip() == "The answer is 4."
+    final = page.locator("[data-testid=final-answer]")
+    assert final.inner_text().strip() == "The answer is 4. <img src=http://example.invalid/x.png> <b>not bold</b>"
+    assert final.locator("strong").count() == 1 and final.locator("img, b").count() == 0
     assert page.locator("[data-testid=best-so-far]").count() == 0
     trace = trace_of(run_dir(server, run_id))
     assert tab.stats()["received"] == len(trace) and tab.stats()["dupes"] == 0 and tab.stats()["missing"] == 0
@@ -307,7 +313,7 @@ def test_a_stream_dropped_every_few_events_ends_with_nothing_missing_or_repeated
         trace = trace_of(run_dir(dropping, run_id))
         assert stats["reconnects"] >= 2
         assert stats["dupes"] == 0 and stats["missing"] == 0 and stats["received"] == len(trace)
-        assert page.locator("[data-testid=final-answer]").inner_text().strip() == "The answer is 4."
+        assert page.locator("[data-testid=final-answer] strong").inner_text() == "4"
     finally:
         tab.close()
         dropping.stop()

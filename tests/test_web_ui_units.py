@@ -180,3 +180,17 @@ def test_the_ui_off_loopback_without_an_api_key_is_refused(capsys: pytest.Captur
         exit_codes.CONFIG_ERROR)
     err = capsys.readouterr().err
     assert "--ui on --host 0.0.0.0" in err and "needs --api-key" in err
+
+
+def test_without_ui_the_routes_do_not_exist() -> None:
+    from starlette.testclient import TestClient
+
+    from massgen.cli.serve.app import ServerState, build_app
+    from massgen.cli.serve.catalog import Catalog
+    from massgen.cli.serve.runs import RunRegistry
+
+    state = ServerState(catalog=Catalog(), registry=RunRegistry(max_runs=1, retry_after_s=1, log_base=None))
+    with TestClient(build_app(state)) as client:
+        assert client.get("/ui").status_code == 404
+        assert client.get("/ui/static/app.js").status_code == 404
+        assert client.get("/health").status_code == 200
