@@ -242,6 +242,9 @@ class Supervisor(TracedActor):
         if isinstance(message, ChildFailed):
             self._agent_failed(child, message.error, message.where, reported=True)
             return None
+        if isinstance(message, NoteDelivered):  # whichever turn heard it, this incarnation has it
+            self.notes.delivered(child.spec.agent_id, message.note_id)
+            return None
         turn_id = getattr(message, "turn_id", None)
         if turn_id is not None and turn_id != child.turn_id:
             return None  # a late message of a cancelled turn
@@ -253,8 +256,6 @@ class Supervisor(TracedActor):
             self._on_answer(child, message)
         elif isinstance(message, VoteProposed):
             self._on_vote(child, message)
-        elif isinstance(message, NoteDelivered):
-            self.notes.delivered(child.spec.agent_id, message.note_id)
         elif isinstance(message, TurnFailed):
             self._agent_failed(child, message.reason, "worker")
         elif isinstance(message, FinalPresented) and child.spec.agent_id == self.presenter:
