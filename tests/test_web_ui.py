@@ -296,6 +296,11 @@ def test_replay_scrubbed_to_the_first_vote_shows_that_moment_exactly(server: Ser
                            if r["seq"] <= middle and r["sender"].startswith(agent + "#"))
         shown = "".join(t["text"] for t in state["agents"][agent]["turns"])
         assert shown == expected, agent
+    # Play runs on from there to the end, in trace time.
+    page.select_option("[data-testid=scrubber] select", "64")
+    page.click("[data-testid=play]")
+    tab.wait("window.__mgState.final !== null")
+    assert tab.state()["seq"] == trace[-1]["seq"]
 
 
 def test_a_stream_dropped_every_few_events_ends_with_nothing_missing_or_repeated(
