@@ -34,7 +34,8 @@ def _stream(*pieces: str, gap: float = 0.05) -> list[dict[str, Any]]:
     return steps
 
 
-# Three agents stream a little, answer, and all vote for alpha's answer; alpha presents.
+# Three agents stream a little (gamma also calls a tool no one offers), answer, and all vote for
+# alpha's answer; alpha presents.
 # The final answer is Markdown with HTML in it: the page must show the HTML as text and fetch nothing.
 PRESENTED = "The answer is **4**. <img src=http://example.invalid/x.png> <b>not bold</b>"
 
@@ -55,7 +56,8 @@ def three(pieces: int = 1, gap: float = 0.05) -> dict[str, Any]:
                                                    {"vote": "agent1", "reason": "same, with the sum shown"}]]}},
             {"id": "gamma", "backend": {"type": "scripted", "on_exhausted": "repeat_last",
                                         "script": [[{"delay": 0.2}, *_stream("Quick: ", "4."),
-                                                    {"new_answer": "4 (2+2)"}],
+                                                    {"tool": "calculator", "args": {"expr": "2+2"}}],
+                                                   [{"new_answer": "4 (2+2)"}],
                                                    [{"when_answers": ["agent1", "agent2"]},
                                                     {"vote": "agent1", "reason": "the clearest"}]]}},
         ],
@@ -249,6 +251,8 @@ def test_three_agents_show_lanes_votes_and_the_final_answer(server: ServerProces
     for agent in ("alpha", "beta", "gamma"):
         assert page.locator(f"[data-testid=lane-{agent}]").is_visible()
     assert "Two plus two makes four." in page.locator("[data-testid=lane-body-alpha]").inner_text()
+    card = page.locator("[data-testid=lane-body-gamma] .tool")  # gamma called a tool nobody offers
+    assert "calculator" in card.inner_text() and "unknown tool" in card.inner_text()
     votes = page.locator("[data-testid=votes] tr.vote:not(.struck)")
     assert votes.count() == 3 and all("agent1.1" in t for t in votes.all_inner_texts())
     final = page.locator("[data-testid=final-answer]")
