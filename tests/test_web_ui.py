@@ -34,12 +34,12 @@ def _stream(*pieces: str, gap: float = 0.05) -> list[dict[str, Any]]:
     return steps
 
 
-# Three agents stream a little (gamma also calls a tool no one offers), answer, and all vote for
-# alpha's answer; alpha presents.
 # The final answer is Markdown with HTML in it: the page must show the HTML as text and fetch nothing.
 PRESENTED = "The answer is **4**. <img src=http://example.invalid/x.png> <b>not bold</b>"
 
 
+# Three agents stream a little (gamma also calls a tool no one offers), answer, and all vote for
+# alpha's answer; alpha presents.
 def three(pieces: int = 1, gap: float = 0.05) -> dict[str, Any]:
     return {
         "agents": [
