@@ -28,6 +28,7 @@ from massgen.messages import (
     ChildFailed,
     ChildStarted,
     InjectAnswers,
+    InjectNote,
     McpToolResult,
     McpToolsListed,
     McpToolsWithdrawn,
@@ -146,6 +147,8 @@ class AgentActor(TracedActor):
             if self._loop is not None and self._runner is not None:
                 view = self._files.rewrite(message.view) if self._files else message.view
                 self._loop.call_soon_threadsafe(self._runner.inject, view)
+        elif isinstance(message, InjectNote) and self._loop is not None and self._runner is not None:
+            self._loop.call_soon_threadsafe(self._runner.add_note, message)  # kept for the next safe point
         elif isinstance(message, CancelTurn) and self._is_current(message.turn_id):
             assert self._turn is not None
             self._turn.cancel()

@@ -21,6 +21,7 @@ from massgen.actors.children import Child, Ticker, overdue
 from massgen.actors.coordination import Coordination
 from massgen.actors.judge import Judge
 from massgen.actors.mcp_supervision import McpSupervision
+from massgen.actors.notes import NoteBoard
 from massgen.actors.restarts import RestartHistory
 from massgen.actors.results import explicit_result, final_result
 from massgen.actors.runtime import Peer, RunContext, TracedActor
@@ -45,6 +46,7 @@ from massgen.messages import (
     DeadlineExpired,
     FinalPresented,
     InjectAnswers,
+    InjectNote,
     InvalidateVotes,
     KillAgent,
     McpCallTool,
@@ -52,12 +54,14 @@ from massgen.messages import (
     Message,
     ModelCallFinished,
     ModelCallStarted,
+    NoteDelivered,
     PresentFinal,
     RecordVote,
     RestartAgent,
     RunFinished,
     RunStarted,
     RunStatus,
+    SendNote,
     SetLiveAgents,
     SetRunTimeout,
     SnapshotTaken,
@@ -128,6 +132,7 @@ class Supervisor(TracedActor):
         self._ticker: Ticker | None = None
         # MCP tool servers: started, routed, restarted and withdrawn by actors/mcp_supervision.py.
         self.mcp = McpSupervision(self, specs, self.rules.restart, self._live_agent)
+        self.notes = NoteBoard(order)  # notes from the user, until each agent has them
 
     # -- life cycle ---------------------------------------------------------------------------
 
@@ -222,6 +227,12 @@ class Supervisor(TracedActor):
         elif isinstance(message, KillAgent | RestartAgent) and message.name in self.children:
             verb = "killed" if isinstance(message, KillAgent) else "restart requested"
             self._agent_failed(self.children[message.name], f"{verb} by user", "user")
+        elif isinstance(message, SendNote):
+            for agent_id in self.notes.post(message):
+                child = self.children[agent_id]
+                if child.status == "in_turn" and child.peer is not None and child.turn_id is not None:
+                    self.send(child.peer, InjectNote, turn_id=child.turn_id, note_id=message.msg_id,
+                              text=message.text)
         return None
 
     def _from_agent(self, child: Child, message: Message) -> Any:
@@ -241,10 +252,13 @@ class Supervisor(TracedActor):
         if isinstance(message, ChildStarted):
             child.status, child.since = "idle", self.ctx.clock()
             if self.phase == "coordinating":
-                self._start_turn(child)
+                self._next_turn(child)  # a restarted agent that has answered waits like the others
             return None
         if isinstance(message, ChildFailed):
             self._agent_failed(child, message.error, message.where, reported=True)
+            return None
+        if isinstance(message, NoteDelivered):  # whichever turn heard it, this incarnation has it
+            self.notes.delivered(child.spec.agent_id, message.note_id)
             return None
         turn_id = getattr(message, "turn_id", None)
         if turn_id is not None and turn_id != child.turn_id:
@@ -280,6 +294,8 @@ class Supervisor(TracedActor):
             TurnStarted, agent=child.spec.agent_id, incarnation=child.incarnation, turn_id=turn_id,
             vote_only=vote_only, view_labels=tuple(a.label for a in view.answers),
         ))
+        for note_id, text in self.notes.pending(child.spec.agent_id):  # before the turn: its first call has them
+            self.send(child.peer, InjectNote, turn_id=turn_id, note_id=note_id, text=text)
         self.send(child.peer, StartTurn, turn_id=turn_id, task=self.run.question, history=self.run.history,
                   view=view, vote_only=vote_only, own_label=child.spec.label)
 
@@ -316,7 +332,7 @@ class Supervisor(TracedActor):
 
     def _next_turn(self, child: Child) -> None:
         """A new turn now, or once every live agent has ended its first (independent) turn."""
-        if self._awaiting_first_turns():
+        if child.spec.agent_id in self.first_done and self._awaiting_first_turns():
             child.status = "idle"
             self.waiting.add(child.spec.agent_id)
         else:

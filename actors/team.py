@@ -37,6 +37,7 @@ from massgen.messages import (
     RestartAgent,
     RunFinished,
     Sender,
+    SendNote,
     SetRunTimeout,
     ToolSpec,
 )
@@ -252,6 +253,13 @@ class Team:
 
     def restart_agent(self, name: str) -> bool:
         return self._control(RestartAgent, name=name)
+
+    def send_note(self, text: str, to: str | None = None) -> str | None:
+        """A note for every agent (or agent ``to``), used at each one's next safe point; its id."""
+        if self._ctx is None or self._supervisor is None:
+            return None
+        note = SendNote(run_id=self.run_id, sender=USER, text=text, to=to)
+        return note.msg_id if self._ctx.tell(self._supervisor, note) else None
 
     @property
     def done(self) -> bool:

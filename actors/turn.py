@@ -21,10 +21,12 @@ from massgen.messages import (
     CallPermit,
     ChatMessage,
     FinalPresented,
+    InjectNote,
     Message,
     ModelCallFinished,
     ModelCallStarted,
     ModelRequest,
+    NoteDelivered,
     PresentFinal,
     ReasoningDelta,
     StartTurn,
@@ -96,10 +98,24 @@ class TurnRunner:
         self._pending_view: AnswerView | None = None
         self._ours: list[str] = []  # texts we put in this turn's conversation (corrections)
         self.calls_made = 0
+        self._notes: dict[str, InjectNote] = {}  # from the user, for the next safe point
+        self._notes_delivered: set[str] = set()
 
     def inject(self, view: AnswerView) -> None:
         """Called on the loop thread; used at the next safe point of the running turn."""
         self._pending_view = view
+
+    def add_note(self, note: InjectNote) -> None:
+        """Called on the loop thread; a resent note that was already delivered is ignored."""
+        if note.note_id not in self._notes_delivered:
+            self._notes[note.note_id] = note
+
+    def _deliver_notes(self, turn_id: int, cause: str, messages: list[ChatMessage]) -> None:
+        for note_id, note in list(self._notes.items()):
+            messages.append(ChatMessage(role="user", content=f"A note from the person watching this run: {note.text}"))
+            self._notes_delivered.add(note_id)
+            del self._notes[note_id]
+            self.io.emit(NoteDelivered, cause, {"turn_id": turn_id, "note_id": note_id})
 
     # -- one streamed call ----------------------------------------------------------------
 
@@ -176,6 +192,7 @@ class TurnRunner:
         offered = () if start.vote_only else client_tools.offer(self.settings.client_tools)
         client_names = {t.name for t in offered}
         while True:
+            self._deliver_notes(start.turn_id, cause, messages)  # safe point: before each model call
             tools = prompts.workflow_tools(view, start.vote_only) + self.io.extra_tools + offered
             request = ModelRequest(
                 messages=tuple(messages), tools=tools, temperature=self.settings.temperature,
@@ -241,6 +258,7 @@ class TurnRunner:
         )
         attempts = 0
         while True:
+            self._deliver_notes(start.turn_id, cause, messages)  # safe point: before each free-text call
             request = ModelRequest(messages=tuple(messages), temperature=self.settings.temperature,
                                    max_tokens=self.settings.max_tokens)
             text = (await self._call(start.turn_id, cause, request)).text.strip()

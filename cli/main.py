@@ -48,6 +48,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("question", nargs="?", help="the task for the team (omit it for the interactive session)")
     parser.add_argument("--config", metavar="FILE", help="a YAML config file, or @examples/NAME")
+    parser.add_argument("--web", action="store_true",
+                        help="watch the run in a browser: starts `massgen serve --ui` on a free local port and "
+                             "prints the run's URL")
     parser.add_argument("--automation", action="store_true",
                         help="no display; print LOG_DIR, STATUS, WINNER and ANSWER_FILE lines")
     parser.add_argument("--orchestrator-timeout", type=float, metavar="SECONDS",
@@ -126,6 +129,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_quickstart(args.force) if args.quickstart and code == exit_codes.SUCCESS else code
     if args.resume:
         return _resume(args)
+    if args.web and not args.question:
+        print("massgen: --web needs a question, e.g. massgen --web \"Which is larger, 9.11 or 9.9?\"", file=sys.stderr)
+        return exit_codes.CONFIG_ERROR
     if not args.question:
         from massgen.cli.repl import can_run_interactively, run_repl
 
@@ -148,13 +154,21 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         session = flags.session_of(args)
-        config, _source = flags.team_config(args, session)
+        config, source = flags.team_config(args, session)
     except ConfigError as exc:
         print(f"massgen: {exc}", file=sys.stderr)
         return exit_codes.CONFIG_ERROR
     missing_key = flags.check_keys(config)
     if missing_key is not None:
         return missing_key
+    if args.web:
+        from massgen.cli.serve import main as serve_main
+        from massgen.cli.serve.catalog import served_name
+
+        name = served_name(args.config) if args.config else ("default" if source == "the default team" else
+                                                              served_name(source))
+        return serve_main(["--ui", "--port", "0", "--log-level", "warning"], served_config=(name, _with_paths(
+            config, args.question, args)), start_question=args.question)
     from massgen.backends.preload import preload
 
     preload(agent.backend.type for agent in config.agents)  # the SDKs load while the team starts

@@ -40,6 +40,7 @@ from massgen.messages.mcp import (
     McpToolsListed,
     McpToolsWithdrawn,
 )
+from massgen.messages.notes import InjectNote, NoteDelivered, SendNote
 from massgen.messages.run import DeadLetter, RunFinished, RunStarted, RunStatus
 from massgen.messages.stream import (
     ChatMessage,
@@ -94,6 +95,7 @@ __all__ = [
     "FinalPresented",
     "Finish",
     "InjectAnswers",
+    "InjectNote",
     "InvalidateVotes",
     "KillAgent",
     "McpCallTool",
@@ -107,6 +109,7 @@ __all__ = [
     "ModelCallFinished",
     "ModelCallStarted",
     "ModelRequest",
+    "NoteDelivered",
     "PresentFinal",
     "ReasoningDelta",
     "RecordVote",
@@ -114,6 +117,7 @@ __all__ = [
     "RunFinished",
     "RunStarted",
     "RunStatus",
+    "SendNote",
     "Sender",
     "SetLiveAgents",
     "SetRunTimeout",

@@ -47,6 +47,7 @@ class ServerState:
     keepalive_s: float = 15.0
     shutdown_grace_s: float = 30.0
     drain_timeout_s: float = 15.0
+    extra_routes: list[Route] = field(default_factory=list)  # the Web UI's, with --ui
 
 
 async def _read_body(request: Request, limit: int) -> bytes:
@@ -173,5 +174,6 @@ def build_app(state: ServerState) -> Starlette:
         Route("/v1/models", endpoint(models), methods=["GET"]),
         Route("/v1/models/{model:path}", endpoint(model), methods=["GET"]),
         Route("/v1/chat/completions", endpoint(chat_completions), methods=["POST"]),
+        *state.extra_routes,
     ]
     return Starlette(routes=routes, exception_handlers=handlers, lifespan=lifespan)

@@ -20,6 +20,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 from types import FrameType
+from typing import TYPE_CHECKING
 
 import uvicorn
 
@@ -29,6 +30,10 @@ from massgen.cli.serve.catalog import Catalog, served_name
 from massgen.cli.serve.errors import ApiError
 from massgen.cli.serve.models import Limits
 from massgen.cli.serve.runs import RunRegistry
+
+if TYPE_CHECKING:
+    from massgen.cli.serve.ui import WebUI
+    from massgen.configs import TeamConfig
 
 API_KEY_ENV = "MASSGEN_SERVER_API_KEY"
 log = logging.getLogger("massgen.serve")
@@ -63,15 +68,21 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--shutdown-grace", type=float, default=30.0, metavar="SECONDS",
                         help="on SIGTERM, time runs get to finish before they are cancelled (default 30)")
     parser.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    parser.add_argument("--ui", action="store_true",
+                        help="also serve the Web UI under /ui (its URL, with a per-launch token, is printed)")
+    parser.add_argument("--ui-drop-every", type=int, default=0, help=argparse.SUPPRESS)  # fault injection
     return parser
 
 
 class _Server(uvicorn.Server):
     """uvicorn, plus: print where it listens, and start the run registry's shutdown on a signal."""
 
-    def __init__(self, config: uvicorn.Config, state: ServerState) -> None:
+    def __init__(self, config: uvicorn.Config, state: ServerState, ui: WebUI | None = None,
+                 start_question: str | None = None) -> None:
         super().__init__(config)
         self.state = state
+        self.ui = ui
+        self.start_question = start_question
         self._loop: asyncio.AbstractEventLoop | None = None
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
@@ -81,6 +92,13 @@ class _Server(uvicorn.Server):
             host, port = self.servers[0].sockets[0].getsockname()[:2]
             shown = f"[{host}]" if ":" in str(host) else host
             print(f"massgen serve: listening on http://{shown}:{port}", file=sys.stderr, flush=True)
+            if self.ui is not None:
+                url = f"http://{shown}:{port}/ui?token={self.ui.access.token}"
+                print(f"massgen serve: web UI at {url}", file=sys.stderr, flush=True)
+                if self.start_question is not None and self.state.catalog.served is not None:
+                    run_id, _ = self.ui.start(self.start_question, self.state.catalog.served[0], "web")
+                    print(f"massgen: watch the run at {url}&run={run_id}  (Ctrl-C stops the server)",
+                          file=sys.stderr, flush=True)
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
         super().handle_exit(sig, frame)
@@ -93,7 +111,10 @@ def _fail(message: str) -> int:
     return exit_codes.CONFIG_ERROR
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, *, served_config: tuple[str, TeamConfig] | None = None,
+         start_question: str | None = None) -> int:
+    """``served_config`` stands in for ``--config`` and ``start_question`` starts a run at once
+    (both for ``massgen --web``)."""
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -108,8 +129,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     env = environment()
     roots = [Path.cwd(), *(Path(r).expanduser() for r in args.config_root)]
-    served = None
-    if args.config:
+    served = served_config
+    if served is None and args.config:
         try:
             config, path = load_config(args.config, env)
         except ConfigError as exc:
@@ -125,6 +146,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _fail(f"--default-model {args.default_model}: {exc.message}")
 
     api_key = args.api_key or os.environ.get(API_KEY_ENV) or None
+    if args.ui and not api_key and args.host not in ("127.0.0.1", "localhost", "::1"):
+        return _fail(f"--ui on --host {args.host}: the Web UI can start runs, so off loopback it needs --api-key")
     log_base = Path(args.log_dir).expanduser() if args.log_dir else None
     registry = RunRegistry(max_runs=args.max_concurrent_runs, retry_after_s=1, log_base=log_base)
     state = ServerState(
@@ -132,6 +155,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         shutdown_grace_s=args.shutdown_grace,
         limits=Limits(max_body_bytes=args.max_body_bytes, max_messages=args.max_messages),
     )
+    ui = None
+    if args.ui:
+        from massgen.cli.serve.ui import StreamSettings, UiAccess, WebUI
+
+        ui = WebUI(state, UiAccess(bind_host=args.host),
+                   StreamSettings(ping_s=args.keepalive, drop_every=max(0, args.ui_drop_every)))
+        state.extra_routes = ui.routes()
     config = uvicorn.Config(
         build_app(state), host=args.host, port=args.port, log_level=args.log_level, lifespan="on",
         timeout_graceful_shutdown=int(args.shutdown_grace + state.drain_timeout_s + 5), server_header=False,
@@ -139,5 +169,5 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not api_key and args.host not in ("127.0.0.1", "localhost", "::1"):
         log.warning("listening on %s without an API key: anyone who can reach it can spend your model budget",
                     args.host)
-    _Server(config, state).run()
+    _Server(config, state, ui, start_question).run()
     return exit_codes.SUCCESS

@@ -29,6 +29,7 @@ from massgen.logs import LogProjection
 log = logging.getLogger("massgen.serve")
 
 Describe = Callable[[dict[str, Any], LogProjection], "str | None"]
+Watcher = Callable[[dict[str, Any]], None]
 
 
 class ServedRun:
@@ -45,6 +46,7 @@ class ServedRun:
         self._lock = threading.Lock()
         self._started = False
         self._cancel_reason: str | None = None
+        self.watchers: list[Watcher] = []  # called on the trace writer thread with each record
         self.team = Team(config, conversation.task, history=conversation.history,
                          log_dir=new_log_dir(log_base), subscribers=[self._on_record],
                          client_tools=conversation.client_tools)
@@ -78,6 +80,8 @@ class ServedRun:
 
     def _on_record(self, record: dict[str, Any], projection: LogProjection) -> None:
         """Trace writer thread: turn a record into progress text for the stream, if anyone streams."""
+        for watch in self.watchers:
+            watch(record)
         if self._describe is None:
             return
         text = self._describe(record, projection)
@@ -120,6 +124,8 @@ class RunRegistry:
         self.log_base = log_base
         self.runs: set[ServedRun] = set()
         self.shutting_down = False
+        # Called with each admitted run before it starts (the Web UI keeps its records).
+        self.observers: list[Callable[[ServedRun], None]] = []
 
     @property
     def in_progress(self) -> int:
@@ -137,6 +143,8 @@ class RunRegistry:
                         log_base=self.log_base, describe=describe)
         self.runs.add(run)
         run.result.add_done_callback(lambda _future: self._finished(run))
+        for observe in self.observers:
+            observe(run)
         log.info("run started request_id=%s model=%s run_id=%s log_dir=%s",
                  request_id, model, run.team.run_id, run.log_dir)
         run.start()

@@ -1,0 +1,267 @@
+"""The ``/ui`` routes: the page, its static files, the run list, the event stream and the controls.
+
+Every route checks ``UiAccess`` first. Controls are POSTs that become typed messages
+to the run's supervisor through ``Team`` (cancel, answer now, kill, restart, note);
+their effects come back as trace records on every tab's stream, so no route answers
+with state of its own. A run started here is not tied to the tab that started it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import mimetypes
+from collections.abc import Awaitable, Callable
+from importlib import resources
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, RedirectResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from massgen.cli.serve.auth import request_id
+from massgen.cli.serve.errors import ApiError, error_response, internal_error
+from massgen.cli.serve.models import Conversation
+from massgen.cli.serve.runs import ServedRun
+from massgen.cli.serve.ui.access import UiAccess
+from massgen.cli.serve.ui.runlog import RecordLog, RunIndex, run_id_of, summary
+from massgen.cli.serve.ui.stream import StreamSettings, events
+
+log = logging.getLogger("massgen.serve")
+_MAX_BODY = 64 * 1024
+_MAX_NOTE = 4000
+_MAX_QUESTION = 20000
+_STATIC = resources.files("massgen.cli.serve.ui") / "static"
+# The page loads only its own files and talks only to this server.
+_CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; "
+        "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+_NO_STORE = {"cache-control": "no-store"}
+
+
+class WebUI:
+    """The UI's state on the server: access rules, the run index, and the live runs' handles."""
+
+    def __init__(self, state: Any, access: UiAccess, settings: StreamSettings) -> None:
+        from massgen.actors.team import default_log_base
+
+        self.state = state  # the app's ServerState: catalog and run registry
+        self.access = access
+        self.settings = settings
+        self.index = RunIndex(root=(state.registry.log_base or default_log_base()).resolve())
+        self.served: dict[str, ServedRun] = {}
+        state.registry.observers.append(self._observe)
+
+    # -- live runs ----------------------------------------------------------------------------
+
+    def _observe(self, run: ServedRun) -> None:
+        """A run was admitted (here or by /v1/chat/completions): keep its records for the tabs."""
+        run_id = run_id_of(self.index.root, run.log_dir)
+        if run_id is None:
+            log.warning("run %s logs outside the UI's log root; the UI will not show it", run.log_dir)
+            return
+        record_log = RecordLog()
+        self.index.live[run_id] = record_log
+        self.served[run_id] = run
+        loop = run.loop
+
+        def watch(record: dict[str, Any]) -> None:  # the trace writer's thread
+            try:
+                loop.call_soon_threadsafe(record_log.append, record)
+            except RuntimeError:
+                pass
+
+        def ended(_future: object) -> None:  # after every record was queued (see ServedRun)
+            self.served.pop(run_id, None)
+            self.index.retire(run_id)
+
+        run.watchers.append(watch)
+        run.result.add_done_callback(ended)
+
+    def _live(self, run_id: str) -> ServedRun:
+        run = self.served.get(run_id)
+        if run is None:
+            if self.index.directory(run_id) is None:
+                raise ApiError(404, f"no run {run_id!r}", code="run_not_found")
+            raise ApiError(409, "the run has finished", code="run_finished")
+        return run
+
+    # -- routes ---------------------------------------------------------------------------------
+
+    def routes(self) -> list[Route]:
+        guard = self._guard
+        return [
+            Route("/ui", guard(self.page), methods=["GET"]),
+            Route("/ui/", guard(self.page), methods=["GET"]),
+            Route("/ui/static/{name:path}", guard(self.static), methods=["GET"]),
+            Route("/ui/api/runs", guard(self.list_runs), methods=["GET"]),
+            Route("/ui/api/runs", guard(self.start_run), methods=["POST"]),
+            Route("/ui/api/runs/{id}", guard(self.run_info), methods=["GET"]),
+            Route("/ui/api/runs/{id}/events", guard(self.run_events), methods=["GET"]),
+            Route("/ui/api/runs/{id}/answers/{label}", guard(self.answer), methods=["GET"]),
+            Route("/ui/api/runs/{id}/cancel", guard(self.cancel), methods=["POST"]),
+            Route("/ui/api/runs/{id}/answer_now", guard(self.answer_now), methods=["POST"]),
+            Route("/ui/api/runs/{id}/agents/{agent}/kill", guard(self.kill), methods=["POST"]),
+            Route("/ui/api/runs/{id}/agents/{agent}/restart", guard(self.restart), methods=["POST"]),
+            Route("/ui/api/runs/{id}/notes", guard(self.note), methods=["POST"]),
+        ]
+
+    def _guard(self, handler: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
+        async def wrapped(request: Request) -> Response:
+            rid = request_id(request)
+            try:
+                from_url = self.access.check(request)
+                if from_url and request.url.path in ("/ui", "/ui/"):
+                    return self._trade_token(request)
+                response = await handler(request)
+            except ApiError as exc:
+                return error_response(exc, rid)
+            except Exception:
+                log.exception("request_id=%s %s %s failed", rid, request.method, request.url.path)
+                return internal_error(rid)
+            response.headers["x-request-id"] = rid
+            return response
+
+        return wrapped
+
+    def _trade_token(self, request: Request) -> Response:
+        """The printed URL's token becomes a cookie, and the address bar loses it."""
+        query = "&".join(f"{k}={v}" for k, v in request.query_params.items() if k == "run" and v.replace(
+            "~", "").replace("_", "").isalnum())
+        response = RedirectResponse(f"/ui{'?' + query if query else ''}", status_code=303)
+        response.set_cookie(self.access.cookie_name(request), self.access.token, httponly=True,
+                            samesite="strict", path="/ui")
+        return response
+
+    async def page(self, request: Request) -> Response:
+        html = (_STATIC / "index.html").read_text(encoding="utf-8")
+        return Response(html, media_type="text/html; charset=utf-8",
+                        headers={"content-security-policy": _CSP, **_NO_STORE, "referrer-policy": "no-referrer"})
+
+    async def static(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        parts = name.split("/")
+        if not name or any(p in ("", ".", "..") or p.startswith(".") for p in parts):
+            raise ApiError(404, "no such file", code="not_found")
+        target = _STATIC.joinpath(*parts)
+        if not target.is_file():
+            raise ApiError(404, "no such file", code="not_found")
+        media = mimetypes.guess_type(name)[0] or "application/octet-stream"
+        if name.endswith((".js", ".mjs")):
+            media = "text/javascript"
+        return Response(target.read_bytes(), media_type=media,
+                        headers={"x-content-type-options": "nosniff", **_NO_STORE})
+
+    async def list_runs(self, request: Request) -> Response:
+        runs = [summary(run_id, path, run_id in self.served) for run_id, path in self.index.on_disk()]
+        listed = {r["id"] for r in runs}
+        runs = [summary(rid, run.log_dir, True) for rid, run in self.served.items() if rid not in listed] + runs
+        for entry in runs:  # a live run's first record may not be on disk yet; its log in memory has it
+            live_log = self.index.live.get(entry["id"])
+            if entry["live"] and not entry["question"] and live_log is not None and live_log.records:
+                entry["question"] = live_log.records[0]["payload"].get("question", "")
+        return JSONResponse({"runs": runs, "configs": self.state.catalog.model_ids()}, headers=_NO_STORE)
+
+    async def run_info(self, request: Request) -> Response:
+        run_id = request.path_params["id"]
+        path = self.index.directory(run_id)
+        if path is None:
+            raise ApiError(404, f"no run {run_id!r}", code="run_not_found")
+        return JSONResponse(summary(run_id, path, run_id in self.served), headers=_NO_STORE)
+
+    async def run_events(self, request: Request) -> Response:
+        run_id = request.path_params["id"]
+        record_log = self.index.log(run_id)
+        if record_log is None:
+            raise ApiError(404, f"no run {run_id!r}", code="run_not_found")
+        last = request.headers.get("last-event-id") or request.query_params.get("after") or "0"
+        after = int(last) if last.isdigit() else 0
+        return StreamingResponse(events(record_log, after, self.settings), media_type="text/event-stream",
+                                 headers={"cache-control": "no-cache", "x-accel-buffering": "no"})
+
+    async def answer(self, request: Request) -> Response:
+        run_id, label = request.path_params["id"], request.path_params["label"]
+        record_log = self.index.log(run_id)
+        if record_log is None:
+            raise ApiError(404, f"no run {run_id!r}", code="run_not_found")
+        for record in record_log.records:
+            if record["type"] == "AnswerAccepted" and record["payload"]["label"] == label:
+                return JSONResponse({**record["payload"], "seq": record["seq"]}, headers=_NO_STORE)
+        raise ApiError(404, f"no answer {label!r} in run {run_id!r}", code="answer_not_found")
+
+    # -- controls ---------------------------------------------------------------------------------
+
+    async def _body(self, request: Request) -> dict[str, Any]:
+        if not request.headers.get("content-type", "").startswith("application/json"):
+            raise ApiError(415, "send JSON (content-type: application/json)", code="unsupported_media_type")
+        raw = await request.body()
+        if len(raw) > _MAX_BODY:
+            raise ApiError(413, f"the request body is larger than {_MAX_BODY} bytes", code="request_too_large")
+        try:
+            data = json.loads(raw or b"{}")
+        except ValueError:
+            raise ApiError(400, "the request body is not valid JSON", code="invalid_json") from None
+        if not isinstance(data, dict):
+            raise ApiError(400, "the request body must be a JSON object", code="invalid_json")
+        return data
+
+    @staticmethod
+    def _text(data: dict[str, Any], name: str, limit: int) -> str:
+        value = data.get(name)
+        if not isinstance(value, str) or not value.strip():
+            raise ApiError(422, f"'{name}' must be a non-empty string", param=name, code="invalid_value")
+        if len(value) > limit:
+            raise ApiError(422, f"'{name}' is longer than {limit} characters", param=name, code="invalid_value")
+        return value.strip()
+
+    async def start_run(self, request: Request) -> Response:
+        data = await self._body(request)
+        question = self._text(data, "question", _MAX_QUESTION)
+        configs = self.state.catalog.model_ids()
+        name = data.get("config") or (configs[0] if configs else "")
+        if name not in configs:
+            raise ApiError(422, f"'config' must be one of the served configs: {', '.join(configs)}",
+                           param="config", code="invalid_value")
+        run_id, run = self.start(question, name, request_id(request))
+        return JSONResponse({"id": run_id, "log_dir": str(run.log_dir)}, status_code=201)
+
+    def start(self, question: str, config_name: str, rid: str) -> tuple[str | None, ServedRun]:
+        """Start a run of a served config (on the loop); its id in the UI and its handle."""
+        model, config = self.state.catalog.resolve(config_name)
+        run = self.state.registry.admit(config, Conversation(task=question, history=(), client_tools=()),
+                                        model=model, request_id=rid, describe=None)
+        return run_id_of(self.index.root, run.log_dir), run
+
+    async def cancel(self, request: Request) -> Response:
+        run = self._live(request.path_params["id"])
+        run.cancel("cancelled in the web UI")
+        return JSONResponse({"accepted": True}, status_code=202)
+
+    async def answer_now(self, request: Request) -> Response:
+        run = self._live(request.path_params["id"])
+        return JSONResponse({"accepted": run.team.answer_now()}, status_code=202)
+
+    def _agent(self, request: Request, run: ServedRun) -> str:
+        agent = request.path_params.get("agent")
+        if agent not in {a.id for a in run.team.config.agents}:
+            raise ApiError(404, f"no agent {agent!r} in this run", code="agent_not_found")
+        return str(agent)
+
+    async def kill(self, request: Request) -> Response:
+        run = self._live(request.path_params["id"])
+        return JSONResponse({"accepted": run.team.kill_agent(self._agent(request, run))}, status_code=202)
+
+    async def restart(self, request: Request) -> Response:
+        run = self._live(request.path_params["id"])
+        return JSONResponse({"accepted": run.team.restart_agent(self._agent(request, run))}, status_code=202)
+
+    async def note(self, request: Request) -> Response:
+        run = self._live(request.path_params["id"])
+        data = await self._body(request)
+        text = self._text(data, "text", _MAX_NOTE)
+        to = data.get("agent") or None
+        if to is not None and to not in {a.id for a in run.team.config.agents}:
+            raise ApiError(404, f"no agent {to!r} in this run", code="agent_not_found", param="agent")
+        note_id = run.team.send_note(text, to)
+        return JSONResponse({"accepted": note_id is not None, "note_id": note_id}, status_code=202)
+
+

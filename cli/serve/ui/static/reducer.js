@@ -1,0 +1,234 @@
+// The page's state is one pure function folded over trace records: live, reconnect,
+// a second tab and a replay are all `entries.reduce(apply, initial())`. `apply` never
+// mutates its input; `limit` cuts a merged text entry at a seq, so "state at seq N" is exact.
+
+export function initial() {
+  return {
+    seq: 0, count: 0, firstTs: null, lastTs: null, question: '', runId: '', order: [], agents: {},
+    phase: 'waiting', round: 0, deadlineS: null, budget: null, answers: {}, answerOrder: [], votes: [],
+    tally: null, timeline: [], notes: {}, final: null, answerNow: false, msgs: {},
+    totals: { calls: 0, inTok: 0, outTok: 0, cost: 0 },
+  };
+}
+
+const agentOf = (sender) => String(sender || '').split('#')[0];
+const incarnationOf = (sender) => Number(String(sender || '').split('#')[1] || 0);
+const labelOf = (s, agent) => (s.agents[agent] ? s.agents[agent].label : agent);
+
+function withAgent(s, id, fn) {
+  const agent = s.agents[id];
+  if (!agent) return s;
+  return { ...s, agents: { ...s.agents, [id]: fn(agent) } };
+}
+
+function withTurn(agent, turnId, fn) {
+  const i = agent.turns.findIndex((t) => t.id === turnId);
+  if (i < 0) return agent;
+  const turns = agent.turns.slice();
+  turns[i] = fn(turns[i]);
+  return { ...agent, turns };
+}
+
+function note(s, e, kind, text, extra = {}) {
+  return { ...s, timeline: [...s.timeline, { seq: e.seq, ts: e.ts, kind, text, ...extra }] };
+}
+
+// Which answer labels the turn behind a proposal saw: its StartTurn view plus injections before it.
+function sawOf(s, proposalId) {
+  const proposal = s.msgs[proposalId];
+  const start = proposal && s.msgs[proposal.cause];
+  if (!start) return [];
+  const injected = s.msgs[`inject:${start.agent}:${start.turnId}`] || { labels: [] };
+  return [...new Set([...start.labels, ...injected.labels])];
+}
+
+function newAgent(id, label) {
+  return { id, label, status: 'starting', incarnation: 1, turns: [], answers: [], votedFor: null,
+           calls: 0, inTok: 0, outTok: 0, cost: 0, error: null };
+}
+
+export function apply(s, e, limit = Infinity) {
+  const p = e.payload || {};
+  const kind = e.kind;
+  let last = e.last_seq || e.seq;
+  let count = e.parts ? e.parts.length : 1;
+  let text = p.text;
+  if (e.parts && last > limit) {  // a merged text entry, cut at `limit`
+    const parts = e.parts.filter(([seq]) => seq <= limit);
+    count = parts.length;
+    last = parts.length ? parts[parts.length - 1][0] : e.seq;
+    text = String(p.text).slice(0, parts.reduce((n, [, len]) => n + len, 0));
+  }
+  // Merged text entries come in order of their first seq, so the newest seq seen is a max.
+  s = { ...s, seq: Math.max(s.seq, last), count: s.count + count, lastTs: Math.max(s.lastTs ?? e.ts, e.ts), firstTs: s.firstTs ?? e.ts };
+  const sender = agentOf(e.sender);
+  switch (e.type) {
+    case 'RunStarted': {
+      const agents = {};
+      p.agents.forEach((id, i) => { agents[id] = newAgent(id, p.labels[i]); });
+      const cfg = p.config || {};
+      s = { ...s, runId: e.run_id, question: p.question, order: [...p.agents], agents, phase: 'coordinating',
+            deadlineS: (cfg.timeout_settings || {}).orchestrator_timeout_seconds ?? null,
+            budget: (cfg.orchestrator || {}).budget || null };
+      return note(s, e, 'run', `run started with ${p.agents.length} agents`);
+    }
+    case 'ChildStarted':
+      return withAgent(s, p.name, (a) => ({ ...a, status: 'idle', incarnation: p.incarnation, error: null }));
+    case 'TurnStarted':
+      return withAgent(s, p.agent, (a) => ({
+        ...a, status: p.vote_only ? 'voting' : 'working', incarnation: p.incarnation,
+        turns: [...a.turns, { id: p.turn_id, kind: p.vote_only ? 'vote-only turn' : 'turn', view: p.view_labels,
+                              text: '', reasoning: '', tools: [], outcome: null }],
+      }));
+    case 'StartTurn':
+      if (kind !== 'tell') return s;
+      return { ...s, msgs: { ...s.msgs, [e.msg_id]: { agent: agentOf(e.to), turnId: p.turn_id,
+                                                      labels: p.view.answers.map((a) => a.label) } } };
+    case 'InjectAnswers': {
+      if (kind !== 'tell') return s;
+      const agent = agentOf(e.to);
+      const key = `inject:${agent}:${p.turn_id}`;
+      const labels = p.view.answers.map((a) => a.label);
+      const before = (s.msgs[key] || { labels: [] }).labels;
+      s = { ...s, msgs: { ...s.msgs, [key]: { labels: [...new Set([...before, ...labels])] } } };
+      return note(s, e, 'inject', `${labelOf(s, agent)} is shown new answers mid-turn`, { agent, refs: labels });
+    }
+    case 'AgentChunk': {
+      if (kind !== 'tell') return s;
+      const a = s.agents[sender];
+      if (!a || a.incarnation !== incarnationOf(e.sender)) return s;  // a late chunk of an abandoned incarnation
+      const field = p.kind === 'reasoning' ? 'reasoning' : 'text';
+      return withAgent(s, sender, (ag) => withTurn(ag, p.turn_id, (t) => ({ ...t, [field]: t[field] + text })));
+    }
+    case 'ModelCallFinished': {
+      if (kind !== 'tell') return s;
+      const cost = p.cost_usd || 0;
+      s = { ...s, totals: { calls: s.totals.calls + 1, inTok: s.totals.inTok + p.input_tokens,
+                            outTok: s.totals.outTok + p.output_tokens, cost: s.totals.cost + cost } };
+      return withAgent(s, sender, (a) => ({ ...a, calls: a.calls + 1, inTok: a.inTok + p.input_tokens,
+                                             outTok: a.outTok + p.output_tokens, cost: a.cost + cost }));
+    }
+    case 'ToolCallRequested':
+      if (kind !== 'tell') return s;
+      return withAgent(s, sender, (a) => withTurn(a, p.turn_id, (t) => ({
+        ...t, tools: [...t.tools, { id: p.call_id, name: p.name, args: p.arguments, result: null, error: false }],
+      })));
+    case 'ToolCallResult':
+      if (kind !== 'tell') return s;
+      return withAgent(s, sender, (a) => withTurn(a, p.turn_id, (t) => ({
+        ...t, tools: t.tools.map((c) => (c.id === p.call_id ? { ...c, result: p.content, error: p.is_error } : c)),
+      })));
+    case 'AnswerProposed':
+    case 'VoteProposed':
+      if (kind !== 'tell') return s;
+      return { ...s, msgs: { ...s.msgs, [e.msg_id]: { cause: e.causation_id } } };
+    case 'AnswerAccepted': {
+      const saw = sawOf(s, e.causation_id);
+      const answer = { label: p.label, agent: p.agent, content: p.content, round: p.round, seq: e.seq, saw };
+      s = { ...s, round: Math.max(s.round, p.round), answers: { ...s.answers, [p.label]: answer },
+            answerOrder: [...s.answerOrder, p.label] };
+      s = withAgent(s, p.agent, (a) => withTurn({ ...a, status: 'answered', answers: [...a.answers, p.label] },
+                                                 a.turns.length ? a.turns[a.turns.length - 1].id : -1,
+                                                 (t) => ({ ...t, outcome: `answered ${p.label}` })));
+      return note(s, e, 'answer', `${p.label} from ${labelOf(s, p.agent)}`, { agent: p.agent, label: p.label, refs: saw });
+    }
+    case 'InvalidateVotes': {
+      if (kind !== 'tell') return s;
+      const struck = s.votes.filter((v) => v.valid && v.round < p.round).length;
+      if (!struck) return s;
+      s = { ...s, votes: s.votes.map((v) => (v.valid && v.round < p.round ? { ...v, valid: false } : v)),
+            timeline: s.timeline.map((t) => (t.kind === 'vote' && !t.struck && t.round < p.round ? { ...t, struck: true } : t)) };
+      return note(s, e, 'invalidate', `${struck} vote(s) no longer count: ${p.reason}`);
+    }
+    case 'RecordVote': {
+      if (kind !== 'tell') return s;
+      const saw = sawOf(s, e.causation_id);
+      const vote = { voter: p.voter, voterLabel: labelOf(s, p.voter), target: p.target, targetLabel: p.target_label,
+                     reason: p.reason, round: p.round, seq: e.seq, valid: true, saw };
+      s = { ...s, votes: [...s.votes, vote] };
+      s = withAgent(s, p.voter, (a) => withTurn({ ...a, status: 'voted', votedFor: p.target_label },
+                                                 a.turns.length ? a.turns[a.turns.length - 1].id : -1,
+                                                 (t) => ({ ...t, outcome: `voted for ${p.target_label}` })));
+      return note(s, e, 'vote', `${vote.voterLabel} votes for ${p.target_label}: ${p.reason}`,
+                  { agent: p.voter, refs: saw, target: p.target_label, round: p.round });
+    }
+    case 'TallyUpdated':
+      return kind === 'tell' ? { ...s, tally: { counts: p.counts, converged: p.converged, winner: p.winner } } : s;
+    case 'CancelRun':
+      return kind === 'tell' ? note(s, e, 'control', `cancel: ${p.reason}`) : s;
+    case 'AnswerNow':
+      return kind === 'tell' ? note({ ...s, answerNow: true }, e, 'control', 'answer now: vote on what exists') : s;
+    case 'SetRunTimeout':
+      return kind === 'tell' ? note({ ...s, deadlineS: p.seconds }, e, 'control', `deadline set to ${p.seconds} s`) : s;
+    case 'KillAgent':
+    case 'RestartAgent':
+      if (kind !== 'tell') return s;
+      return note(s, e, 'control', `${e.type === 'KillAgent' ? 'kill' : 'restart'} ${labelOf(s, p.name)}`, { agent: p.name });
+    case 'SendNote': {
+      if (kind !== 'tell') return s;
+      const to = p.to ? [p.to] : [...s.order];
+      s = { ...s, notes: { ...s.notes, [e.msg_id]: { id: e.msg_id, text: p.text, to, seq: e.seq, delivered: {} } } };
+      return note(s, e, 'note', `note to ${p.to ? labelOf(s, p.to) : 'all agents'}: ${p.text}`);
+    }
+    case 'NoteDelivered': {
+      if (kind !== 'tell' || !s.notes[p.note_id]) return s;
+      const n = s.notes[p.note_id];
+      s = { ...s, notes: { ...s.notes, [p.note_id]: { ...n, delivered: { ...n.delivered, [sender]: e.seq } } } };
+      return note(s, e, 'note', `note delivered to ${labelOf(s, sender)}`, { agent: sender });
+    }
+    case 'ChildFailed':
+      s = withAgent(s, p.name, (a) => ({ ...a, status: 'failed', error: p.error }));
+      return note(s, e, 'failure', `${labelOf(s, p.name)} failed (${p.where}): ${p.error}`, { agent: p.name });
+    case 'AgentRestarting':
+      s = withAgent(s, p.name, (a) => ({ ...a, status: 'restarting' }));
+      return note(s, e, 'restart', `${labelOf(s, p.name)} restarts in ${p.delay_s} s`, { agent: p.name });
+    case 'AgentMarkedFailed':
+      s = withAgent(s, p.name, (a) => ({ ...a, status: 'dead', error: p.reason }));
+      return note(s, e, 'failure', `${labelOf(s, p.name)} is out: ${p.reason}`, { agent: p.name });
+    case 'DeadlineExpired':
+      return note(s, e, 'deadline', `deadline (${p.scope}) ${p.name ? labelOf(s, p.name) + ' ' : ''}${p.detail}`);
+    case 'CancelTurn':
+      if (kind !== 'tell') return s;
+      return withAgent(s, agentOf(e.to), (a) => withTurn(a, p.turn_id, (t) => ({ ...t, outcome: t.outcome || `cancelled: ${p.reason}` })));
+    case 'TurnCorrection':
+      if (kind !== 'tell') return s;
+      return withAgent(s, sender, (a) => withTurn(a, p.turn_id, (t) => ({ ...t, text: `${t.text}\n[correction: ${p.problem}]\n` })));
+    case 'TurnFailed':
+      return kind === 'tell' ? note(s, e, 'failure', `${labelOf(s, sender)}: ${p.reason}`, { agent: sender }) : s;
+    case 'PresentFinal': {
+      if (kind !== 'tell') return s;
+      const agent = agentOf(e.to);
+      s = withAgent({ ...s, phase: 'presenting' }, agent, (a) => ({
+        ...a, status: 'presenting',
+        turns: [...a.turns, { id: p.turn_id, kind: 'final presentation', view: [], text: '', reasoning: '', tools: [], outcome: null }],
+      }));
+      return note(s, e, 'present', `${labelOf(s, agent)} presents the final answer`, { agent });
+    }
+    case 'FinalPresented':
+      return kind === 'tell' ? withAgent(s, sender, (a) => ({ ...a, status: 'done' })) : s;
+    case 'RunFinished':
+      s = { ...s, phase: 'finished', final: { ...p } };
+      return note(s, e, 'finish', `run ${p.status}: ${p.reason}`);
+    default:
+      return s;
+  }
+}
+
+// The seqs an entry stands for (a merged text entry stands for every delta in it).
+export function seqsOf(e) {
+  return e.parts ? e.parts.map(([seq]) => seq) : [e.seq];
+}
+
+export function foldTo(entries, limit = Infinity) {
+  let s = initial();
+  for (const e of entries) {
+    if (e.seq > limit) break;
+    s = apply(s, e, limit);
+  }
+  return s;
+}
+
+// "best so far": the run was ended by a deadline, the budget or answer-now, not by convergence.
+export function bestSoFar(s) {
+  return Boolean(s.final && (s.final.partial || s.answerNow));
+}

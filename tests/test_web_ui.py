@@ -1,0 +1,472 @@
+"""The Web UI in a real browser (Debian's headless Chromium via Playwright) against `massgen serve --ui`.
+
+Each page records every request it makes; a page may only ever talk to its own server.
+Set MASSGEN_UI_SCREENSHOTS=DIR to keep screenshots of a live run and a replay.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import yaml
+from serve_process import ServerProcess, start_server, trace_of, wait_until
+from support import FACTOR, unavailable
+
+CHROMIUM = shutil.which("chromium-headless-shell") or "/usr/bin/chromium-headless-shell"
+T = 20_000 * FACTOR  # ms, for Playwright waits
+
+_TIMEOUTS = {"orchestrator_timeout_seconds": 120, "turn_timeout_seconds": 120, "idle_stream_timeout_seconds": 60}
+
+
+def _stream(*pieces: str, gap: float = 0.05) -> list[dict[str, Any]]:
+    steps: list[dict[str, Any]] = []
+    for piece in pieces:
+        steps += [{"text": piece}, {"delay": gap}]
+    return steps
+
+
+# The final answer is Markdown with HTML in it: the page must show the HTML as text and fetch nothing.
+PRESENTED = "The answer is **4**. <img src=http://example.invalid/x.png> <b>not bold</b>"
+
+
+# Three agents stream a little (gamma also calls a tool no one offers), answer, and all vote for
+# alpha's answer; alpha presents.
+def three(pieces: int = 1, gap: float = 0.05) -> dict[str, Any]:
+    return {
+        "agents": [
+            {"id": "alpha", "backend": {"type": "scripted", "on_exhausted": "repeat_last",
+                                        "present": PRESENTED,
+                                        "script": [[*_stream("Let me think. ", "Two plus two ", "makes four.",
+                                                             *(f"({i}) " for i in range(pieces)), gap=gap),
+                                                    {"new_answer": "2 + 2 = 4"}],
+                                                   [{"vote": "agent1", "reason": "correct and short"}]]}},
+            {"id": "beta", "backend": {"type": "scripted", "on_exhausted": "repeat_last",
+                                       "script": [[{"delay": 0.1}, *_stream("Counting: ", "one, two, ", "three, four."),
+                                                   {"new_answer": "four"}],
+                                                  [{"when_answers": ["agent1"]},
+                                                   {"vote": "agent1", "reason": "same, with the sum shown"}]]}},
+            {"id": "gamma", "backend": {"type": "scripted", "on_exhausted": "repeat_last",
+                                        "script": [[{"delay": 0.2}, *_stream("Quick: ", "4."),
+                                                    {"tool": "calculator", "args": {"expr": "2+2"}}],
+                                                   [{"new_answer": "4 (2+2)"}],
+                                                   [{"when_answers": ["agent1", "agent2"]},
+                                                    {"vote": "agent1", "reason": "the clearest"}]]}},
+        ],
+        "timeout_settings": _TIMEOUTS,
+    }
+
+
+# alpha drafts an answer at once (a restarted alpha votes instead); beta streams for minutes, so
+# the run lasts until the test steers it; anyone asked to vote later votes for the first answer.
+STEER = {
+    "agents": [
+        {"id": "alpha", "backend": {"type": "scripted", "on_exhausted": "vote_first", "present": "Four.",
+                                    "script": [[{"text": "Drafting. "}, {"delay": 0.2},
+                                                {"new_answer": "draft: 4", "incarnations": [1]},
+                                                {"vote": "agent1", "reason": "still right", "incarnations": [2, 3]}]]}},
+        {"id": "beta", "backend": {"type": "scripted", "on_exhausted": "vote_first",
+                                   "script": [[*_stream(*(f"line {i} of a long derivation\n" for i in range(3000)),
+                                                        gap=0.04), {"new_answer": "beta's long answer"}]]}},
+    ],
+    "orchestrator": {"restart": {"backoff_base_seconds": 0.05, "backoff_max_seconds": 0.2}},
+    "timeout_settings": _TIMEOUTS,
+}
+
+
+def _write(directory: Path, name: str, data: dict[str, Any]) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / f"{name}.yaml").write_text(yaml.safe_dump(data), encoding="utf-8")
+
+
+def ui_url(server: ServerProcess) -> str:
+    wait_until(lambda: any("web UI at " in line for line in server.lines), 10, "the web UI URL")
+    line = next(line for line in server.lines if "web UI at " in line)
+    return line.split("web UI at ", 1)[1].strip()
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("webui")
+    _write(path, "three", three())
+    _write(path, "three_slowly", three(pieces=12, gap=0.2))
+    _write(path, "steer", STEER)
+    return path
+
+
+@pytest.fixture(scope="module")
+def server(workdir: Path) -> Iterator[ServerProcess]:
+    process = start_server(workdir, "--ui", "--config", "steer.yaml", "--shutdown-grace", "1")
+    yield process
+    process.stop()
+
+
+@pytest.fixture(scope="module")
+def browser(server: ServerProcess) -> Iterator[Any]:
+    if not Path(CHROMIUM).exists():
+        unavailable("chromium-headless-shell is not installed (apt-get install chromium-headless-shell)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM)
+        # Chromium starts its network and GPU helper processes on first use; start them now, so the
+        # per-test leak check sees them as the module's, not as leaked by the first test.
+        warm = launched.new_page()
+        warm.goto(f"{server.base_url}/health")
+        warm.close()
+        yield launched
+        launched.close()
+
+
+class Tab:
+    """A browser tab on the UI that remembers every URL it requested."""
+
+    open_tabs = 0
+
+    def __init__(self, browser: Any, url: str) -> None:
+        Tab.open_tabs += 1
+        self.base = url.split("/ui", 1)[0]
+        self.context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        self.page = self.context.new_page()
+        self.requests: list[str] = []
+        self.errors: list[str] = []
+        self.page.on("request", lambda r: self.requests.append(r.url))
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.page.set_default_timeout(T)
+        self.page.goto(url)
+
+    def open(self, run_id: str) -> None:
+        self.page.goto(f"{self.base}/ui?run={run_id}")
+        self.page.wait_for_selector("[data-testid=run-header]")
+
+    def state(self) -> dict[str, Any]:
+        data: dict[str, Any] = self.page.evaluate("window.__mgState")
+        return data
+
+    def stats(self) -> dict[str, Any]:
+        data: dict[str, Any] = self.page.evaluate("window.__mgStats")
+        return data
+
+    def wait(self, js: str, arg: Any = None) -> None:
+        """Until ``js`` (an expression or a function of ``arg``) is true on the page.
+
+        Polled from here: Playwright's wait_for_function evaluates strings, which the page's CSP forbids."""
+        expression = js if re.match(r"\s*(\(|\w+\s*=>)", js) else f"() => ({js})"
+        deadline = T
+        while not self.page.evaluate(expression, arg):
+            deadline -= 50
+            if deadline < 0:
+                raise AssertionError(f"timed out waiting for {js}")
+            self.page.wait_for_timeout(50)
+
+    def shot(self, name: str) -> None:
+        folder = os.environ.get("MASSGEN_UI_SCREENSHOTS")
+        if folder:
+            # Bytes, written here: with path=, Playwright writes through an executor thread the leak check sees.
+            (Path(folder) / name).write_bytes(self.page.screenshot(full_page=True))
+
+    def close(self) -> None:
+        """Close the tab, then check that it raised no page error and talked only to its server."""
+        before = _renderers()
+        self.context.close()
+        Tab.open_tabs -= 1
+        # A closed tab's renderer exits a moment after close() returns; wait, so the leak check doesn't catch
+        # it mid-exit: until one renderer fewer runs (none once no tab is open) and none is half gone.
+        wait_until(lambda: (len(_renderers()) < len(before) or not before) and
+                   (Tab.open_tabs > 0 or not _renderers()) and None not in _renderers(), 10,
+                   "the tab's renderer process to exit")
+        assert not self.errors, self.errors
+        outside = [u for u in self.requests if not u.startswith(self.base + "/")]
+        assert not outside, f"requests left the server: {outside}"
+
+
+def _renderers() -> list[int | None]:
+    """Chromium renderer processes of this test process; None for one that is exiting (no command line)."""
+    import psutil
+
+    found: list[int | None] = []
+    for child in psutil.Process().children(recursive=True):
+        try:
+            if child.status() == psutil.STATUS_ZOMBIE:
+                continue
+            cmdline = child.cmdline()
+            if not cmdline:
+                found.append(None)
+            elif "--type=renderer" in " ".join(cmdline):
+                found.append(child.pid)
+        except psutil.Error:
+            continue
+    return found
+
+
+@pytest.fixture
+def tab(browser: Any, server: ServerProcess) -> Iterator[Tab]:
+    opened = Tab(browser, ui_url(server))
+    yield opened
+    opened.close()
+
+
+def run_dir(server: ServerProcess, run_id: str) -> Path:
+    return server.log_dir.joinpath(*run_id.split("~"))
+
+
+def chat_in_background(server: ServerProcess, model: str, question: str) -> threading.Thread:
+    """A /v1/chat/completions run held open by a client thread, as any API user would."""
+    def call() -> None:
+        httpx.post(f"{server.api_url}/chat/completions", timeout=120 * FACTOR,
+                   json={"model": model, "messages": [{"role": "user", "content": question}]})
+
+    thread = threading.Thread(target=call, daemon=True)
+    thread.start()
+    return thread
+
+
+def run_id_of_question(tab: Tab, question: str) -> str:
+    found: dict[str, str] = {}
+
+    def listed() -> bool:
+        runs = tab.page.evaluate("fetch('/ui/api/runs').then(r => r.json())")["runs"]
+        found.update({r["question"]: r["id"] for r in runs})
+        return question in found
+
+    wait_until(listed, 20, f"the run {question!r} listed")
+    return found[question]
+
+
+def test_three_agents_show_lanes_votes_and_the_final_answer(server: ServerProcess, tab: Tab) -> None:
+    client = chat_in_background(server, "massgen/path:three.yaml", "What is 2+2? (three)")
+    run_id = run_id_of_question(tab, "What is 2+2? (three)")  # a /v1 run is listed too
+    tab.open(run_id)
+    tab.wait("window.__mgStats.end !== null")
+    client.join(30 * FACTOR)
+    page = tab.page
+    for agent in ("alpha", "beta", "gamma"):
+        assert page.locator(f"[data-testid=lane-{agent}]").is_visible()
+    assert "Two plus two makes four." in page.locator("[data-testid=lane-body-alpha]").inner_text()
+    card = page.locator("[data-testid=lane-body-gamma] .tool")  # gamma called a tool nobody offers
+    assert "calculator" in card.inner_text() and "unknown tool" in card.inner_text()
+    votes = page.locator("[data-testid=votes] tr.vote:not(.struck)")
+    assert votes.count() == 3 and all("agent1.1" in t for t in votes.all_inner_texts())
+    final = page.locator("[data-testid=final-answer]")
+    assert final.inner_text().strip() == "The answer is 4. <img src=http://example.invalid/x.png> <b>not bold</b>"
+    assert final.locator("strong").count() == 1 and final.locator("img, b").count() == 0
+    assert page.locator("[data-testid=best-so-far]").count() == 0
+    trace = trace_of(run_dir(server, run_id))
+    assert tab.stats()["received"] == len(trace) and tab.stats()["dupes"] == 0 and tab.stats()["missing"] == 0
+    answer = page.evaluate(f"fetch('/ui/api/runs/{run_id}/answers/agent2.1').then(r => r.json())")
+    assert (answer["agent"], answer["content"]) == ("beta", "Counting: one, two, three, four.\n\nfour")
+    tab.shot("web_ui_finished.png")
+
+
+def test_replay_scrubbed_to_the_first_vote_shows_that_moment_exactly(server: ServerProcess, tab: Tab) -> None:
+    client = chat_in_background(server, "massgen/path:three.yaml", "What is 2+2? (replay)")
+    run_id = run_id_of_question(tab, "What is 2+2? (replay)")
+    client.join(30 * FACTOR)
+    trace = trace_of(run_dir(server, run_id))
+    first_vote = next(r["seq"] for r in trace if r["type"] == "RecordVote" and r["kind"] == "tell")
+    tab.open(run_id)
+    tab.wait("window.__mgStats.end !== null")
+    page = tab.page
+    page.click("[data-testid=scrub]")  # the scrubber is there once the run is over
+    page.fill("[data-testid=jump]", "0")
+    page.press("[data-testid=jump]", "Enter")
+    while tab.state()["seq"] < first_vote:
+        page.click("[data-testid=step]")  # next answer or vote
+    state = tab.state()
+    assert state["seq"] == first_vote
+    assert page.locator("[data-testid=seq]").inner_text() == str(first_vote)
+    assert page.locator("[data-testid=votes] tr").count() == 1
+    assert page.locator("[data-testid=final]").count() == 0
+    answered = [r["payload"]["label"] for r in trace if r["type"] == "AnswerAccepted" and r["seq"] < first_vote]
+    assert state["answerOrder"] == answered
+    tab.shot("web_ui_replay.png")
+    # Mid-way through merged text: each lane holds exactly the deltas up to that seq.
+    chunks = [r for r in trace if r["type"] == "AgentChunk" and r["kind"] == "tell"]
+    middle = chunks[len(chunks) // 2]["seq"]
+    page.fill("[data-testid=jump]", str(middle))
+    page.press("[data-testid=jump]", "Enter")
+    tab.wait("n => window.__mgState.seq === n", middle)
+    state = tab.state()
+    for agent in ("alpha", "beta", "gamma"):
+        expected = "".join(r["payload"]["text"] for r in chunks
+                           if r["seq"] <= middle and r["sender"].startswith(agent + "#"))
+        shown = "".join(t["text"] for t in state["agents"][agent]["turns"])
+        assert shown == expected, agent
+    # Play runs on from there to the end, in trace time.
+    page.select_option("[data-testid=scrubber] select", "64")
+    page.click("[data-testid=play]")
+    tab.wait("window.__mgState.final !== null")
+    assert tab.state()["seq"] == trace[-1]["seq"]
+
+
+def test_a_stream_dropped_every_few_events_ends_with_nothing_missing_or_repeated(
+        workdir: Path, browser: Any) -> None:
+    dropping = start_server(workdir, "--ui", "--config", "three_slowly.yaml", "--ui-drop-every", "2")
+    tab = Tab(browser, ui_url(dropping))
+    try:
+        page = tab.page
+        page.fill("[data-testid=question]", "What is 2+2? (dropped)")
+        page.click("[data-testid=start]")
+        page.wait_for_selector("[data-testid=run-header]")
+        tab.wait("window.__mgStats.end !== null")
+        stats = tab.stats()
+        run_id = run_id_of_question(tab, "What is 2+2? (dropped)")
+        trace = trace_of(run_dir(dropping, run_id))
+        assert stats["reconnects"] >= 2
+        assert stats["dupes"] == 0 and stats["missing"] == 0 and stats["received"] == len(trace)
+        assert page.locator("[data-testid=final-answer] strong").inner_text() == "4"
+    finally:
+        tab.close()
+        dropping.stop()
+
+
+def control(tab: Tab, testid: str) -> None:
+    tab.page.click(f"[data-testid={testid}]")
+
+
+def test_live_controls_show_their_effect_and_are_in_the_trace(server: ServerProcess, tab: Tab, browser: Any) -> None:
+    page = tab.page
+    page.fill("[data-testid=question]", "Steer me")
+    page.click("[data-testid=start]")  # the served config: steer
+    page.wait_for_selector("[data-testid=lane-beta]")
+    run_id = page.evaluate("new URLSearchParams(location.search).get('run')")
+    body = page.locator("[data-testid=lane-body-beta]")
+    tab.wait("() => { const b = document.querySelector('[data-testid=lane-body-beta]');"
+             " return b && b.scrollHeight > b.clientHeight + 200; }")
+
+    # Scrolling up holds the view while text keeps arriving.
+    body.hover()
+    page.mouse.wheel(0, -150)
+    page.wait_for_selector("[data-testid=lane-beta] .follow")  # the lane stopped following
+    scrolled_to, height = body.evaluate("b => [b.scrollTop, b.scrollHeight]")
+    tab.wait("h => document.querySelector('[data-testid=lane-body-beta]').scrollHeight > h + 100", height)
+    assert body.evaluate("b => b.scrollTop") == scrolled_to  # more text came in below; the view held
+    page.mouse.wheel(0, -100000)
+    tab.wait("() => document.querySelector('[data-testid=lane-body-beta]').scrollTop === 0")
+
+    # A note for beta waits for beta's next safe point: here, the turn of its restarted incarnation.
+    page.fill("[data-testid=note-text]", "Please wrap up.")
+    page.select_option("[data-testid=note-to]", "beta")
+    control(tab, "send-note")
+    page.wait_for_selector("[data-testid=notes] >> text=Please wrap up.")
+    control(tab, "kill-beta")
+    tab.wait("() => window.__mgState.agents.beta.incarnation === 2")
+    page.wait_for_selector("[data-testid=notes] .ok")  # delivered: ✓
+    # alpha has answered and waits for beta's independent first answer before it is asked to vote.
+    tab.wait("() => window.__mgState.agents.alpha.status === 'answered'")
+    control(tab, "restart-alpha")
+    tab.wait("() => window.__mgState.agents.alpha.incarnation === 2")
+    tab.shot("web_ui_live.png")
+    second = Tab(browser, ui_url(server))  # a second tab, opened mid-run, sees what the first one did
+    try:
+        second.open(run_id)
+        control(tab, "answer-now")
+        page.wait_for_selector("[data-testid=final]")
+        assert page.locator("[data-testid=best-so-far]").is_visible()
+        assert page.locator("[data-testid=final-answer]").inner_text().strip() == "Four."
+        second.wait("window.__mgStats.end !== null")
+        tab.wait("window.__mgStats.end !== null")
+        assert second.state()["timeline"] == tab.state()["timeline"]
+        assert second.page.locator("[data-testid=best-so-far]").is_visible()
+    finally:
+        second.close()
+
+    trace = trace_of(run_dir(server, run_id))
+    user = [(r["type"], r["payload"]) for r in trace if r["sender"] == "user#0"]
+    assert [t for t, _ in user] == ["SendNote", "KillAgent", "RestartAgent", "AnswerNow"]
+    note_id = next(r["msg_id"] for r in trace if r["type"] == "SendNote")
+    assert [(r["sender"], r["payload"]["note_id"]) for r in trace if r["type"] == "NoteDelivered"] == [
+        ("beta#2", note_id)]
+    failed = [(r["payload"]["name"], r["payload"]["error"]) for r in trace if r["type"] == "ChildFailed"]
+    assert failed == [("beta", "killed by user"), ("alpha", "restart requested by user")]
+    timeline = page.locator("[data-testid=timeline]").inner_text()
+    for shown in ("note to agent2: Please wrap up.", "note delivered to agent2", "kill agent2",
+                  "restart agent1", "answer now"):
+        assert shown in timeline
+
+
+def test_cancel_ends_the_run_with_its_best_answer_so_far(server: ServerProcess, tab: Tab) -> None:
+    page = tab.page
+    page.fill("[data-testid=question]", "Cancel me")
+    page.click("[data-testid=start]")
+    tab.wait("() => window.__mgState && window.__mgState.answerOrder.length === 1")
+    control(tab, "cancel")
+    page.wait_for_selector("[data-testid=final]")
+    assert page.locator("[data-testid=best-so-far]").is_visible()
+    assert page.locator("[data-testid=final-answer]").inner_text().strip() == "Drafting.\n\ndraft: 4"
+    run_id = page.evaluate("new URLSearchParams(location.search).get('run')")
+    finished = [r for r in trace_of(run_dir(server, run_id)) if r["type"] in ("CancelRun", "RunFinished")]
+    assert finished[0]["payload"] == {"reason": "cancelled in the web UI"}
+    assert finished[-1]["payload"]["status"] == "interrupted" and finished[-1]["payload"]["partial"]
+
+
+def test_closing_the_tab_that_started_a_run_does_not_cancel_it(server: ServerProcess, browser: Any) -> None:
+    tab = Tab(browser, ui_url(server))
+    tab.page.select_option("[data-testid=config]", "massgen/basic/scripted_three_agents")
+    tab.page.fill("[data-testid=question]", "Which is larger, 9.11 or 9.9? (closed tab)")
+    tab.page.click("[data-testid=start]")
+    tab.page.wait_for_selector("[data-testid=run-header]")
+    run_id = tab.page.evaluate("new URLSearchParams(location.search).get('run')")
+    tab.close()
+    wait_until(lambda: any(r["type"] == "RunFinished" for r in trace_of(run_dir(server, run_id))), 30,
+               "the run to finish")
+    trace = trace_of(run_dir(server, run_id))
+    assert trace[-1]["type"] == "RunFinished" and trace[-1]["payload"]["status"] == "completed"
+    assert not [r for r in trace if r["type"] == "CancelRun"]
+
+
+def test_without_the_token_or_from_another_origin_the_ui_refuses(server: ServerProcess) -> None:
+    url = ui_url(server)
+    base, token = url.split("/ui?token=")
+    port = base.rsplit(":", 1)[1]
+    assert httpx.get(f"{base}/ui").status_code == 401
+    assert httpx.get(f"{base}/ui/api/runs").status_code == 401
+    assert httpx.get(f"{base}/ui?token=wrong").status_code == 403
+    assert httpx.get(f"{base}/ui/static/app.js", cookies={f"massgen_ui_{port}": "wrong"}).status_code == 403
+    with httpx.Client(base_url=base, cookies={f"massgen_ui_{port}": token}) as client:
+        assert client.get("/ui/api/runs").status_code == 200
+        assert client.get("/ui/api/runs", headers={"host": "evil.example"}).status_code == 403
+        body = {"question": "q"}
+        assert client.post("/ui/api/runs", json=body).status_code == 403  # no Origin
+        assert client.post("/ui/api/runs", json=body, headers={"origin": "http://evil.example"}).status_code == 403
+        assert client.get("/ui/api/runs/..~..~etc/events").status_code == 404
+    first = httpx.get(url)
+    assert first.status_code == 303 and "httponly" in first.headers["set-cookie"].lower()
+    assert json.loads(httpx.get(f"{base}/health").text)["status"] == "ok"  # the API is unaffected
+
+
+def test_massgen_web_starts_a_local_server_and_prints_the_runs_url(workdir: Path) -> None:
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-m", "massgen.cli.main", "--web", "--config", "three.yaml",
+                             "What is 2+2? (web)"], cwd=workdir, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "MASSGEN_LOG_BASE_DIR": str(workdir / "web_logs")})
+    try:
+        assert proc.stderr is not None
+        line = ""
+        for line in proc.stderr:
+            if "watch the run at " in line:
+                break
+        url = line.split("watch the run at ", 1)[1].split()[0]
+        base, query = url.split("/ui?", 1)
+        assert base.startswith("http://127.0.0.1:") and "token=" in query and "&run=log_" in query
+        with httpx.Client(follow_redirects=False) as client:
+            opened = client.get(url)
+            assert opened.status_code == 303 and opened.headers["location"].startswith("/ui?run=log_")
+            run_id = query.split("&run=", 1)[1]
+            with client.stream("GET", f"{base}/ui/api/runs/{run_id}/events", timeout=30 * FACTOR) as events:
+                names = [line for line in events.iter_lines() if line.startswith("event: ")]
+        assert names[-1] == "event: end"
+    finally:
+        proc.terminate()
+        proc.wait(30)
