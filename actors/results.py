@@ -13,7 +13,7 @@ import re
 # "Answer: 42", "**Final answer:** 42", "... is Answer: 42", "The answer is 42."
 _ANSWER_LINE = re.compile(r"\banswer\b[\s*_]*(?:is\b)?[\s*_]*[:\uff1a=]?\s*(.+)$", re.IGNORECASE)
 _LEADING_NUMBER = re.compile(r"^(-?\d+(?:\.\d+)?)(?![\d.]*\w)")
-_EMPHASIS = re.compile(r"[*_`$]|\\\(|\\\)|\\\[|\\\]|\\boxed\{|\}")
+_EMPHASIS = re.compile(r"[*_`$'\"]|\\\(|\\\)|\\\[|\\\]|\\boxed\{|\}")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
 
 
@@ -26,11 +26,14 @@ def _normalise(text: str) -> str:
 def explicit_result(text: str | None) -> str:
     """The normalised value of the last ``Answer: ...`` line, or "" when there is none."""
     for line in reversed((text or "").splitlines()):
-        match = _ANSWER_LINE.search(line.strip())
-        if match and match.group(1).strip(" *_:"):
-            value = _normalise(match.group(1))
-            number = _LEADING_NUMBER.match(value)
-            return number.group(1) if number else value
+        # The last "answer" of the line: "the final answer is 'Answer: 155'" concludes 155.
+        starts = [m.start() for m in re.finditer(r"\banswer\b", line, re.IGNORECASE)]
+        for start in reversed(starts):
+            match = _ANSWER_LINE.match(line, start)
+            if match and match.group(1).strip(" *_:'\""):
+                value = _normalise(match.group(1))
+                number = _LEADING_NUMBER.match(value)
+                return number.group(1) if number else value
     return ""
 
 
