@@ -33,6 +33,7 @@ class Child:
     last_activity: float = 0.0
     turn_id: int | None = None
     restart_at: float = 0.0
+    last_error: str = ""
 
 
 def overdue(child: Child, now: float, limits: TimeoutSettings) -> tuple[Overdue, str] | None:

@@ -19,10 +19,12 @@ from massgen.actors.agent import AgentActor, AgentSpec
 from massgen.actors.budget import Spending
 from massgen.actors.children import Child, Ticker, overdue
 from massgen.actors.coordination import Coordination
+from massgen.actors.deadlines import effective
 from massgen.actors.judge import Judge
 from massgen.actors.mcp_supervision import McpSupervision
 from massgen.actors.restarts import RestartHistory
 from massgen.actors.runtime import Peer, RunContext, TracedActor
+from massgen.actors.stragglers import StragglerWatch
 from massgen.configs.schema import TeamConfig
 from massgen.messages import (
     AgentChunk,
@@ -98,7 +100,8 @@ class Supervisor(TracedActor):
     def __init__(self, ctx: RunContext, config: TeamConfig, run: RunSpec, specs: list[AgentSpec]) -> None:
         super().__init__(ctx, "supervisor")
         self.config, self.run = config, run
-        self.timeouts = config.timeout_settings
+        self.timeouts = effective(config.timeout_settings)  # unset deadlines scale with the run's
+        self.stragglers = StragglerWatch(self.timeouts.straggler_grace_seconds)
         self.rules = config.orchestrator
         self.children = {s.agent_id: Child(spec=s, history=RestartHistory(self.rules.restart)) for s in specs}
         order = [s.agent_id for s in specs]
@@ -302,6 +305,8 @@ class Supervisor(TracedActor):
 
     def _on_tally(self, tally: TallyUpdated) -> None:
         self.tally = tally
+        live = [a for a, c in self.children.items() if c.status != "failed"]
+        self.stragglers.on_tally(tally, live, self.ctx.clock())
         if tally.converged and tally.round == self.coord.version and tally.winner and self.phase == "coordinating":
             self._conclude(tally.winner)
 
@@ -355,6 +360,7 @@ class Supervisor(TracedActor):
         if self.phase == "presenting" and child.spec.agent_id == self.presenter:
             self._finish("completed", f"the team converged; presentation failed ({reason})")
             return
+        child.last_error = reason
         if not reported:
             self.ctx.record(self.make(ChildFailed, name=child.spec.agent_id, incarnation=child.incarnation,
                                       error=reason, where=where))
@@ -389,6 +395,8 @@ class Supervisor(TracedActor):
             self.ctx.record(self.make(DeadlineExpired, scope="run", detail=f"{limit:g} s"))
             self._finish("timeout", f"the run deadline of {limit:g} s passed")
             return
+        for agent_id in self.stragglers.due(now, self.coord.version):
+            self._drop_straggler(self.children[agent_id], now)
         for agent_id in self.mcp.on_tick(now):  # a tool call in flight is activity; it has its own deadline
             self.children[agent_id].last_activity = now
         for child in list(self.children.values()):
@@ -405,6 +413,25 @@ class Supervisor(TracedActor):
                 self._finish("completed", "the team converged; presentation timed out")
             else:
                 self._expire(child, what, detail)
+
+    def _drop_straggler(self, child: Child, now: float) -> None:
+        """Every other agent voted and the grace ran out: this agent is failed for the round."""
+        if child.status == "failed" or self.phase != "coordinating":
+            return
+        doing = {"in_turn": "still in its turn", "restarting": "restarting", "starting": "starting"}
+        detail = (f"no vote {self.timeouts.straggler_grace_seconds:g} s after every other agent voted; "
+                  f"{doing.get(child.status, child.status)} for {now - child.since:.1f} s, "
+                  f"last output {now - child.last_activity:.1f} s ago")
+        if child.last_error:
+            detail += f"; last error: {child.last_error}"
+        self.ctx.record(self.make(DeadlineExpired, scope="straggler", name=child.spec.agent_id, detail=detail))
+        if child.peer is not None:
+            child.peer.ref.stop(block=False)
+        child.status = "failed"
+        self.ctx.record(self.make(AgentMarkedFailed, name=child.spec.agent_id, incarnation=child.incarnation,
+                                  reason=f"straggler: {detail}"))
+        assert self.judge is not None
+        self.send(self.judge, SetLiveAgents, agents=tuple(a for a, c in self.children.items() if c.status != "failed"))
 
     def _expire(self, child: Child, scope: Literal["start", "turn", "idle"], detail: str) -> None:
         self.ctx.record(self.make(DeadlineExpired, scope=scope, name=child.spec.agent_id, detail=detail))

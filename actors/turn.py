@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from massgen.actors import client_tools, prompts
+from massgen.actors.stream_guard import StreamLimits, guard
 from massgen.backends import Backend
 from massgen.messages import (
     AgentChunk,
@@ -71,6 +72,7 @@ class TurnSettings:
     # Tools of an outside caller: offered to the model, never run here; calling one is an answer
     # (see actors/client_tools.py). Empty for ordinary runs.
     client_tools: tuple[ToolSpec, ...] = ()
+    stream_limits: StreamLimits = field(default_factory=StreamLimits)  # see actors/stream_guard.py
 
 
 @dataclass
@@ -110,7 +112,7 @@ class TurnRunner:
         usage = Usage()
         finish = "stop"
         error: StreamError | None = None
-        async for event in self.backend.stream(request):
+        async for event in guard(self.backend.stream(request), self.settings.stream_limits):
             if isinstance(event, TextDelta):
                 result.text += event.text
                 self.io.emit(AgentChunk, cause, {"turn_id": turn_id, "kind": "text", "text": event.text})

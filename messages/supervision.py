@@ -41,7 +41,7 @@ class AgentMarkedFailed(Message):
 
 
 class DeadlineExpired(Message):
-    scope: Literal["run", "start", "turn", "idle", "present"]
+    scope: Literal["run", "start", "turn", "idle", "present", "straggler"]
     name: str = ""
     detail: str = ""
 
