@@ -78,7 +78,7 @@ class AgentActor(TracedActor):
             ).start()
             context = backends.BackendContext(
                 agent_id=self.spec.agent_id, incarnation=self.incarnation, run_id=self.ctx.run_id,
-                on_event=self._backend_event,
+                on_event=self._backend_event, breakers=self.ctx.breakers,
             )
             self._backend = backends.create(self.spec.config.backend, context)
             self._run(self._backend.start()).result()

@@ -34,6 +34,7 @@ class Child:
     turn_id: int | None = None
     restart_at: float = 0.0
     last_error: str = ""
+    not_before: float = 0.0  # an open circuit breaker's next probe: no restart before it
 
 
 def overdue(child: Child, now: float, limits: TimeoutSettings) -> tuple[Overdue, str] | None:

@@ -241,6 +241,8 @@ class Supervisor(TracedActor):
             child.last_activity = self.ctx.clock()
             if isinstance(message, ModelCallFinished):
                 self.spent.add_usage(message.input_tokens, message.output_tokens, message.cost_usd)
+            elif isinstance(message, BackendEvent) and message.info.get("outcome") == "circuit_open":
+                child.not_before = child.last_activity + float(str(message.info.get("retry_in_s") or 0))
         elif isinstance(message, AnswerProposed):
             self._on_answer(child, message)
         elif isinstance(message, VoteProposed):
@@ -365,6 +367,8 @@ class Supervisor(TracedActor):
             self.ctx.record(self.make(ChildFailed, name=child.spec.agent_id, incarnation=child.incarnation,
                                       error=reason, where=where))
         delay = child.history.record_failure(now)
+        if delay is not None:
+            delay = max(delay, child.not_before - now)  # restarting into an open breaker only fails again
         if delay is None:
             child.status = "failed"
             self.ctx.record(self.make(AgentMarkedFailed, name=child.spec.agent_id, incarnation=child.incarnation,

@@ -31,6 +31,8 @@ class BackendContext:
     # fallback) so the agent can put them in the trace. Called on the backend's event loop thread;
     # the info dict holds plain JSON values and never a key.
     on_event: Callable[[str, dict[str, Any]], None] | None = field(default=None, compare=False)
+    # The run's circuit breakers (a ``backends.circuit.BreakerRegistry``); None outside a run.
+    breakers: Any = field(default=None, compare=False)
 
 
 @runtime_checkable

@@ -23,7 +23,7 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from wire.team_chat import TeamChatServer  # noqa: E402
+from wire.team_chat import TeamChatServer
 
 FAULTS = {
     "none": "healthy#3",
