@@ -90,7 +90,8 @@ class AgentActor(TracedActor):
             self._runner = TurnRunner(self._backend, io, self.spec.settings)
         except Exception as exc:
             self.send(self.supervisor, ChildFailed, name=self.name, incarnation=self.incarnation,
-                      error=_describe(exc), where="on_start")
+                      error=_describe(exc), where="on_start",
+                      permanent=isinstance(exc, backends.PermanentBackendError))
             # Stop instead of raising: Pykka reports neither on_failure nor on_stop for on_start.
             self.actor_ref.stop(block=False)
             return
@@ -167,7 +168,8 @@ class AgentActor(TracedActor):
             pass
         except ModelCallError as exc:
             self._emit(ChildFailed, cause, {"name": self.name, "incarnation": self.incarnation,
-                                            "error": f"model call failed: {exc}", "where": "worker"})
+                                            "error": f"model call failed: {exc}", "where": "worker",
+                                            "permanent": exc.status in backends.PERMANENT_STATUSES})
         except Exception as exc:
             self._emit(ChildFailed, cause, {"name": self.name, "incarnation": self.incarnation,
                                             "error": _describe(exc), "where": "worker"})

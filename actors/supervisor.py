@@ -232,7 +232,7 @@ class Supervisor(TracedActor):
                 self._start_turn(child)
             return None
         if isinstance(message, ChildFailed):
-            self._agent_failed(child, message.error, message.where, reported=True)
+            self._agent_failed(child, message.error, message.where, reported=True, permanent=message.permanent)
             return None
         turn_id = getattr(message, "turn_id", None)
         if turn_id is not None and turn_id != child.turn_id:
@@ -353,7 +353,8 @@ class Supervisor(TracedActor):
 
     # -- failures and restarts ------------------------------------------------------------------
 
-    def _agent_failed(self, child: Child, reason: str, where: str, reported: bool = False) -> None:
+    def _agent_failed(self, child: Child, reason: str, where: str, reported: bool = False,
+                      permanent: bool = False) -> None:
         if child.status in ("failed", "restarting") or self.phase == "finished":
             return
         now = self.ctx.clock()
@@ -366,13 +367,14 @@ class Supervisor(TracedActor):
         if not reported:
             self.ctx.record(self.make(ChildFailed, name=child.spec.agent_id, incarnation=child.incarnation,
                                       error=reason, where=where))
-        delay = child.history.record_failure(now)
+        delay = None if permanent else child.history.record_failure(now)
         if delay is not None:
             delay = max(delay, child.not_before - now)  # restarting into an open breaker only fails again
         if delay is None:
             child.status = "failed"
             self.ctx.record(self.make(AgentMarkedFailed, name=child.spec.agent_id, incarnation=child.incarnation,
-                                      reason=f"too many failures; last: {reason}"))
+                                      reason=f"permanent error: {reason}" if permanent
+                                      else f"too many failures; last: {reason}"))
             live = tuple(a for a, c in self.children.items() if c.status != "failed")
             assert self.judge is not None
             self.send(self.judge, SetLiveAgents, agents=live)
@@ -384,10 +386,11 @@ class Supervisor(TracedActor):
                                   delay_s=round(delay, 3), reason=reason))
 
     def _all_failed(self) -> None:
+        causes = "; ".join(f"{a}: {c.last_error}" for a, c in self.children.items() if c.last_error)
         if self.coord.answers:
-            self._finish("partial", "every agent failed before the team converged")
+            self._finish("partial", f"every agent failed before the team converged ({causes})")
         else:
-            self._finish("failed", "every agent failed and no agent produced an answer")
+            self._finish("failed", f"every agent failed and no agent produced an answer ({causes})")
 
     # -- time -----------------------------------------------------------------------------------
 

@@ -19,6 +19,7 @@ from typing import Any
 
 import pykka
 
+from massgen.actors import preflight
 from massgen.actors.agent import AgentSpec
 from massgen.actors.resume import ResumePoint
 from massgen.actors.runtime import Peer, RunContext
@@ -214,6 +215,7 @@ class Team:
             self._done.set()
 
     def start(self) -> Team:
+        preflight.check(self.config)  # ConfigError, before any actor or model call, if no agent can run
         self._trace = TraceWriter.start(self.log_dir, self._subscribers)
         self._ctx = RunContext(self.run_id, self._trace)
         spec = RunSpec(run_id=self.run_id, question=self.question, log_dir=str(self.log_dir),

@@ -47,6 +47,10 @@ ToolExecutor = Callable[[str, dict[str, Any]], Awaitable[tuple[str, bool]]]
 class ModelCallError(Exception):
     """The backend gave up on a call; the agent reports it as a failure of this incarnation."""
 
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status  # the provider's HTTP status, when it gave one
+
 
 class BudgetDenied(Exception):
     """The supervisor refused a model call; the run is ending."""
@@ -133,7 +137,7 @@ class TurnRunner:
             "finish_reason": "error" if error else finish, "error": error.message if error else None,
         })
         if error is not None:
-            raise ModelCallError(error.message)
+            raise ModelCallError(error.message, error.status)
         return result
 
     # -- a coordination turn ----------------------------------------------------------------

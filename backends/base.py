@@ -48,3 +48,11 @@ class Backend(Protocol):
 
 class BackendError(Exception):
     """A backend that cannot be built or started, with a message fit for the user."""
+
+
+class PermanentBackendError(BackendError):
+    """A backend no restart can fix (a missing key, model or command): its agent fails at once."""
+
+
+# Provider answers that no retry or restart can change: bad credentials, no access, unknown model.
+PERMANENT_STATUSES = frozenset({401, 403, 404})

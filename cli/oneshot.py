@@ -15,7 +15,7 @@ from massgen.actors.team import RunResult, Team
 from massgen.actors.trace_writer import Subscriber
 from massgen.cli import exit_codes
 from massgen.cli.progress import ProgressDisplay
-from massgen.configs import TeamConfig
+from massgen.configs import ConfigError, TeamConfig
 
 
 def print_result(result: RunResult, automation: bool, out: IO[str], err: IO[str]) -> int:
@@ -66,7 +66,11 @@ def run_question(
     if automation:
         out.write(f"LOG_DIR: {team.log_dir}\n")
         out.flush()
-    team.start()
+    try:
+        team.start()
+    except ConfigError as exc:
+        err.write(f"massgen: {exc}\n")
+        return exit_codes.CONFIG_ERROR
     interrupts = 0
     while True:
         try:

@@ -23,6 +23,7 @@ from starlette.routing import Route
 from starlette.types import Receive
 
 from massgen import __version__
+from massgen.actors import preflight
 from massgen.actors.team import RunResult
 from massgen.cli.serve import sse
 from massgen.cli.serve.auth import check_bearer, request_id
@@ -31,6 +32,7 @@ from massgen.cli.serve.completions import Progress, completion, now
 from massgen.cli.serve.errors import ApiError, error_response, internal_error
 from massgen.cli.serve.models import Limits, parse_request, to_conversation
 from massgen.cli.serve.runs import RunRegistry, ServedRun
+from massgen.configs import ConfigError
 
 log = logging.getLogger("massgen.serve")
 Handler = Callable[[Request, str], Awaitable[Response]]
@@ -142,6 +144,10 @@ def build_app(state: ServerState) -> Starlette:
         chat = parse_request(body, state.limits)
         model, config = state.catalog.resolve(chat.model)
         conversation = to_conversation(chat)
+        try:
+            preflight.check(config)  # a team none of whose agents can run is the caller's config error
+        except ConfigError as exc:
+            raise ApiError(400, str(exc), code="invalid_config", param="model") from None
         describe = Progress() if chat.stream else None
         run = state.registry.admit(config, conversation, model=model, request_id=rid, describe=describe)
         if chat.stream:

@@ -7,7 +7,7 @@ and faulty ones side by side (as a shared provider endpoint does):
 - ``hang``: reads the request and never answers; ``loop``: text that repeats forever;
 - ``drip``: a healthy answer sent one byte every ``drip_s`` seconds;
 - ``drop``, ``malformed``, ``429``: that fault on the first ``times`` requests, then healthy;
-- ``503``: always 503; ``404``: an unknown model (a permanent error);
+- ``503``: always 503; ``404...``: an unknown model (a permanent error);
 - any model in ``failing`` (a set the test may change): 503 while it is there.
 
 A model name may carry a suffix after ``#`` (``healthy#2``) to tell agents apart.
@@ -73,7 +73,7 @@ class TeamChatServer(WireServer):
             return Stream(healthy(body, model), drip_s=self.drip_s, drip_from=1)
         if kind == "503" or model in self.failing:
             return Respond(503, openai_error("overloaded", "server_error"))
-        if kind == "404":
+        if kind.startswith("404"):
             return Respond(404, openai_error(f"The model `{model}` does not exist", code="model_not_found"))
         if kind == "drop" and early:
             return Stream(healthy(body, model)[:2], end="close")
