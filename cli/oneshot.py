@@ -13,7 +13,7 @@ from typing import IO
 from massgen.actors.resume import ResumePoint
 from massgen.actors.team import RunResult, Team
 from massgen.actors.trace_writer import Subscriber
-from massgen.cli import exit_codes
+from massgen.cli import exit_codes, signals
 from massgen.cli.progress import ProgressDisplay
 from massgen.configs import ConfigError, TeamConfig
 
@@ -74,14 +74,15 @@ def run_question(
     interrupts = 0
     while True:
         try:
-            result = team.wait()
+            with signals.as_interrupts():  # SIGTERM and SIGHUP take the Ctrl-C path
+                result = team.wait()
             break
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as exc:
             interrupts += 1
             if interrupts == 1:
                 err.write("\ninterrupted: stopping the team and keeping the best answer so far "
                           "(Ctrl-C again to stop waiting)\n")
-                team.cancel("interrupted by Ctrl-C")
+                team.cancel(f"interrupted by {signals.describe(exc)}")
             else:
                 err.write(f"\nstopped waiting; logs so far: {team.log_dir}\n")
                 return exit_codes.INTERRUPTED
