@@ -50,6 +50,35 @@ class AgentSpec:
     settings: TurnSettings
 
 
+def close_loop(loop: asyncio.AbstractEventLoop, thread: threading.Thread | None) -> None:
+    """Stop and close an incarnation's loop: its tasks, async generators, executor, selector and
+    self-pipe go with it. A loop whose thread is stuck in a blocking call is abandoned instead."""
+    async def drain() -> None:
+        tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks, timeout=_CLOSE_TIMEOUT_S)
+        await loop.shutdown_asyncgens()
+        await loop.shutdown_default_executor()
+
+    if loop.is_running():
+        try:
+            asyncio.run_coroutine_threadsafe(drain(), loop).result(_CLOSE_TIMEOUT_S)
+        except Exception:
+            pass
+        try:
+            loop.call_soon_threadsafe(loop.stop)
+        except RuntimeError:  # already closed
+            return
+    if thread is not None and thread is not threading.current_thread():
+        thread.join(_CLOSE_TIMEOUT_S)
+        if thread.is_alive():
+            return  # stuck: abandoned, a daemon thread
+    if not loop.is_running() and not loop.is_closed():
+        loop.close()
+
+
 def _describe(exc: BaseException) -> str:
     text = str(exc).strip()
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
@@ -67,15 +96,17 @@ class AgentActor(TracedActor):
         self._turn_id: int | None = None
         self._cause: str | None = None  # the StartTurn/PresentFinal being worked on
         self._tools: AgentTools | None = None  # MCP tools; None when the backend has no mcp_servers
+        self._loop_thread: threading.Thread | None = None
 
     # -- life cycle -------------------------------------------------------------------------
 
     def on_start(self) -> None:
         try:
             self._loop = asyncio.new_event_loop()
-            threading.Thread(
+            self._loop_thread = threading.Thread(
                 target=self._loop.run_forever, name=f"{self.me}-loop", daemon=True
-            ).start()
+            )
+            self._loop_thread.start()
             context = backends.BackendContext(
                 agent_id=self.spec.agent_id, incarnation=self.incarnation, run_id=self.ctx.run_id,
                 on_event=self._backend_event, breakers=self.ctx.breakers,
@@ -116,7 +147,7 @@ class AgentActor(TracedActor):
                 asyncio.run_coroutine_threadsafe(self._backend.aclose(), loop).result(_CLOSE_TIMEOUT_S)
             except Exception:
                 pass
-        loop.call_soon_threadsafe(loop.stop)
+        close_loop(loop, self._loop_thread)
 
     # -- messages -----------------------------------------------------------------------------
 

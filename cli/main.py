@@ -117,7 +117,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"massgen: {exc}", file=sys.stderr)
         return exit_codes.CONFIG_ERROR
-    return run_question(config, args.question, automation=args.automation, timeout=args.orchestrator_timeout)
+    from massgen.cli import text
+
+    text.escape_unencodable_output()
+    return run_question(config, text.from_argv(args.question), automation=args.automation,
+                        timeout=args.orchestrator_timeout)
 
 
 def _resume(args: argparse.Namespace) -> int:

@@ -16,6 +16,7 @@ from massgen.actors.trace_writer import Subscriber
 from massgen.cli import exit_codes, signals
 from massgen.cli.progress import ProgressDisplay
 from massgen.configs import ConfigError, TeamConfig
+from massgen.logs.paths import path_part
 
 
 def print_result(result: RunResult, automation: bool, out: IO[str], err: IO[str]) -> int:
@@ -23,7 +24,7 @@ def print_result(result: RunResult, automation: bool, out: IO[str], err: IO[str]
     answer_file = None
     if result.final_answer is not None:
         owner = result.winner or "best_so_far"
-        answer_file = result.log_dir / "final" / owner / "answer.txt"
+        answer_file = result.log_dir / "final" / path_part(owner) / "answer.txt"
     if automation:
         out.write(f"STATUS: {result.status}\n")
         out.write(f"WINNER: {result.winner_label or 'none'}\n")
