@@ -51,17 +51,23 @@ class ServerState:
     drain_timeout_s: float = 15.0
 
 
-async def _read_body(request: Request, limit: int) -> bytes:
-    """The body, refused with 413 as soon as it is known to pass ``limit`` (declared or streamed)."""
+async def _read_body(request: Request, limit: int, timeout_s: float = 30.0) -> bytes:
+    """The body, refused with 413 as soon as it is known to pass ``limit`` (declared or streamed),
+    and with 408 when it has not all arrived within ``timeout_s`` (a half-sent body holds a slot)."""
     declared = request.headers.get("content-length", "")
     too_big = ApiError(413, f"the request body is larger than {limit} bytes", code="request_too_large")
     if declared.isdigit() and int(declared) > limit:
         raise too_big
     received = bytearray()
-    async for chunk in request.stream():
-        received += chunk
-        if len(received) > limit:
-            raise too_big
+    try:
+        async with asyncio.timeout(timeout_s):
+            async for chunk in request.stream():
+                received += chunk
+                if len(received) > limit:
+                    raise too_big
+    except TimeoutError:
+        raise ApiError(408, f"the request body did not arrive within {timeout_s:g} s",
+                       code="request_timeout") from None
     return bytes(received)
 
 
@@ -140,7 +146,7 @@ def build_app(state: ServerState) -> Starlette:
         return JSONResponse(model_object(model_id))
 
     async def chat_completions(request: Request, rid: str) -> Response:
-        body = await _read_body(request, state.limits.max_body_bytes)
+        body = await _read_body(request, state.limits.max_body_bytes, state.limits.body_timeout_s)
         chat = parse_request(body, state.limits)
         model, config = state.catalog.resolve(chat.model)
         conversation = to_conversation(chat)

@@ -51,6 +51,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="runs at once; more get 429 with Retry-After (default 16)")
     parser.add_argument("--max-body-bytes", type=int, default=Limits.max_body_bytes, metavar="N")
     parser.add_argument("--max-messages", type=int, default=Limits.max_messages, metavar="N")
+    parser.add_argument("--body-timeout", type=float, default=Limits.body_timeout_s, metavar="SECONDS",
+                        help="a request body must arrive within this, else 408 (default 30)")
     parser.add_argument("--quick-agents", type=int, default=3, metavar="N",
                         help="agents in a quick team built from a plain model name (default 3)")
     parser.add_argument("--config-root", action="append", default=[], metavar="DIR",
@@ -130,7 +132,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     state = ServerState(
         catalog=catalog, registry=registry, api_key=api_key, keepalive_s=args.keepalive,
         shutdown_grace_s=args.shutdown_grace,
-        limits=Limits(max_body_bytes=args.max_body_bytes, max_messages=args.max_messages),
+        limits=Limits(max_body_bytes=args.max_body_bytes, max_messages=args.max_messages,
+                      body_timeout_s=args.body_timeout),
     )
     config = uvicorn.Config(
         build_app(state), host=args.host, port=args.port, log_level=args.log_level, lifespan="on",
