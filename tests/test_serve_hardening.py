@@ -17,7 +17,7 @@ from serve_process import ServerProcess, start_server, write_configs
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     workdir = tmp_path_factory.mktemp("serve_hardening")
     write_configs(workdir)
-    proc = start_server(workdir, "--config", "team.yaml", "--body-timeout", "1")
+    proc = start_server(workdir, "--config", "team.yaml", "--body-timeout", "1", "--header-timeout", "1")
     try:
         yield proc
     finally:
@@ -69,6 +69,19 @@ def test_a_half_sent_body_is_answered_408_and_does_not_hold_the_connection(serve
     head, _, body = reply.partition(b"\r\n\r\n")
     assert head.startswith(b"HTTP/1.1 408"), reply
     assert json.loads(body)["error"]["code"] == "request_timeout"
+
+
+def test_headers_that_never_finish_get_a_408_and_the_connection_closed(server: ServerProcess) -> None:
+    parts = urlsplit(server.api_url)
+    with socket.create_connection((parts.hostname, parts.port), timeout=15) as sock:
+        sock.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Le")
+        reply = b""
+        while chunk := sock.recv(4096):  # ends when the server closes the connection
+            reply += chunk
+    head, _, body = reply.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 408"), reply
+    assert json.loads(body)["error"]["code"] == "request_timeout"
+    assert httpx.get(f"{server.base_url}/health", timeout=5).status_code == 200  # the server is fine
 
 
 def test_fuzzed_bodies_are_4xx_never_5xx(server: ServerProcess) -> None:

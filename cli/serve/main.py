@@ -24,6 +24,7 @@ from types import FrameType
 import uvicorn
 
 from massgen.cli import exit_codes
+from massgen.cli.serve import header_timeout
 from massgen.cli.serve.app import ServerState, build_app
 from massgen.cli.serve.catalog import Catalog, served_name
 from massgen.cli.serve.errors import ApiError
@@ -53,6 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--max-messages", type=int, default=Limits.max_messages, metavar="N")
     parser.add_argument("--body-timeout", type=float, default=Limits.body_timeout_s, metavar="SECONDS",
                         help="a request body must arrive within this, else 408 (default 30)")
+    parser.add_argument("--header-timeout", type=float, default=10.0, metavar="SECONDS",
+                        help="a request's headers must arrive within this, else 408 (default 10)")
     parser.add_argument("--quick-agents", type=int, default=3, metavar="N",
                         help="agents in a quick team built from a plain model name (default 3)")
     parser.add_argument("--config-root", action="append", default=[], metavar="DIR",
@@ -138,6 +141,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     config = uvicorn.Config(
         build_app(state), host=args.host, port=args.port, log_level=args.log_level, lifespan="on",
         timeout_graceful_shutdown=int(args.shutdown_grace + state.drain_timeout_s + 5), server_header=False,
+        http=header_timeout.with_timeout(args.header_timeout),
     )
     if not api_key and args.host not in ("127.0.0.1", "localhost", "::1"):
         log.warning("listening on %s without an API key: anyone who can reach it can spend your model budget",
