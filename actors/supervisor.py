@@ -94,6 +94,8 @@ class RunSpec:
     # Set once the supervisor has stopped its children (agents, MCP servers and their processes).
     # Pykka sets ``actor_stopped`` *before* on_stop runs, so waiting for that is not enough.
     children_stopped: threading.Event = field(default_factory=threading.Event, compare=False, repr=False)
+    # Set once RunFinished is handed to the trace writer (which may still have a backlog to write).
+    finish_recorded: threading.Event = field(default_factory=threading.Event, compare=False, repr=False)
 
 
 class Supervisor(TracedActor):
@@ -469,4 +471,5 @@ class Supervisor(TracedActor):
             model_calls=self.spent.calls, input_tokens=self.spent.input_tokens,
             output_tokens=self.spent.output_tokens, cost_usd=round(self.spent.cost_usd, 6),
         ))
+        self.run.finish_recorded.set()
         self.actor_ref.stop(block=False)  # on_stop stops the children

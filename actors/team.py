@@ -265,6 +265,8 @@ class Team:
         while not self._done.wait(0.05):
             if supervisor_stopped.is_set() or time.monotonic() >= deadline:
                 self._flush_trace()  # RunFinished may be written but not yet seen
+                if not self._done.is_set() and self._run_spec is not None and self._run_spec.finish_recorded.is_set():
+                    self._drain_trace()  # the writer has a backlog (hundreds of agents): wait it out
                 if self._done.is_set():
                     break
                 self._record_abort(
@@ -291,6 +293,12 @@ class Team:
             final_answer=None, partial=True, elapsed_s=0.0, model_calls=0, input_tokens=0, output_tokens=0,
             cost_usd=0.0,
         ))
+
+    def _drain_trace(self, limit_s: float = 120.0) -> None:
+        """Flush until the writer has written RunFinished; a flush answers after every earlier record."""
+        give_up = time.monotonic() + limit_s
+        while not self._done.is_set() and time.monotonic() < give_up:
+            self._flush_trace()
 
     def _flush_trace(self) -> None:
         if self._trace is None:
