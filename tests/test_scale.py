@@ -10,8 +10,7 @@ from support import assert_trace_invariants, of_type, records
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository root, for bench/
 
-from bench.scale import team  # noqa: E402
-
+from bench.scale import team
 from massgen.actors.team import Team
 
 
