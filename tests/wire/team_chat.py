@@ -6,7 +6,9 @@ and faulty ones side by side (as a shared provider endpoint does):
 - ``healthy``: answers when it sees no answer, else votes for the first one;
 - ``hang``: reads the request and never answers; ``loop``: text that repeats forever;
 - ``drip``: a healthy answer sent one byte every ``drip_s`` seconds;
-- ``drop``, ``malformed``, ``429``: that fault on the first ``times`` requests, then healthy;
+- ``drop`` (cut mid-stream), ``reset`` (TCP RST mid-stream), ``truncated`` (cut inside an SSE
+  event), ``malformed`` (broken tool JSON), ``429``, ``500``, ``502``, ``hang_mid`` (silent
+  after the first chunk): that fault on the first ``times`` requests, then healthy;
 - ``503``: always 503; ``404...``: an unknown model (a permanent error);
 - any model in ``failing`` (a set the test may change): 503 while it is there.
 
@@ -77,6 +79,15 @@ class TeamChatServer(WireServer):
             return Respond(404, openai_error(f"The model `{model}` does not exist", code="model_not_found"))
         if kind == "drop" and early:
             return Stream(healthy(body, model)[:2], end="close")
+        if kind == "reset" and early:
+            return Stream(healthy(body, model)[:2], end="reset")
+        if kind == "truncated" and early:
+            chunks = healthy(body, model)
+            return Stream([chunks[0], chunks[1][: len(chunks[1]) // 2]], end="close")
+        if kind == "hang_mid" and early:
+            return Stream(healthy(body, model)[:1], end="hang")
+        if kind in ("500", "502") and early:
+            return Respond(int(kind), openai_error("upstream trouble", "server_error"))
         if kind == "malformed" and early:
             return Stream(tool_call("new_answer", '{"content": "2 + 2 = 4, trunc'))
         if kind == "429" and early:
