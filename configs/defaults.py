@@ -24,7 +24,8 @@ PROVIDER_KEYS: dict[str, str] = {
 
 # Three agents on one local model server. The model is small and slow (about 4 tokens/s on
 # two cores, and the agents queue on one server), so answers are capped and the idle
-# deadline allows for waiting in the server's queue.
+# deadline allows for waiting in the server's queue; so does the straggler grace (a vote
+# takes tens of seconds here, and a slow vote is not a hung agent).
 LOCAL_TEAM: dict[str, object] = {
     "agents": [
         {"id": f"local_{i}", "backend": {"type": "local", "model": "default", "temperature": temp, "seed": seed}}
@@ -36,6 +37,7 @@ LOCAL_TEAM: dict[str, object] = {
         "turn_timeout_seconds": 900,
         "idle_stream_timeout_seconds": 400,
         "present_timeout_seconds": 400,
+        "straggler_grace_seconds": 400,
     },
 }
 
