@@ -59,6 +59,35 @@ class AgentSpec:
 _NATIVE_FILE_TOOLS = frozenset({"claude_code", "antigravity_cli"})
 
 
+def close_loop(loop: asyncio.AbstractEventLoop, thread: threading.Thread | None) -> None:
+    """Stop and close an incarnation's loop: its tasks, async generators, executor, selector and
+    self-pipe go with it. A loop whose thread is stuck in a blocking call is abandoned instead."""
+    async def drain() -> None:
+        tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks, timeout=_CLOSE_TIMEOUT_S)
+        await loop.shutdown_asyncgens()
+        await loop.shutdown_default_executor()
+
+    if loop.is_running():
+        try:
+            asyncio.run_coroutine_threadsafe(drain(), loop).result(_CLOSE_TIMEOUT_S)
+        except Exception:
+            pass
+        try:
+            loop.call_soon_threadsafe(loop.stop)
+        except RuntimeError:  # already closed
+            return
+    if thread is not None and thread is not threading.current_thread():
+        thread.join(_CLOSE_TIMEOUT_S)
+        if thread.is_alive():
+            return  # stuck: abandoned, a daemon thread
+    if not loop.is_running() and not loop.is_closed():
+        loop.close()
+
+
 def _describe(exc: BaseException) -> str:
     text = str(exc).strip()
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
@@ -77,18 +106,20 @@ class AgentActor(TracedActor):
         self._cause: str | None = None  # the StartTurn/PresentFinal being worked on
         self._tools: AgentTools | None = None  # MCP tools; None when the backend has no mcp_servers
         self._files: AgentFiles | None = None  # file tools; None when the agent has no workspace
+        self._loop_thread: threading.Thread | None = None
 
     # -- life cycle -------------------------------------------------------------------------
 
     def on_start(self) -> None:
         try:
             self._loop = asyncio.new_event_loop()
-            threading.Thread(
+            self._loop_thread = threading.Thread(
                 target=self._loop.run_forever, name=f"{self.me}-loop", daemon=True
-            ).start()
+            )
+            self._loop_thread.start()
             context = backends.BackendContext(
                 agent_id=self.spec.agent_id, incarnation=self.incarnation, run_id=self.ctx.run_id,
-                on_event=self._backend_event,
+                on_event=self._backend_event, breakers=self.ctx.breakers,
                 files=self.spec.files.scope(self.spec.agent_id) if self.spec.files else None,
             )
             self._backend = backends.create(self.spec.config.backend, context)
@@ -109,7 +140,8 @@ class AgentActor(TracedActor):
             self._runner = TurnRunner(self._backend, io, self.spec.settings)
         except Exception as exc:
             self.send(self.supervisor, ChildFailed, name=self.name, incarnation=self.incarnation,
-                      error=_describe(exc), where="on_start")
+                      error=_describe(exc), where="on_start",
+                      permanent=isinstance(exc, backends.PermanentBackendError))
             # Stop instead of raising: Pykka reports neither on_failure nor on_stop for on_start.
             self.actor_ref.stop(block=False)
             return
@@ -134,7 +166,7 @@ class AgentActor(TracedActor):
                 asyncio.run_coroutine_threadsafe(self._backend.aclose(), loop).result(_CLOSE_TIMEOUT_S)
             except Exception:
                 pass
-        loop.call_soon_threadsafe(loop.stop)
+        close_loop(loop, self._loop_thread)
 
     # -- messages -----------------------------------------------------------------------------
 
@@ -192,7 +224,8 @@ class AgentActor(TracedActor):
             pass
         except ModelCallError as exc:
             self._emit(ChildFailed, cause, {"name": self.name, "incarnation": self.incarnation,
-                                            "error": f"model call failed: {exc}", "where": "worker"})
+                                            "error": f"model call failed: {exc}", "where": "worker",
+                                            "permanent": exc.status in backends.PERMANENT_STATUSES})
         except Exception as exc:
             self._emit(ChildFailed, cause, {"name": self.name, "incarnation": self.incarnation,
                                             "error": _describe(exc), "where": "worker"})

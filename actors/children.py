@@ -33,6 +33,8 @@ class Child:
     last_activity: float = 0.0
     turn_id: int | None = None
     restart_at: float = 0.0
+    last_error: str = ""
+    not_before: float = 0.0  # an open circuit breaker's next probe: no restart before it
 
 
 def overdue(child: Child, now: float, limits: TimeoutSettings) -> tuple[Overdue, str] | None:

@@ -77,11 +77,12 @@ class McpServerSpec:
 def select_tools(spec: McpServerSpec, tools: Sequence[mcp_types.Tool]) -> tuple[tuple[ToolSpec, ...], tuple[str, ...]]:
     """Apply the filters before the model sees anything; returns (offered, hidden).
 
-    Per server, ``allowed_tools``/``exclude_tools`` may name a tool bare (``forecast``) or
-    exposed (``mcp__weather__forecast``); the backend's lists use exposed names. When a
-    backend ``allowed_tools`` is set it is a whitelist for every tool of that agent, MCP
-    tools included. Any allowed name for this server that the server does not have raises
-    ``McpConfigError``: a typo in a whitelist would otherwise silently hide a tool.
+    One rule for both lists: per server, ``allowed_tools``/``exclude_tools`` may name a tool
+    bare (``forecast``) or exposed (``mcp__weather__forecast``); the backend's lists use
+    exposed names; names match exactly (case included). When a backend ``allowed_tools`` is
+    set it is a whitelist for every tool of that agent, MCP tools included. Any name in
+    either list for this server that the server does not have raises ``McpConfigError``: a
+    typo would otherwise silently hide a tool (allowed) or silently expose one (excluded).
     """
     server = spec.server
     prefix = exposed_name(server, "")
@@ -96,13 +97,15 @@ def select_tools(spec: McpServerSpec, tools: Sequence[mcp_types.Tool]) -> tuple[
         wanted += [exposed(n) for n in spec.config.allowed_tools]
     if spec.allowed_tools is not None:
         wanted += [n for n in spec.allowed_tools if n.startswith(prefix)]
-    unknown = sorted({n for n in wanted if n not in have})
-    if unknown:
-        raise McpConfigError(
-            f"MCP server {server!r}: allowed_tools names tools it does not have: {', '.join(unknown)} "
-            f"(it has: {', '.join(sorted(t.name for t in tools)) or 'no tools'})"
-        )
-    excluded = {exposed(n) for n in spec.config.exclude_tools} | set(spec.exclude_tools)
+    excluded = {exposed(n) for n in spec.config.exclude_tools} | {
+        n for n in spec.exclude_tools if n.startswith(prefix)}
+    for key, names in (("allowed_tools", wanted), ("exclude_tools", excluded)):
+        unknown = sorted({n for n in names if n not in have})
+        if unknown:
+            raise McpConfigError(
+                f"MCP server {server!r}: {key} names tools it does not have: {', '.join(unknown)} "
+                f"(it has: {', '.join(sorted(t.name for t in tools)) or 'no tools'}); names match exactly"
+            )
     offered: list[ToolSpec] = []
     hidden: list[str] = []
     for name, tool in by_name.items():

@@ -101,10 +101,11 @@ class McpSupervision:
             self._spawn(server)
 
     def _check_allowed_names(self, agent: AgentSpec) -> None:
-        """An ``allowed_tools`` entry for a server that is not configured can never match: say so."""
+        """An ``allowed_tools``/``exclude_tools`` entry for a server that is not configured can never
+        match: say so (one rule for both lists; see ``actors/mcp.select_tools``)."""
         backend = agent.config.backend
         names = [s.name for s in backend.mcp_servers]
-        entries = [e for e in backend.allowed_tools or [] if e.startswith("mcp__")]
+        entries = [e for e in [*(backend.allowed_tools or []), *backend.exclude_tools] if e.startswith("mcp__")]
         if not entries or backends.handles_mcp_servers(backend.type):  # a CLI may know servers we don't
             return
         for entry in entries:
@@ -113,7 +114,7 @@ class McpSupervision:
                 self.ctx.record(self.owner.make(
                     McpServerFailed, agent=agent.agent_id, server=server, name=f"mcp:{agent.agent_id}:{server}",
                     incarnation=0, where="config", permanent=True,
-                    error=f"allowed_tools names {entry!r} but no MCP server {server!r} is configured "
+                    error=f"allowed_tools/exclude_tools names {entry!r} but no MCP server {server!r} is configured "
                           f"(configured: {', '.join(names) or 'none'})",
                 ))
 

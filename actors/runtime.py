@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 import pykka
 
+from massgen.backends.circuit import BreakerRegistry
 from massgen.messages import DeadLetter, Message, Sender
 
 M = TypeVar("M", bound=Message)
@@ -44,6 +45,7 @@ class RunContext:
     def __init__(self, run_id: str, trace: pykka.ActorRef[Any] | None, clock: Clock = time.monotonic) -> None:
         self.run_id = run_id
         self.clock = clock
+        self.breakers = BreakerRegistry()  # per run: one run's faults never fail the next
         self._trace = trace
         self._lock = threading.Lock()
 

@@ -19,12 +19,14 @@ from massgen.actors.agent import AgentActor, AgentSpec
 from massgen.actors.budget import Spending
 from massgen.actors.children import Child, Ticker, overdue
 from massgen.actors.coordination import Coordination
+from massgen.actors.deadlines import effective
 from massgen.actors.judge import Judge
 from massgen.actors.mcp_supervision import McpSupervision
 from massgen.actors.notes import NoteBoard
 from massgen.actors.restarts import RestartHistory
 from massgen.actors.results import explicit_result, final_result
 from massgen.actors.runtime import Peer, RunContext, TracedActor
+from massgen.actors.stragglers import StragglerWatch
 from massgen.configs.schema import TeamConfig
 from massgen.messages import (
     AgentChunk,
@@ -105,13 +107,16 @@ class RunSpec:
     # Set once the supervisor has stopped its children (agents, MCP servers and their processes).
     # Pykka sets ``actor_stopped`` *before* on_stop runs, so waiting for that is not enough.
     children_stopped: threading.Event = field(default_factory=threading.Event, compare=False, repr=False)
+    # Set once RunFinished is handed to the trace writer (which may still have a backlog to write).
+    finish_recorded: threading.Event = field(default_factory=threading.Event, compare=False, repr=False)
 
 
 class Supervisor(TracedActor):
     def __init__(self, ctx: RunContext, config: TeamConfig, run: RunSpec, specs: list[AgentSpec]) -> None:
         super().__init__(ctx, "supervisor")
         self.config, self.run = config, run
-        self.timeouts = config.timeout_settings
+        self.timeouts = effective(config.timeout_settings)  # unset deadlines scale with the run's
+        self.stragglers = StragglerWatch(self.timeouts.straggler_grace_seconds)
         self.rules = config.orchestrator
         self.children = {s.agent_id: Child(spec=s, history=RestartHistory(self.rules.restart)) for s in specs}
         order = [s.agent_id for s in specs]
@@ -255,7 +260,7 @@ class Supervisor(TracedActor):
                 self._next_turn(child)  # a restarted agent that has answered waits like the others
             return None
         if isinstance(message, ChildFailed):
-            self._agent_failed(child, message.error, message.where, reported=True)
+            self._agent_failed(child, message.error, message.where, reported=True, permanent=message.permanent)
             return None
         if isinstance(message, NoteDelivered):  # whichever turn heard it, this incarnation has it
             self.notes.delivered(child.spec.agent_id, message.note_id)
@@ -267,6 +272,8 @@ class Supervisor(TracedActor):
             child.last_activity = self.ctx.clock()
             if isinstance(message, ModelCallFinished):
                 self.spent.add_usage(message.input_tokens, message.output_tokens, message.cost_usd)
+            elif isinstance(message, BackendEvent) and message.info.get("outcome") == "circuit_open":
+                child.not_before = child.last_activity + float(str(message.info.get("retry_in_s") or 0))
         elif isinstance(message, AnswerProposed):
             self._on_answer(child, message)
         elif isinstance(message, VoteProposed):
@@ -335,8 +342,16 @@ class Supervisor(TracedActor):
         if child.spec.agent_id in self.first_done and self._awaiting_first_turns():
             child.status = "idle"
             self.waiting.add(child.spec.agent_id)
+            self._watch_stragglers()
         else:
             self._start_turn(child)
+
+    def _watch_stragglers(self, converged: bool = False) -> None:
+        """Done: voted this round, or answered and waiting for the others' first answers."""
+        tally = self.tally
+        voters = {v.voter for v in tally.votes} if tally is not None and tally.round == self.coord.version else set()
+        live = [a for a, c in self.children.items() if c.status != "failed"]
+        self.stragglers.observe(voters | self.waiting, live, self.coord.version, self.ctx.clock(), converged)
 
     def _release_waiting(self) -> None:
         if self.phase != "coordinating" or self._awaiting_first_turns():
@@ -365,6 +380,7 @@ class Supervisor(TracedActor):
 
     def _on_tally(self, tally: TallyUpdated) -> None:
         self.tally = tally
+        self._watch_stragglers(tally.converged)
         if tally.converged and tally.round == self.coord.version and tally.winner and self.phase == "coordinating":
             self._conclude(tally.winner)
 
@@ -421,7 +437,8 @@ class Supervisor(TracedActor):
 
     # -- failures and restarts ------------------------------------------------------------------
 
-    def _agent_failed(self, child: Child, reason: str, where: str, reported: bool = False) -> None:
+    def _agent_failed(self, child: Child, reason: str, where: str, reported: bool = False,
+                      permanent: bool = False) -> None:
         if child.status in ("failed", "restarting") or self.phase == "finished":
             return
         now = self.ctx.clock()
@@ -430,14 +447,18 @@ class Supervisor(TracedActor):
         if self.phase == "presenting" and child.spec.agent_id == self.presenter:
             self._finish("completed", f"the team converged; presentation failed ({reason})")
             return
+        child.last_error = reason
         if not reported:
             self.ctx.record(self.make(ChildFailed, name=child.spec.agent_id, incarnation=child.incarnation,
                                       error=reason, where=where))
-        delay = child.history.record_failure(now)
+        delay = None if permanent else child.history.record_failure(now)
+        if delay is not None:
+            delay = max(delay, child.not_before - now)  # restarting into an open breaker only fails again
         if delay is None:
             child.status = "failed"
             self.ctx.record(self.make(AgentMarkedFailed, name=child.spec.agent_id, incarnation=child.incarnation,
-                                      reason=f"too many failures; last: {reason}"))
+                                      reason=f"permanent error: {reason}" if permanent
+                                      else f"too many failures; last: {reason}"))
             live = tuple(a for a, c in self.children.items() if c.status != "failed")
             assert self.judge is not None
             self.send(self.judge, SetLiveAgents, agents=live)
@@ -451,10 +472,11 @@ class Supervisor(TracedActor):
                                   delay_s=round(delay, 3), reason=reason))
 
     def _all_failed(self) -> None:
+        causes = "; ".join(f"{a}: {c.last_error}" for a, c in self.children.items() if c.last_error)
         if self.coord.answers:
-            self._finish("partial", "every agent failed before the team converged")
+            self._finish("partial", f"every agent failed before the team converged ({causes})")
         else:
-            self._finish("failed", "every agent failed and no agent produced an answer")
+            self._finish("failed", f"every agent failed and no agent produced an answer ({causes})")
 
     # -- time -----------------------------------------------------------------------------------
 
@@ -466,6 +488,8 @@ class Supervisor(TracedActor):
             self.ctx.record(self.make(DeadlineExpired, scope="run", detail=f"{limit:g} s"))
             self._finish("timeout", f"the run deadline of {limit:g} s passed")
             return
+        for agent_id in self.stragglers.due(now, self.coord.version):
+            self._drop_straggler(self.children[agent_id], now)
         for agent_id in self.mcp.on_tick(now):  # a tool call in flight is activity; it has its own deadline
             self.children[agent_id].last_activity = now
         for child in list(self.children.values()):
@@ -482,6 +506,26 @@ class Supervisor(TracedActor):
                 self._finish("completed", "the team converged; presentation timed out")
             else:
                 self._expire(child, what, detail)
+
+    def _drop_straggler(self, child: Child, now: float) -> None:
+        """Every other agent voted and the grace ran out: this agent is failed for the round."""
+        if child.status == "failed" or self.phase != "coordinating":
+            return
+        doing = {"in_turn": "still in its turn", "restarting": "restarting", "starting": "starting"}
+        detail = (f"no vote {self.timeouts.straggler_grace_seconds:g} s after every other agent was done; "
+                  f"{doing.get(child.status, child.status)} for {now - child.since:.1f} s, "
+                  f"last output {now - child.last_activity:.1f} s ago")
+        if child.last_error:
+            detail += f"; last error: {child.last_error}"
+        self.ctx.record(self.make(DeadlineExpired, scope="straggler", name=child.spec.agent_id, detail=detail))
+        if child.peer is not None:
+            child.peer.ref.stop(block=False)
+        child.status = "failed"
+        self.ctx.record(self.make(AgentMarkedFailed, name=child.spec.agent_id, incarnation=child.incarnation,
+                                  reason=f"straggler: {detail}"))
+        assert self.judge is not None
+        self.send(self.judge, SetLiveAgents, agents=tuple(a for a, c in self.children.items() if c.status != "failed"))
+        self._release_waiting()  # the others may have been waiting for this agent's first answer
 
     def _expire(self, child: Child, scope: Literal["start", "turn", "idle"], detail: str) -> None:
         self.ctx.record(self.make(DeadlineExpired, scope=scope, name=child.spec.agent_id, detail=detail))
@@ -517,4 +561,5 @@ class Supervisor(TracedActor):
             model_calls=self.spent.calls, input_tokens=self.spent.input_tokens,
             output_tokens=self.spent.output_tokens, cost_usd=round(self.spent.cost_usd, 6),
         ))
+        self.run.finish_recorded.set()
         self.actor_ref.stop(block=False)  # on_stop stops the children

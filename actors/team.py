@@ -19,6 +19,7 @@ from typing import Any
 
 import pykka
 
+from massgen.actors import preflight
 from massgen.actors.agent import AgentSpec
 from massgen.actors.resume import ResumePoint
 from massgen.actors.runtime import Peer, RunContext
@@ -218,6 +219,7 @@ class Team:
 
     def start(self) -> Team:
         preload(agent.backend.type for agent in self.config.agents)  # once per process; see backends/preload.py
+        preflight.check(self.config)  # ConfigError, before any actor or model call, if no agent can run
         files = RunFiles.prepare(self.config, self.run_id, self.log_dir)
         specs = agent_specs(self.config, self.client_tools)
         self._trace = TraceWriter.start(self.log_dir, self._subscribers)
@@ -276,6 +278,8 @@ class Team:
         while not self._done.wait(0.05):
             if supervisor_stopped.is_set() or time.monotonic() >= deadline:
                 self._flush_trace()  # RunFinished may be written but not yet seen
+                if not self._done.is_set() and self._run_spec is not None and self._run_spec.finish_recorded.is_set():
+                    self._drain_trace()  # the writer has a backlog (hundreds of agents): wait it out
                 if self._done.is_set():
                     break
                 self._record_abort(
@@ -302,6 +306,12 @@ class Team:
             final_answer=None, partial=True, elapsed_s=0.0, model_calls=0, input_tokens=0, output_tokens=0,
             cost_usd=0.0,
         ))
+
+    def _drain_trace(self, limit_s: float = 120.0) -> None:
+        """Flush until the writer has written RunFinished; a flush answers after every earlier record."""
+        give_up = time.monotonic() + limit_s
+        while not self._done.is_set() and time.monotonic() < give_up:
+            self._flush_trace()
 
     def _flush_trace(self) -> None:
         if self._trace is None:

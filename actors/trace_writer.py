@@ -69,7 +69,10 @@ class TraceWriter(pykka.ThreadingActor):
             return
         self._seq += 1
         record = to_record(self._seq, kind, to, msg, extra)
-        self._file.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+        try:
+            self._file.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+        except UnicodeEncodeError:  # lone surrogates: JSON's \uXXXX escapes keep them, losslessly
+            self._file.write(json.dumps(record, ensure_ascii=True, default=str) + "\n")
         self._file.flush()
         self.projection.apply(record)
         if record["type"] == "RunFinished":

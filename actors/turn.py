@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from massgen.actors import client_tools, prompts, results
+from massgen.actors.stream_guard import StreamLimits, guard
 from massgen.backends import Backend
 from massgen.backends.toolcall_text import strip_tool_calls
 from massgen.messages import (
@@ -55,6 +56,10 @@ _MIN_COPY_CHARS = 12
 class ModelCallError(Exception):
     """The backend gave up on a call; the agent reports it as a failure of this incarnation."""
 
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status  # the provider's HTTP status, when it gave one
+
 
 class BudgetDenied(Exception):
     """The supervisor refused a model call; the run is ending."""
@@ -81,6 +86,7 @@ class TurnSettings:
     # Tools of an outside caller: offered to the model, never run here; calling one is an answer
     # (see actors/client_tools.py). Empty for ordinary runs.
     client_tools: tuple[ToolSpec, ...] = ()
+    stream_limits: StreamLimits = field(default_factory=StreamLimits)  # see actors/stream_guard.py
 
 
 @dataclass
@@ -136,7 +142,7 @@ class TurnRunner:
         usage = Usage()
         finish = "stop"
         error: StreamError | None = None
-        async for event in self.backend.stream(request):
+        async for event in guard(self.backend.stream(request), self.settings.stream_limits):
             if isinstance(event, TextDelta):
                 result.text += event.text
                 self.io.emit(AgentChunk, cause, {"turn_id": turn_id, "kind": "text", "text": event.text})
@@ -159,7 +165,7 @@ class TurnRunner:
             "finish_reason": "error" if error else finish, "error": error.message if error else None,
         })
         if error is not None:
-            raise ModelCallError(error.message)
+            raise ModelCallError(error.message, error.status)
         return result
 
     # -- a coordination turn ----------------------------------------------------------------

@@ -10,7 +10,13 @@ import importlib
 import inspect
 from typing import TYPE_CHECKING
 
-from massgen.backends.base import Backend, BackendContext, BackendError
+from massgen.backends.base import (
+    PERMANENT_STATUSES,
+    Backend,
+    BackendContext,
+    BackendError,
+    PermanentBackendError,
+)
 
 if TYPE_CHECKING:
     from massgen.configs.schema import BackendConfig
@@ -71,4 +77,7 @@ def handles_mcp_servers(backend_type: str) -> bool:
     return bool(getattr(cls, "handles_mcp_servers", False))
 
 
-__all__ = ["Backend", "BackendContext", "BackendError", "create", "handles_mcp_servers", "register"]
+__all__ = [
+    "PERMANENT_STATUSES", "Backend", "BackendContext", "BackendError", "PermanentBackendError", "create",
+    "handles_mcp_servers", "register",
+]

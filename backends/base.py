@@ -44,6 +44,8 @@ class BackendContext:
     on_event: Callable[[str, dict[str, Any]], None] | None = field(default=None, compare=False)
     # Set when the agent works with files (a workspace, context paths): agent CLIs confine their tools to it.
     files: FileScope | None = None
+    # The run's circuit breakers (a ``backends.circuit.BreakerRegistry``); None outside a run.
+    breakers: Any = field(default=None, compare=False)
 
 
 @runtime_checkable
@@ -59,3 +61,11 @@ class Backend(Protocol):
 
 class BackendError(Exception):
     """A backend that cannot be built or started, with a message fit for the user."""
+
+
+class PermanentBackendError(BackendError):
+    """A backend no restart can fix (a missing key, model or command): its agent fails at once."""
+
+
+# Provider answers that no retry or restart can change: bad credentials, no access, unknown model.
+PERMANENT_STATUSES = frozenset({401, 403, 404})

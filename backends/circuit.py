@@ -1,7 +1,9 @@
-"""A circuit breaker per endpoint, shared by every backend in the process.
+"""A circuit breaker per (endpoint, model), shared by the backends of one run.
 
 When an endpoint fails again and again, every agent using it would otherwise keep
-paying first-byte deadlines and backoff; the breaker answers at once instead. After
+paying first-byte deadlines and backoff; the breaker answers at once instead. The
+registry belongs to a run (``RunContext.breakers``), never to the process: one run's
+faults must not fail the next run, and one model's faults not another's. After
 ``threshold`` consecutive failures it opens; after ``cooldown_s`` it lets exactly one
 probe through (half-open): success closes it, failure opens it for another cool-down.
 Agents run on their own threads, so the state is guarded by a lock.
@@ -78,7 +80,7 @@ class CircuitBreaker:
 
 
 class BreakerRegistry:
-    """One breaker per endpoint key (scheme://host:port of the base URL)."""
+    """One breaker per key: ``scheme://host:port`` of the base URL, then the model (see ``breaker_key``)."""
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._clock = clock
@@ -94,5 +96,6 @@ class BreakerRegistry:
             return breaker
 
 
-# The process-wide registry backends use unless given their own (tests give their own).
-BREAKERS = BreakerRegistry()
+def breaker_key(endpoint: str, model: str) -> str:
+    """The unit a breaker protects: one model on one endpoint."""
+    return f"{endpoint} {model}"

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from massgen.backends.base import BackendContext, BackendError
+from massgen.backends.base import BackendContext, PermanentBackendError
 from massgen.backends.keys import redact
 from massgen.backends.workflow_mcp import WorkflowToolServer, queue_deliverer
 from massgen.configs.schema import BackendConfig, McpServerConfig
@@ -51,7 +51,7 @@ def find_cli(
         found = shutil.which(cli_path)
         if found:
             return found
-        raise BackendError(f"cli_path {cli_path!r} is not an executable file. {install_hint}")
+        raise PermanentBackendError(f"cli_path {cli_path!r} is not an executable file. {install_hint}")
     found = shutil.which(name)
     if found:
         return found
@@ -61,7 +61,7 @@ def find_cli(
             return str(candidate.resolve())
     places = ", ".join(str(d) for d in search_dirs)
     where = f"on PATH or in {places}" if places else "on PATH"
-    raise BackendError(f"the {name!r} command was not found {where}. {install_hint}")
+    raise PermanentBackendError(f"the {name!r} command was not found {where}. {install_hint}")
 
 
 def render_prompt(request: ModelRequest, tool_label: Callable[[str], str]) -> str:

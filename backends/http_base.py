@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
 from massgen.backends.base import BackendContext
+from massgen.backends.circuit import breaker_key
 from massgen.backends.pricing import cost_usd
 from massgen.backends.retry import AttemptClock, Failure, Retrier, RetryPolicy, classify
 from massgen.configs.schema import BackendConfig
@@ -45,11 +46,14 @@ def endpoint_key(base_url: str) -> str:
     return f"{parts.scheme}://{parts.hostname}:{port}"
 
 
-def retrier_for(config: BackendConfig) -> Retrier:
-    """The default runner, with the config's ``timeout_seconds`` as the first-byte deadline."""
+def retrier_for(config: BackendConfig, context: BackendContext | None = None) -> Retrier:
+    """The default runner, with the config's ``timeout_seconds`` as the first-byte deadline
+    and the run's breakers (``context.breakers``) when there is a run."""
     policy = RetryPolicy()
     if config.timeout_seconds is not None:
         policy = dataclasses.replace(policy, first_byte_timeout_s=config.timeout_seconds)
+    if context is not None and context.breakers is not None:
+        return Retrier(policy=policy, breakers=context.breakers)
     return Retrier(policy=policy)
 
 
@@ -65,7 +69,7 @@ class HttpBackend:
         self.base_url = base_url
         self.model = model
         self._api_key = api_key
-        self.retrier = retrier or retrier_for(config)
+        self.retrier = retrier or retrier_for(config, context)
         self.endpoint = endpoint_key(base_url)
         self._client: Any = None
         self._ids = itertools.count(1)
@@ -103,6 +107,7 @@ class HttpBackend:
             lambda clock: self._attempt(request, clock),
             endpoint=self.endpoint, provider=self.provider, classifier=self._classify,
             on_event=self.context.on_event, secrets=(self._api_key,),
+            breaker_key=breaker_key(self.endpoint, self.model), use_breaker=request.kind != "present",
         )
 
     # -- helpers --------------------------------------------------------------------------------

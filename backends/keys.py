@@ -11,7 +11,7 @@ import os
 import re
 from collections.abc import Iterable, Mapping
 
-from massgen.backends.base import BackendError
+from massgen.backends.base import PermanentBackendError
 from massgen.configs.defaults import read_dotenv
 
 # Shapes of provider keys, masked even when we did not load them ourselves.
@@ -38,11 +38,11 @@ def lookup(names: Iterable[str], extra_env: Mapping[str, str] | None = None,
 
 def require_key(backend_type: str, configured: str | None, names: tuple[str, ...],
                 extra_env: Mapping[str, str] | None = None) -> str:
-    """The key for a cloud backend, or a ``BackendError`` that names where to put it."""
+    """The key for a cloud backend, or a ``PermanentBackendError`` that names where to put it."""
     key = configured or lookup(names, extra_env)
     if not key:
         where = " or ".join(names)
-        raise BackendError(
+        raise PermanentBackendError(
             f"backend {backend_type!r} needs an API key: set {where} in the environment or ./.env"
             " (or api_key in the config)"
         )

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from massgen.backends import toolcall_text
-from massgen.backends.base import BackendContext, BackendError
+from massgen.backends.base import BackendContext, BackendError, PermanentBackendError
 from massgen.backends.http_base import DEFAULT_HTTP_TIMEOUT_S, HttpBackend, shared_ssl_context
 from massgen.backends.keys import lookup, require_key
 from massgen.backends.retry import AttemptClock, Retrier, StreamFailure
@@ -250,7 +250,7 @@ def create(config: BackendConfig, context: BackendContext, retrier: Retrier | No
     if config.type == "azure_openai":
         base_url = config.base_url or lookup(("AZURE_OPENAI_ENDPOINT",), context.env)
         if not base_url:
-            raise BackendError("backend 'azure_openai' needs an endpoint: set AZURE_OPENAI_ENDPOINT in the"
+            raise PermanentBackendError("backend 'azure_openai' needs an endpoint: set AZURE_OPENAI_ENDPOINT in the"
                                " environment or ./.env (or base_url in the config)")
     else:
         base_url = config.base_url or preset.base_url or "https://api.openai.com/v1"
@@ -263,7 +263,7 @@ def create(config: BackendConfig, context: BackendContext, retrier: Retrier | No
     model = config.model or preset.model
     if not model:
         if config.type in ("chatcompletion", "azure_openai"):
-            raise BackendError(f"backend {config.type!r} needs 'model' (the model or deployment name)")
+            raise PermanentBackendError(f"backend {config.type!r} needs 'model' (the model or deployment name)")
         model = "default"
     return ChatCompletionsBackend(config, context, preset=preset, base_url=base_url, api_key=api_key,
                                   model=model, retrier=retrier)

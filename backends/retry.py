@@ -21,7 +21,7 @@ from typing import Any, Literal, TypeVar
 
 import httpx
 
-from massgen.backends.circuit import BREAKERS, BreakerRegistry
+from massgen.backends.circuit import BreakerRegistry
 from massgen.backends.keys import redact
 from massgen.messages.stream import StreamError, StreamEvent
 
@@ -224,17 +224,22 @@ class Retrier:
     """Runs attempts under the policy. Injectable sleep, randomness and breakers keep tests exact."""
 
     policy: RetryPolicy = field(default_factory=RetryPolicy)
-    breakers: BreakerRegistry = field(default_factory=lambda: BREAKERS)
+    # A run hands its own registry (actors/runtime.RunContext); alone, a retrier has its own.
+    breakers: BreakerRegistry = field(default_factory=BreakerRegistry)
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
     rand: Callable[[], float] = random.random
 
     async def run(self, attempt: Attempt, *, endpoint: str, provider: str,
                   classifier: Classifier = classify, on_event: OnEvent | None = None,
-                  secrets: Iterable[str | None] = ()) -> AsyncIterator[StreamEvent]:
-        """Yield the events of the first attempt that gets going; end with ``StreamError`` if none does."""
+                  secrets: Iterable[str | None] = (), breaker_key: str | None = None,
+                  use_breaker: bool = True) -> AsyncIterator[StreamEvent]:
+        """Yield the events of the first attempt that gets going; end with ``StreamError`` if none does.
+
+        ``use_breaker=False`` (a final presentation) goes out even when the breaker is open:
+        the call that ends a converged run is never refused for other calls' failures."""
         policy = self.policy
         secrets = tuple(secrets)
-        breaker = self.breakers.get(endpoint, policy.breaker_threshold, policy.breaker_cooldown_s)
+        breaker = self.breakers.get(breaker_key or endpoint, policy.breaker_threshold, policy.breaker_cooldown_s)
         loop = asyncio.get_running_loop()
 
         def report(number: int, outcome: str, started: float, failure: Failure | None = None,
@@ -254,11 +259,11 @@ class Retrier:
 
         for number in range(1, policy.max_attempts + 1):
             started = loop.time()
-            if not breaker.allow():
+            if use_breaker and not breaker.allow():
                 wait = breaker.retry_in()
-                failure = Failure(f"circuit open for {endpoint} after repeated failures; next try in "
+                failure = Failure(f"circuit open for {breaker_key or endpoint} after repeated failures; next try in "
                                   f"{wait:.1f} s", retryable=True, kind="circuit_open")
-                report(number, "circuit_open", started, failure)
+                report(number, "circuit_open", started, failure, wait)
                 yield StreamError(message=f"{provider}: {failure.message}", retryable=True)
                 return
             yielded = False

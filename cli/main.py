@@ -172,11 +172,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     from massgen.backends.preload import preload
 
     preload(agent.backend.type for agent in config.agents)  # the SDKs load while the team starts
+    from massgen.cli import text
     from massgen.cli.oneshot import run_question
 
-    return run_question(_with_paths(config, args.question, args), args.question, automation=args.automation,
-                        timeout=args.orchestrator_timeout,
-                        options=_run_options(args, session))
+    text.escape_unencodable_output()
+    question = text.from_argv(args.question)
+    return run_question(_with_paths(config, question, args), question, automation=args.automation,
+                        timeout=args.orchestrator_timeout, options=_run_options(args, session))
 
 
 def _with_paths(config: TeamConfig, question: str, args: argparse.Namespace) -> TeamConfig:

@@ -13,10 +13,11 @@ from typing import IO
 from massgen.actors.resume import ResumePoint
 from massgen.actors.team import RunResult, Team
 from massgen.actors.trace_writer import Subscriber
-from massgen.cli import exit_codes
+from massgen.cli import exit_codes, signals
 from massgen.cli.progress import ProgressDisplay
 from massgen.cli.run_options import RunOptions
-from massgen.configs import TeamConfig
+from massgen.configs import ConfigError, TeamConfig
+from massgen.logs.paths import path_part
 
 
 def print_result(result: RunResult, automation: bool, out: IO[str], err: IO[str], *, show_logs: bool = True,
@@ -25,7 +26,7 @@ def print_result(result: RunResult, automation: bool, out: IO[str], err: IO[str]
     answer_file = None
     if result.final_answer is not None:
         owner = result.winner or "best_so_far"
-        answer_file = result.log_dir / "final" / owner / "answer.txt"
+        answer_file = result.log_dir / "final" / path_part(owner) / "answer.txt"
     if automation:
         out.write(f"STATUS: {result.status}\n")
         out.write(f"WINNER: {result.winner_label or 'none'}\n")
@@ -74,18 +75,23 @@ def run_question(
     if automation:
         out.write(f"LOG_DIR: {team.log_dir}\n")
         out.flush()
-    team.start()
+    try:
+        team.start()
+    except ConfigError as exc:
+        err.write(f"massgen: {exc}\n")
+        return exit_codes.CONFIG_ERROR
     interrupts = 0
     while True:
         try:
-            result = team.wait()
+            with signals.as_interrupts():  # SIGTERM and SIGHUP take the Ctrl-C path
+                result = team.wait()
             break
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as exc:
             interrupts += 1
             if interrupts == 1:
                 err.write("\ninterrupted: stopping the team and keeping the best answer so far "
                           "(Ctrl-C again to stop waiting)\n")
-                team.cancel("interrupted by Ctrl-C")
+                team.cancel(f"interrupted by {signals.describe(exc)}")
             else:
                 err.write(f"\nstopped waiting; logs so far: {team.log_dir}\n")
                 return exit_codes.INTERRUPTED

@@ -32,9 +32,9 @@ def describe(record: dict[str, Any], projection: LogProjection) -> str | None:
     if kind == "RecordVote":
         return f"{label.get(p['voter'], p['voter'])} voted for {p['target_label']}: {p['reason'][:60]}"
     if kind == "AgentRestarting":
-        return f"{label.get(p['name'], p['name'])} restarting in {p['delay_s']:.1f}s ({p['reason'][:60]})"
+        return f"{label.get(p['name'], p['name'])} restarting in {p['delay_s']:.1f}s ({p['reason']})"
     if kind == "AgentMarkedFailed":
-        return f"{label.get(p['name'], p['name'])} failed for good: {p['reason'][:80]}"
+        return f"{label.get(p['name'], p['name'])} failed for good: {p['reason']}"
     if kind == "DeadlineExpired":
         if p["scope"] == "run":
             return f"deadline: the run's {p['detail']} are up"

@@ -24,7 +24,8 @@ PROVIDER_KEYS: dict[str, str] = {
 
 # Three agents on one local model server. The model is small and slow (about 4 tokens/s on
 # two cores, and the agents queue on one server), so answers are capped, the winner's answer
-# is used as written, and the idle deadline allows for waiting in the server's queue.
+# is used as written, and the deadlines allow for waiting in the server's queue; so does the
+# straggler grace (a vote takes tens of seconds here, and a slow vote is not a hung agent).
 LOCAL_TEAM: dict[str, object] = {
     "agents": [
         {"id": f"local_{i}", "backend": {"type": "local", "model": "default", "temperature": temp, "seed": seed}}
@@ -39,6 +40,7 @@ LOCAL_TEAM: dict[str, object] = {
         "turn_timeout_seconds": 1800,
         "idle_stream_timeout_seconds": 400,
         "present_timeout_seconds": 600,
+        "straggler_grace_seconds": 600,
     },
 }
 

@@ -244,6 +244,8 @@ class TimeoutSettings(_Strict):
     idle_stream_timeout_seconds: float = Field(default=120.0, gt=0)
     # Seconds allowed for the final presentation before the winner's answer is reused.
     present_timeout_seconds: float = Field(default=300.0, gt=0)
+    # Once every other live agent has voted, a late agent has this long before it is treated as failed.
+    straggler_grace_seconds: float = Field(default=10.0, gt=0)
 
 
 class UiConfig(_Strict):

@@ -10,6 +10,7 @@ from typing import Any
 
 import yaml
 
+from massgen.logs.paths import path_part
 from massgen.logs.projection import LogProjection
 
 TRACE_FILE = "trace.jsonl"
@@ -20,7 +21,8 @@ def write_atomic(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        # Text that is not valid Unicode (lone surrogates) is written escaped, never refused.
+        with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as handle:
             handle.write(text)
         os.replace(tmp, path)
     except BaseException:
@@ -45,11 +47,11 @@ def render_all(projection: LogProjection) -> dict[str, str]:
         "execution_metadata.yaml": yaml.safe_dump(projection.metadata(), sort_keys=False, allow_unicode=True),
     }
     for agent_id, text in projection.agent_outputs().items():
-        files[f"agent_outputs/{agent_id}.txt"] = text
+        files[f"agent_outputs/{path_part(agent_id)}.txt"] = text
     finished = projection.finished or {}
     if finished.get("final_answer") is not None:
         owner = finished.get("winner") or "best_so_far"
-        files[f"final/{owner}/answer.txt"] = str(finished["final_answer"]).rstrip("\n") + "\n"
+        files[f"final/{path_part(owner)}/answer.txt"] = str(finished["final_answer"]).rstrip("\n") + "\n"
     return files
 
 

@@ -100,7 +100,7 @@ class FailureEvent(_Event):
 @dataclass(frozen=True)
 class DeadlineEvent(_Event):
     type: ClassVar[str] = "deadline"
-    scope: str  # run | start | turn | idle | present
+    scope: str  # run | start | turn | idle | present | straggler
     agent: str
     detail: str
 

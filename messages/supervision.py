@@ -21,6 +21,8 @@ class ChildFailed(Message):
     incarnation: int
     error: str
     where: Literal["on_start", "handler", "deadline", "stopped", "worker", "user"]
+    # No restart can help (a missing key or model, 401/403/404): the agent is marked failed at once.
+    permanent: bool = False
 
 
 class Tick(Message):
@@ -41,7 +43,7 @@ class AgentMarkedFailed(Message):
 
 
 class DeadlineExpired(Message):
-    scope: Literal["run", "start", "turn", "idle", "present"]
+    scope: Literal["run", "start", "turn", "idle", "present", "straggler"]
     name: str = ""
     detail: str = ""
 

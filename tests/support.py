@@ -30,6 +30,7 @@ def team_config(
     turn_timeout: float = 10.0,
     idle_timeout: float = 5.0,
     present_timeout: float = 10.0,
+    straggler_grace: float | None = None,
 ) -> TeamConfig:
     orchestrator = {"restart": {"backoff_base_seconds": 0.02, "backoff_max_seconds": 0.2}, **(orchestrator or {})}
     return validate_data(
@@ -41,6 +42,7 @@ def team_config(
                 "turn_timeout_seconds": turn_timeout * FACTOR,
                 "idle_stream_timeout_seconds": idle_timeout * FACTOR,
                 "present_timeout_seconds": present_timeout * FACTOR,
+                **({"straggler_grace_seconds": straggler_grace * FACTOR} if straggler_grace else {}),
             },
         },
         "test config",

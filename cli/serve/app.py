@@ -23,6 +23,7 @@ from starlette.routing import Route
 from starlette.types import Receive
 
 from massgen import __version__
+from massgen.actors import preflight
 from massgen.actors.team import RunResult
 from massgen.cli.serve import sse
 from massgen.cli.serve.auth import check_bearer, request_id
@@ -31,6 +32,7 @@ from massgen.cli.serve.completions import Progress, completion, now
 from massgen.cli.serve.errors import ApiError, error_response, internal_error
 from massgen.cli.serve.models import Limits, parse_request, to_conversation
 from massgen.cli.serve.runs import RunRegistry, ServedRun
+from massgen.configs import ConfigError
 
 log = logging.getLogger("massgen.serve")
 Handler = Callable[[Request, str], Awaitable[Response]]
@@ -50,17 +52,23 @@ class ServerState:
     extra_routes: list[Route] = field(default_factory=list)  # the Web UI's, with --ui
 
 
-async def _read_body(request: Request, limit: int) -> bytes:
-    """The body, refused with 413 as soon as it is known to pass ``limit`` (declared or streamed)."""
+async def _read_body(request: Request, limit: int, timeout_s: float = 30.0) -> bytes:
+    """The body, refused with 413 as soon as it is known to pass ``limit`` (declared or streamed),
+    and with 408 when it has not all arrived within ``timeout_s`` (a half-sent body holds a slot)."""
     declared = request.headers.get("content-length", "")
     too_big = ApiError(413, f"the request body is larger than {limit} bytes", code="request_too_large")
     if declared.isdigit() and int(declared) > limit:
         raise too_big
     received = bytearray()
-    async for chunk in request.stream():
-        received += chunk
-        if len(received) > limit:
-            raise too_big
+    try:
+        async with asyncio.timeout(timeout_s):
+            async for chunk in request.stream():
+                received += chunk
+                if len(received) > limit:
+                    raise too_big
+    except TimeoutError:
+        raise ApiError(408, f"the request body did not arrive within {timeout_s:g} s",
+                       code="request_timeout") from None
     return bytes(received)
 
 
@@ -139,10 +147,14 @@ def build_app(state: ServerState) -> Starlette:
         return JSONResponse(model_object(model_id))
 
     async def chat_completions(request: Request, rid: str) -> Response:
-        body = await _read_body(request, state.limits.max_body_bytes)
+        body = await _read_body(request, state.limits.max_body_bytes, state.limits.body_timeout_s)
         chat = parse_request(body, state.limits)
         model, config = state.catalog.resolve(chat.model)
         conversation = to_conversation(chat)
+        try:
+            preflight.check(config)  # a team none of whose agents can run is the caller's config error
+        except ConfigError as exc:
+            raise ApiError(400, str(exc), code="invalid_config", param="model") from None
         describe = Progress(content=not conversation.client_tools) if chat.stream else None
         run = state.registry.admit(config, conversation, model=model, request_id=rid, describe=describe)
         if chat.stream:

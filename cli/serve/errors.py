@@ -18,6 +18,7 @@ _TYPES = {
     401: "invalid_request_error",
     404: "invalid_request_error",
     405: "invalid_request_error",
+    408: "invalid_request_error",
     413: "invalid_request_error",
     415: "invalid_request_error",
     422: "invalid_request_error",
@@ -40,8 +41,14 @@ class ApiError(Exception):
         self.headers = dict(headers or {})
 
     def body(self) -> dict[str, Any]:
-        return {"error": {"message": self.message, "type": _TYPES.get(self.status, "invalid_request_error"),
-                          "param": self.param, "code": self.code}}
+        return {"error": {"message": _printable(self.message),
+                          "type": _TYPES.get(self.status, "invalid_request_error"),
+                          "param": _printable(self.param), "code": self.code}}
+
+
+def _printable(text: str | None) -> str | None:
+    """``text`` with what UTF-8 cannot carry (lone surrogates echoed from a request) escaped."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8") if text else text
 
 
 def error_response(error: ApiError, request_id: str | None = None) -> JSONResponse:

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 import uvicorn
 
 from massgen.cli import exit_codes
+from massgen.cli.serve import header_timeout
 from massgen.cli.serve.app import ServerState, build_app
 from massgen.cli.serve.catalog import Catalog, served_name
 from massgen.cli.serve.errors import ApiError
@@ -56,6 +57,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="runs at once; more get 429 with Retry-After (default 16)")
     parser.add_argument("--max-body-bytes", type=int, default=Limits.max_body_bytes, metavar="N")
     parser.add_argument("--max-messages", type=int, default=Limits.max_messages, metavar="N")
+    parser.add_argument("--body-timeout", type=float, default=Limits.body_timeout_s, metavar="SECONDS",
+                        help="a request body must arrive within this, else 408 (default 30)")
+    parser.add_argument("--header-timeout", type=float, default=10.0, metavar="SECONDS",
+                        help="a request's headers must arrive within this, else 408 (default 10)")
     parser.add_argument("--quick-agents", type=int, default=3, metavar="N",
                         help="agents in a quick team built from a plain model name (default 3)")
     parser.add_argument("--config-root", action="append", default=[], metavar="DIR",
@@ -153,7 +158,8 @@ def main(argv: Sequence[str] | None = None, *, served_config: tuple[str, TeamCon
     state = ServerState(
         catalog=catalog, registry=registry, api_key=api_key, keepalive_s=args.keepalive,
         shutdown_grace_s=args.shutdown_grace,
-        limits=Limits(max_body_bytes=args.max_body_bytes, max_messages=args.max_messages),
+        limits=Limits(max_body_bytes=args.max_body_bytes, max_messages=args.max_messages,
+                      body_timeout_s=args.body_timeout),
     )
     ui = None
     if args.ui:
@@ -165,6 +171,7 @@ def main(argv: Sequence[str] | None = None, *, served_config: tuple[str, TeamCon
     config = uvicorn.Config(
         build_app(state), host=args.host, port=args.port, log_level=args.log_level, lifespan="on",
         timeout_graceful_shutdown=int(args.shutdown_grace + state.drain_timeout_s + 5), server_header=False,
+        http=header_timeout.with_timeout(args.header_timeout),
     )
     if not api_key and args.host not in ("127.0.0.1", "localhost", "::1"):
         log.warning("listening on %s without an API key: anyone who can reach it can spend your model budget",

@@ -23,6 +23,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from massgen.actors.prompts import WORKFLOW_TOOLS
+from massgen.cli.serve import body_guard
 from massgen.cli.serve.errors import ApiError
 from massgen.messages import ToolSpec
 
@@ -89,6 +90,9 @@ class Limits:
     max_body_bytes: int = 4 * 1024 * 1024
     max_messages: int = 512
     max_tools: int = 128
+    max_depth: int = 64  # nesting of arrays/objects, counted before parsing (see body_guard.py)
+    max_model_chars: int = 256
+    body_timeout_s: float = 30.0  # the whole body must arrive within this, or 408
 
 
 @dataclass(frozen=True)
@@ -102,12 +106,18 @@ class Conversation:
 
 def parse_request(body: bytes, limits: Limits) -> ChatRequest:
     """JSON body -> ``ChatRequest``: 400 for bad JSON or limits, 422 for a wrong shape."""
+    body_guard.check_depth(body, limits.max_depth)
     try:
         data = json.loads(body)
     except (ValueError, UnicodeDecodeError) as exc:
         raise ApiError(400, f"the request body is not valid JSON: {exc}", code="invalid_json") from None
     if not isinstance(data, dict):
         raise ApiError(400, "the request body must be a JSON object", code="invalid_json")
+    body_guard.check_text(data)
+    model = data.get("model")
+    if isinstance(model, str) and len(model) > limits.max_model_chars:
+        raise ApiError(400, f"model: longer than {limits.max_model_chars} characters", code="invalid_value",
+                       param="model")
     messages = data.get("messages")
     if isinstance(messages, list) and len(messages) > limits.max_messages:
         raise ApiError(400, f"too many messages: {len(messages)} (at most {limits.max_messages})",

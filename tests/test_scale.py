@@ -1,0 +1,33 @@
+"""Large teams: the run handle never loses a finished run, and a thousand agents converge."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from support import assert_trace_invariants, of_type, records
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository root, for bench/
+
+from bench.scale import team
+from massgen.actors.team import Team
+
+
+@pytest.mark.slow
+def test_256_agents_converge_and_the_handle_reports_it(tmp_path: Path) -> None:
+    # The trace writer is thousands of records behind when the supervisor stops: the handle waits for them.
+    result = Team(team(256, None), "What is 2+2?", log_dir=tmp_path / "run").run()
+    assert result.status == "completed", result.reason
+    trace = records(result)
+    assert_trace_invariants(trace)  # among them: exactly one RunFinished
+    assert len(of_type(trace, "AnswerAccepted")) == 256
+
+
+@pytest.mark.slow
+def test_a_thousand_agents_with_an_answer_cap_converge(tmp_path: Path) -> None:
+    result = Team(team(1000, 16), "What is 2+2?", log_dir=tmp_path / "run").run()
+    assert result.status == "completed", result.reason
+    trace = records(result)
+    assert_trace_invariants(trace)
+    assert len(of_type(trace, "RecordVote")) == 1000 and len(of_type(trace, "AnswerAccepted")) == 16

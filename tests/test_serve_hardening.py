@@ -1,0 +1,104 @@
+"""``massgen serve`` answers every bad body with a 4xx in OpenAI's error shape, never a 500 or a hang."""
+
+from __future__ import annotations
+
+import json
+import random
+import socket
+from collections.abc import Iterator
+from urllib.parse import urlsplit
+
+import httpx
+import pytest
+from serve_process import ServerProcess, start_server, write_configs
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    workdir = tmp_path_factory.mktemp("serve_hardening")
+    write_configs(workdir)
+    proc = start_server(workdir, "--config", "team.yaml", "--body-timeout", "1", "--header-timeout", "1")
+    try:
+        yield proc
+    finally:
+        proc.stop()
+
+
+def _post(server: ServerProcess, body: bytes) -> httpx.Response:
+    return httpx.post(f"{server.api_url}/chat/completions", content=body,
+                      headers={"content-type": "application/json"}, timeout=15.0)
+
+
+def _assert_openai_error(response: httpx.Response, status: int) -> dict[str, object]:
+    assert response.status_code == status, response.text
+    error = response.json()["error"]
+    assert set(error) == {"message", "type", "param", "code"} and error["type"] == "invalid_request_error"
+    return dict(error)
+
+
+def test_deep_json_is_refused_before_parsing(server: ServerProcess) -> None:
+    error = _assert_openai_error(_post(server, b"[" * 1000 + b"]" * 1000), 400)
+    assert "deeper than 64 levels" in str(error["message"])
+    nested = b'{"messages": [{"role": "user", "content": "hi", "x": ' + b"{\"a\":" * 200 + b"1" + b"}" * 201 + b"]}"
+    _assert_openai_error(_post(server, nested), 400)
+
+
+def test_a_lone_surrogate_is_refused_naming_the_field(server: ServerProcess) -> None:
+    body = b'{"messages": [{"role": "user", "content": "caf\\ud800"}]}'
+    error = _assert_openai_error(_post(server, body), 400)
+    assert error["param"] == "messages[0].content"
+
+
+def test_a_huge_model_name_is_a_400(server: ServerProcess) -> None:
+    body = json.dumps({"model": "m" * 100_000, "messages": [{"role": "user", "content": "hi"}]}).encode()
+    error = _assert_openai_error(_post(server, body), 400)
+    assert error["param"] == "model"
+
+
+def test_a_half_sent_body_is_answered_408_and_does_not_hold_the_connection(server: ServerProcess) -> None:
+    parts = urlsplit(server.api_url)
+    with socket.create_connection((parts.hostname, parts.port), timeout=15) as sock:
+        sock.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: 100\r\n\r\n{\"messages\":")
+        reply = b""
+        while b"\r\n\r\n" not in reply or not reply.rstrip().endswith(b"}"):
+            chunk = sock.recv(4096)
+            if not chunk:
+                break
+            reply += chunk
+    head, _, body = reply.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 408"), reply
+    assert json.loads(body)["error"]["code"] == "request_timeout"
+
+
+def test_headers_that_never_finish_get_a_408_and_the_connection_closed(server: ServerProcess) -> None:
+    parts = urlsplit(server.api_url)
+    with socket.create_connection((parts.hostname, parts.port), timeout=15) as sock:
+        sock.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Le")
+        reply = b""
+        while chunk := sock.recv(4096):  # ends when the server closes the connection
+            reply += chunk
+    head, _, body = reply.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 408"), reply
+    assert json.loads(body)["error"]["code"] == "request_timeout"
+    assert httpx.get(f"{server.base_url}/health", timeout=5).status_code == 200  # the server is fine
+
+
+def test_fuzzed_bodies_are_4xx_never_5xx(server: ServerProcess) -> None:
+    rng = random.Random(10)
+    valid = json.dumps({"model": "massgen", "messages": [{"role": "user", "content": "hi"}],
+                        "tools": [{"type": "function", "function": {"name": "f", "parameters": {}}}]}).encode()
+    bodies = [valid[:cut] for cut in range(0, len(valid), 7)]
+    bodies += [bytes(rng.randrange(256) for _ in range(rng.randrange(1, 80))) for _ in range(40)]
+    for _ in range(40):
+        mutated = bytearray(valid)
+        for _ in range(rng.randrange(1, 4)):
+            mutated[rng.randrange(len(mutated))] = rng.choice(b'{}[]",:\\\x00\xff0a')
+        bodies.append(bytes(mutated))
+    bodies += [b'{"messages": "' + b"\\ud83d" * 3 + b'"}', b'{"messages": [{"role": "user", "content": 5}]}',
+               b'{"\\udc00": 1, "messages": []}', b"\xef\xbb\xbf{}"]
+    statuses = {}
+    for body in bodies:
+        statuses[body] = _post(server, body).status_code
+    server_errors = {b[:60]: s for b, s in statuses.items() if s >= 500}
+    assert not server_errors
