@@ -17,10 +17,12 @@ from typing import Any, Literal
 
 from massgen import backends
 from massgen.actors.mcp_tools import AgentTools
+from massgen.actors.replay import CallRecorder
 from massgen.actors.runtime import Peer, RunContext, TracedActor
 from massgen.actors.turn import BudgetDenied, ModelCallError, TurnIO, TurnRunner, TurnSettings
 from massgen.configs.schema import AgentConfig
 from massgen.messages import (
+    AgentResumeState,
     BackendEvent,
     CallPermit,
     CallPermitRequest,
@@ -48,6 +50,8 @@ class AgentSpec:
     label: str
     config: AgentConfig
     settings: TurnSettings
+    # Resuming: where this agent's backend was, and the finished calls its redone turn may reuse.
+    carried: AgentResumeState | None = None
 
 
 def _describe(exc: BaseException) -> str:
@@ -80,7 +84,9 @@ class AgentActor(TracedActor):
                 agent_id=self.spec.agent_id, incarnation=self.incarnation, run_id=self.ctx.run_id,
                 on_event=self._backend_event,
             )
-            self._backend = backends.create(self.spec.config.backend, context)
+            carried = self.spec.carried
+            carried = carried if carried is not None and carried.incarnation == self.incarnation else None
+            self._backend = CallRecorder(backends.create(self.spec.config.backend, context), self._record, carried)
             self._run(self._backend.start()).result()
             io = TurnIO(emit=self._emit, permit=self._permit)
             if self.spec.config.backend.mcp_servers and not getattr(self._backend, "handles_mcp_servers", False):
@@ -176,6 +182,9 @@ class AgentActor(TracedActor):
 
     def _emit(self, cls: type[Message], cause: str, fields: dict[str, Any]) -> None:
         self.ctx.tell(self.supervisor, self.make(cls, causation_id=cause, **fields))
+
+    def _record(self, cls: type[Message], fields: dict[str, Any]) -> None:
+        self.ctx.record(self.make(cls, causation_id=self._cause, **fields))
 
     def _backend_event(self, event: str, info: dict[str, Any]) -> None:
         self.ctx.tell(self.supervisor, self.make(BackendEvent, causation_id=self._cause, event=event, info=info))

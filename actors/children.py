@@ -33,6 +33,8 @@ class Child:
     last_activity: float = 0.0
     turn_id: int | None = None
     restart_at: float = 0.0
+    # Resumed after voting in the current round: no turn when it starts, until a new answer.
+    hold_turn: bool = False
 
 
 def overdue(child: Child, now: float, limits: TimeoutSettings) -> tuple[Overdue, str] | None:

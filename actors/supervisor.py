@@ -22,8 +22,11 @@ from massgen.actors.coordination import Coordination
 from massgen.actors.judge import Judge
 from massgen.actors.mcp_supervision import McpSupervision
 from massgen.actors.restarts import RestartHistory
+from massgen.actors.restore import restore
+from massgen.actors.resume import ResumeState
 from massgen.actors.runtime import Peer, RunContext, TracedActor
 from massgen.configs.schema import TeamConfig
+from massgen.logs.calls import REPLAYED
 from massgen.messages import (
     AgentChunk,
     AgentMarkedFailed,
@@ -86,8 +89,8 @@ class RunSpec:
     tick_interval_s: float = 0.05
     turn: int = 1
     attempt: int = 1
-    # Resuming: (agent id, content) of answers accepted by an earlier attempt, and where it logged.
-    seed_answers: tuple[tuple[str, str], ...] = ()
+    # Resuming: the state rebuilt from the trace of the attempt it continues, and where that logged.
+    resume: ResumeState | None = None
     resumed_from: str | None = None
     # Set once the supervisor has stopped its children (agents, MCP servers and their processes).
     # Pykka sets ``actor_stopped`` *before* on_stop runs, so waiting for that is not enough.
@@ -130,9 +133,13 @@ class Supervisor(TracedActor):
         judge_ref = Judge.start(self.ctx, me, list(self.children))
         self.judge = Peer("judge", 1, judge_ref)
         self.mcp.start(me)
-        self._seed_answers()
+        if self.run.resume is not None:
+            restore(self, self.run.resume)
         for child in self.children.values():
-            self._spawn(child)
+            if child.status != "failed":
+                self._spawn(child)
+        if all(child.status == "failed" for child in self.children.values()):
+            self._all_failed()  # a resumed run whose agents had all failed
         self._ticker = Ticker(self.ctx, me, self.run.tick_interval_s)
         self._ticker.start()
 
@@ -157,18 +164,6 @@ class Supervisor(TracedActor):
             except (pykka.Timeout, pykka.ActorDeadError):
                 pass  # a hung incarnation: abandoned, its thread is a daemon
         self.run.children_stopped.set()
-
-    def _seed_answers(self) -> None:
-        """A resumed run starts with the answers of the attempt it resumes, recorded again here
-        so that this attempt's trace is complete on its own."""
-        seeds = [(agent, content) for agent, content in self.run.seed_answers if agent in self.children]
-        for agent, content in seeds:
-            answer = self.coord.add_answer(agent, content)
-            self.ctx.record(self.make(AnswerAccepted, agent=agent, label=answer.label, content=answer.content,
-                                      round=self.coord.version))
-        if seeds:
-            assert self.judge is not None
-            self.send(self.judge, InvalidateVotes, reason="resumed with earlier answers", round=self.coord.version)
 
     def _spawn(self, child: Child) -> None:
         child.incarnation += 1
@@ -224,9 +219,11 @@ class Supervisor(TracedActor):
             self.mcp.from_agent(child.peer, message)
             return None
         if isinstance(message, ChildStarted):
-            child.status, child.since = "idle", self.ctx.clock()
-            if self.phase == "coordinating":
-                self._start_turn(child)
+            if child.status == "starting":  # not "presenting": a resumed run may conclude before it
+                child.status, child.since = "idle", self.ctx.clock()
+                if self.phase == "coordinating" and not child.hold_turn:
+                    self._start_turn(child)
+            child.hold_turn = False
             return None
         if isinstance(message, ChildFailed):
             self._agent_failed(child, message.error, message.where, reported=True)
@@ -238,6 +235,8 @@ class Supervisor(TracedActor):
             child.last_activity = self.ctx.clock()
             if isinstance(message, ModelCallFinished):
                 self.spent.add_usage(message.input_tokens, message.output_tokens, message.cost_usd)
+                if message.finish_reason == REPLAYED:
+                    self.spent.calls -= 1  # answered from the trace this run resumes: no call was made
         elif isinstance(message, AnswerProposed):
             self._on_answer(child, message)
         elif isinstance(message, VoteProposed):

@@ -20,7 +20,7 @@ from typing import Any
 import pykka
 
 from massgen.actors.agent import AgentSpec
-from massgen.actors.resume import ResumePoint
+from massgen.actors.resume import ResumePoint, carried_calls
 from massgen.actors.runtime import Peer, RunContext
 from massgen.actors.supervisor import RunSpec, Supervisor
 from massgen.actors.trace_writer import Subscriber, TraceWriter
@@ -150,7 +150,9 @@ def result_from_projection(projection: LogProjection, log_dir: Path) -> RunResul
     )
 
 
-def agent_specs(config: TeamConfig, client_tools: tuple[ToolSpec, ...] = ()) -> list[AgentSpec]:
+def agent_specs(
+    config: TeamConfig, client_tools: tuple[ToolSpec, ...] = (), resume: ResumePoint | None = None
+) -> list[AgentSpec]:
     """One spec per agent; ``client_tools`` are a caller's tools (see ``actors/client_tools.py``)."""
     rules = config.orchestrator
     return [
@@ -166,6 +168,7 @@ def agent_specs(config: TeamConfig, client_tools: tuple[ToolSpec, ...] = ()) -> 
                 max_tool_rounds=rules.max_tool_rounds,
                 client_tools=client_tools,
             ),
+            carried=carried_calls(resume, config, agent.id),
         )
         for index, agent in enumerate(config.agents, 1)
     ]
@@ -219,9 +222,10 @@ class Team:
         spec = RunSpec(run_id=self.run_id, question=self.question, log_dir=str(self.log_dir),
                        versions=versions(), history=self.history, tick_interval_s=self._tick, turn=self.turn,
                        attempt=self.resume.attempt + 1 if self.resume else 1,
-                       seed_answers=self.resume.answers if self.resume else (),
+                       resume=self.resume.state if self.resume else None,
                        resumed_from=str(self.resume.log_dir) if self.resume else None)
-        ref = Supervisor.start(self._ctx, self.config, spec, agent_specs(self.config, self.client_tools))
+        specs = agent_specs(self.config, self.client_tools, self.resume)
+        ref = Supervisor.start(self._ctx, self.config, spec, specs)
         self._run_spec = spec
         self._supervisor = Peer("supervisor", 1, ref)
         return self

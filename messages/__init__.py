@@ -1,5 +1,6 @@
 """Every message type, grouped by protocol. A message knows nothing about anything."""
 
+from massgen.messages.calls import AgentResumeState, ModelReplyRecorded, ModelRequestSent, RunResumed
 from massgen.messages.coordination import (
     AgentChunk,
     AnswerAccepted,
@@ -72,6 +73,7 @@ __all__ = [
     "AgentChunk",
     "AgentMarkedFailed",
     "AgentRestarting",
+    "AgentResumeState",
     "AnswerAccepted",
     "AnswerEntry",
     "AnswerNow",
@@ -102,12 +104,15 @@ __all__ = [
     "Message",
     "ModelCallFinished",
     "ModelCallStarted",
+    "ModelReplyRecorded",
     "ModelRequest",
+    "ModelRequestSent",
     "PresentFinal",
     "ReasoningDelta",
     "RecordVote",
     "RestartAgent",
     "RunFinished",
+    "RunResumed",
     "RunStarted",
     "RunStatus",
     "Sender",
