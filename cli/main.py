@@ -152,7 +152,7 @@ def _resume(args: argparse.Namespace) -> int:
         print(f"massgen: note: {args.resume} had finished ({point.finished_status}); "
               "the new attempt continues from its last state", file=sys.stderr)
     state = point.state
-    mid_turn = sum(1 for a in state.agents.values() if a.replay)
+    mid_turn = sum(1 for a in state.agents.values() if a.replay and not a.voted and a.status == "live")
     print(f"massgen: resuming with {len(state.answers)} earlier answers, {len(state.votes)} votes of the current "
           f"round, {state.model_calls} model calls already made"
           + (f", {mid_turn} agents redoing their turn from recorded calls" if mid_turn else ""), file=sys.stderr)
