@@ -32,8 +32,11 @@ def fields(output: str) -> dict[str, str]:
     return dict(line.split(": ", 1) for line in output.splitlines() if ": " in line)
 
 
-def slowed_example(tmp_path: Path, factor: float = 5.0) -> Path:
-    """The shipped scripted team with every delay multiplied: time to be killed mid-call."""
+def slowed_example(tmp_path: Path, factor: float = 8.0) -> Path:
+    """The shipped scripted team with every delay multiplied: time to be killed mid-call.
+
+    Each kill point below is followed by a delay (0.8 s or more), so the kill lands before the next step.
+    """
     data = yaml.safe_load((EXAMPLES_DIR / "basic" / "scripted_three_agents.yaml").read_text())
     for agent in data["agents"]:
         for call in agent["backend"]["script"]:
@@ -96,9 +99,9 @@ def uninterrupted(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, 
 @pytest.mark.parametrize(("record_type", "nth"), [
     ("ModelRequestSent", 1),  # every agent mid-call, nothing finished
     ("AnswerAccepted", 1),  # agent_b answered; agent_a and agent_c mid-call
-    ("AnswerAccepted", 2),  # two answers, a vote or two in flight
+    ("AnswerAccepted", 2),  # two answers, votes in flight
     ("RecordVote", 3),  # votes of the second round recorded, agent_c still working
-    ("AnswerAccepted", 3),  # the last answer: a new round, every vote in flight
+    ("RecordVote", 1),  # agent_b answered and voted; the others mid-call
 ])
 def test_a_killed_run_resumes_to_the_same_answer_without_repeating_a_finished_call(
     record_type: str, nth: int, uninterrupted: tuple[Path, str, Counter[str]], tmp_path: Path
