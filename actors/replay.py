@@ -92,6 +92,9 @@ class CallRecorder:
         self._last = request
         item = self._take_replay(request)
         if item is not None:
+            moved = getattr(self.inner, "replayed", None)
+            if moved is not None:  # the call counts as played for a backend with state of its own
+                moved(request, len(item["reply"].get("tool_calls", ())))
             async for event in self._replayed(call, item):
                 yield event
             return

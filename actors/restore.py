@@ -13,7 +13,7 @@ from collections import deque
 from typing import TYPE_CHECKING
 
 from massgen.actors.resume import ResumeState, wall_to_clock
-from massgen.messages import AnswerAccepted, InvalidateVotes, RecordVote, RunResumed, SetLiveAgents
+from massgen.messages import AnswerAccepted, AnswerView, InvalidateVotes, RecordVote, RunResumed, SetLiveAgents
 
 if TYPE_CHECKING:
     from massgen.actors.supervisor import Supervisor
@@ -44,7 +44,10 @@ def restore(sup: Supervisor, state: ResumeState) -> None:
         child = sup.children[name]
         child.incarnation = carried.incarnation - 1  # _spawn starts the incarnation it names
         child.history.failures = deque(wall_to_clock(carried.failures, now))
-        child.hold_turn = carried.voted and carried.status == "live"
+        if carried.voted and carried.status == "live":
+            child.voted_round = len(answers)
+        if carried.turn_view is not None:
+            child.resume_turn = (AnswerView.model_validate(carried.turn_view), carried.turn_vote_only)
         if carried.status == "failed":
             child.status = "failed"
     if answers:

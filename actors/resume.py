@@ -101,6 +101,7 @@ class _Agent:
     restarts: int = 0
     played: list[dict[str, Any]] = field(default_factory=list)
     last_cause: str | None = None
+    turn: dict[str, Any] | None = None  # the StartTurn payload of its last turn
 
 
 def _fold(records: list[dict[str, Any]], agents: list[str], log_dir: Path, skipped: tuple[str, ...]) -> ResumeState:
@@ -129,6 +130,8 @@ def _fold(records: list[dict[str, Any]], agents: list[str], log_dir: Path, skipp
             next_turn = max(next_turn, p["next_turn_id"])
         elif kind == "AnswerAccepted" and p["agent"] in state:
             answers.append((p["agent"], p["content"]))
+            state[p["agent"]].turn = state[p["agent"]].last_cause = None  # that turn is over
+            votes.clear()  # a new answer opens a new round (the InvalidateVotes may not be written yet)
         elif kind == "InvalidateVotes":
             votes.clear()
         elif kind == "RecordVote" and record["kind"] == "tell" and p["round"] == len(answers):
@@ -140,12 +143,13 @@ def _fold(records: list[dict[str, Any]], agents: list[str], log_dir: Path, skipp
             agent = state[to_name]
             agent.incarnation, agent.status = int(to_incarnation or agent.incarnation), "live"
             agent.last_cause = record["msg_id"]
+            agent.turn = p if kind == "StartTurn" else None
         elif kind == "AgentRestarting" and p["name"] in state:
             agent = state[p["name"]]
             agent.failures.append(float(record["ts"]))
             agent.restarts += 1
             agent.status, agent.incarnation = "restarting", int(p["incarnation"]) + 1
-            agent.played, agent.last_cause = [], None
+            agent.played, agent.last_cause, agent.turn = [], None, None
         elif kind == "AgentMarkedFailed" and p["name"] in state:
             state[p["name"]].failures.append(float(record["ts"]))
             state[p["name"]].status = "failed"
@@ -160,7 +164,7 @@ def _fold(records: list[dict[str, Any]], agents: list[str], log_dir: Path, skipp
                 spent[key] += call.reply.get(key, 0)
             spent["model_calls"] += 1
             agent = state[call.agent]
-            if call.incarnation == agent.incarnation:
+            if call.incarnation == agent.incarnation and call.cause != agent.last_cause:  # else: on replay
                 agent.played.append({"kind": call.request.kind, "vote_targets": list(call.request.vote_targets),
                                      "tool_calls": len(call.reply.get("tool_calls", ()))})
     resumed: dict[str, AgentResumeState] = {}
@@ -175,6 +179,8 @@ def _fold(records: list[dict[str, Any]], agents: list[str], log_dir: Path, skipp
             agent=name, incarnation=agent.incarnation, status=agent.status,
             failures=tuple(agent.failures), restarts=agent.restarts, voted=name in votes,
             played=tuple(agent.played) if agent.status == "live" else (), replay=replay,
+            turn_view=agent.turn["view"] if agent.turn and agent.status == "live" and name not in votes else None,
+            turn_vote_only=bool(agent.turn and agent.turn["vote_only"]),
         )
     return ResumeState(
         answers=tuple(answers), votes=tuple(votes.values()), agents=resumed,

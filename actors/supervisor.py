@@ -221,9 +221,9 @@ class Supervisor(TracedActor):
         if isinstance(message, ChildStarted):
             if child.status == "starting":  # not "presenting": a resumed run may conclude before it
                 child.status, child.since = "idle", self.ctx.clock()
-                if self.phase == "coordinating" and not child.hold_turn:
+                if self.phase == "coordinating" and child.voted_round != self.coord.version:
                     self._start_turn(child)
-            child.hold_turn = False
+            child.voted_round = None
             return None
         if isinstance(message, ChildFailed):
             self._agent_failed(child, message.error, message.where, reported=True)
@@ -254,6 +254,9 @@ class Supervisor(TracedActor):
         turn_id = next(self._turn_ids)
         view = self.coord.view()
         vote_only = self.coord.vote_only(child.spec.agent_id)
+        redo, child.resume_turn = child.resume_turn, None
+        if redo is not None:  # resumed mid-turn: that turn again, as it was, then what came since
+            view, vote_only = redo
         child.status, child.turn_id = "in_turn", turn_id
         child.since = child.last_activity = self.ctx.clock()
         self.ctx.record(self.make(
@@ -262,6 +265,8 @@ class Supervisor(TracedActor):
         ))
         self.send(child.peer, StartTurn, turn_id=turn_id, task=self.run.question, history=self.run.history,
                   view=view, vote_only=vote_only, own_label=child.spec.label)
+        if view.version != self.coord.version and self.coord.count(child.spec.agent_id) > 0:
+            self.send(child.peer, InjectAnswers, turn_id=turn_id, view=self.coord.view())
 
     def _on_answer(self, child: Child, message: AnswerProposed) -> None:
         agent_id = child.spec.agent_id

@@ -67,6 +67,10 @@ class AgentResumeState(BaseModel):
     # Finished calls of the turn it was in, as {request, reply, seq}: answered from the trace when
     # the redone turn asks exactly the same again, so a finished call is not paid for twice.
     replay: tuple[dict[str, Any], ...] = ()
+    # The view (AnswerView data) and vote-only flag of the turn it was in: the redone turn starts
+    # from the same view, so its requests match the recorded ones; None when it had voted.
+    turn_view: dict[str, Any] | None = None
+    turn_vote_only: bool = False
 
 
 class RunResumed(Message):

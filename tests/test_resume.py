@@ -16,6 +16,9 @@ import pytest
 import yaml
 from support import FACTOR
 
+from massgen.actors.resume import resume_point
+from massgen.actors.team import Team
+from massgen.configs import load_config, validate_data
 from massgen.configs.loader import EXAMPLES_DIR
 from massgen.logs import read_trace
 
@@ -233,3 +236,28 @@ def test_a_turn_cut_short_is_redone_with_its_finished_calls_answered_from_the_tr
     assert (tmp_path / fields(resumed.stdout)["ANSWER_FILE"]).read_text() == "4\n"
     finished = next(r for r in trace if r["type"] == "RunFinished")["payload"]
     assert finished["model_calls"] == sum(expected.values())
+
+
+def test_resuming_from_any_point_of_a_trace_gives_the_same_answer_and_the_same_calls(tmp_path: Path) -> None:
+    """The trace is all a killed run leaves, flushed line by line: cutting a finished run's trace
+    after record N is what a SIGKILL right after N leaves. Resume from every such point, in-process."""
+    config, _ = load_config("@examples/basic/scripted_three_agents")
+    whole = Team(config, QUESTION, log_dir=tmp_path / "whole", tick_interval_s=0.02).run()
+    assert whole.status == "completed"
+    lines = (whole.log_dir / "trace.jsonl").read_text().splitlines(keepends=True)
+    trace = read_trace(whole.log_dir)
+    expected = real_calls(trace)
+    points = range(1, len(trace) + 1)  # after every record, the last (RunFinished) included
+    replayed = 0
+    for cut in points:
+        old_dir = tmp_path / f"cut_{cut}" / "attempt_1"
+        old_dir.mkdir(parents=True)
+        (old_dir / "trace.jsonl").write_text("".join(lines[:cut]))
+        point = resume_point(old_dir)
+        result = Team(validate_data(point.config, "trace"), point.question, resume=point,
+                      tick_interval_s=0.02).run()
+        assert (result.status, result.final_answer) == (whole.status, whole.final_answer), cut
+        new = read_trace(result.log_dir)
+        assert real_calls(read_trace(old_dir)) + real_calls(new) == expected, cut
+        replayed += sum(1 for r in new if r["type"] == "ModelReplyRecorded" and r["payload"]["replayed_from"])
+    assert replayed > 0  # some cuts fell between a finished call and what the supervisor made of it
