@@ -140,6 +140,11 @@ class LogProjection:
 
     def _on_RunResumed(self, record: dict[str, Any], p: dict[str, Any]) -> None:
         self.carried_usage = {key: int(p[key]) for key in self.carried_usage}
+        for carried in p["agents"]:
+            agent = self.agents.get(carried["agent"])
+            if agent:
+                agent.restarts, agent.incarnation = int(carried["restarts"]), int(carried["incarnation"])
+                agent.status = "failed" if carried["status"] == "failed" else agent.status
 
     def _on_ModelCallFinished(self, record: dict[str, Any], p: dict[str, Any]) -> None:
         agent = self._agent_of(record["sender"])

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 import yaml
-from support import FACTOR
+from support import FACTOR, of_type
 
 from massgen.actors.resume import resume_point
 from massgen.actors.team import Team
@@ -238,17 +238,21 @@ def test_a_turn_cut_short_is_redone_with_its_finished_calls_answered_from_the_tr
     assert finished["model_calls"] == sum(expected.values())
 
 
-def test_resuming_from_any_point_of_a_trace_gives_the_same_answer_and_the_same_calls(tmp_path: Path) -> None:
+@pytest.mark.parametrize("example", ["basic/scripted_three_agents", "faults/crash_and_recover"])
+def test_resuming_from_any_point_of_a_trace_gives_the_same_answer_and_the_same_calls(
+    example: str, tmp_path: Path
+) -> None:
     """The trace is all a killed run leaves, flushed line by line: cutting a finished run's trace
-    after record N is what a SIGKILL right after N leaves. Resume from every such point, in-process."""
-    config, _ = load_config("@examples/basic/scripted_three_agents")
+    after record N is what a SIGKILL right after N leaves. Resume from every such point, in-process.
+    The second example crashes on start and mid-stream: incarnations and restarts carry over."""
+    config, _ = load_config(f"@examples/{example}")
     whole = Team(config, QUESTION, log_dir=tmp_path / "whole", tick_interval_s=0.02).run()
     assert whole.status == "completed"
     lines = (whole.log_dir / "trace.jsonl").read_text().splitlines(keepends=True)
     trace = read_trace(whole.log_dir)
     expected = real_calls(trace)
     points = range(1, len(trace) + 1)  # after every record, the last (RunFinished) included
-    replayed = 0
+    replayed = restarts = 0
     for cut in points:
         old_dir = tmp_path / f"cut_{cut}" / "attempt_1"
         old_dir.mkdir(parents=True)
@@ -260,4 +264,11 @@ def test_resuming_from_any_point_of_a_trace_gives_the_same_answer_and_the_same_c
         new = read_trace(result.log_dir)
         assert real_calls(read_trace(old_dir)) + real_calls(new) == expected, cut
         replayed += sum(1 for r in new if r["type"] == "ModelReplyRecorded" and r["payload"]["replayed_from"])
+        old_restarts = len(of_type(read_trace(old_dir), "AgentRestarting"))
+        assert old_restarts + len(of_type(new, "AgentRestarting")) == len(of_type(trace, "AgentRestarting")), cut
+        restarts += old_restarts
+        status = json.loads((result.log_dir / "status.json").read_text())
+        assert sum(a["restarts"] for a in status["agents"].values()) == len(of_type(trace, "AgentRestarting")), cut
+        assert status["usage"]["model_calls"] == sum(expected.values()), cut
     assert replayed > 0  # some cuts fell between a finished call and what the supervisor made of it
+    assert restarts > 0 or example.startswith("basic")
