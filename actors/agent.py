@@ -23,6 +23,7 @@ from massgen.actors.turn import BudgetDenied, ModelCallError, TurnIO, TurnRunner
 from massgen.configs.schema import AgentConfig
 from massgen.messages import (
     AgentResumeState,
+    AnswerView,
     BackendEvent,
     CallPermit,
     CallPermitRequest,
@@ -71,6 +72,10 @@ class AgentActor(TracedActor):
         self._turn_id: int | None = None
         self._cause: str | None = None  # the StartTurn/PresentFinal being worked on
         self._tools: AgentTools | None = None  # MCP tools; None when the backend has no mcp_servers
+        # Answers injected before the turn's first model call: held until then, because a turn
+        # clears its pending view when it begins (loop thread only).
+        self._calling_turn: int | None = None
+        self._early_view: tuple[int, AnswerView] | None = None
 
     # -- life cycle -------------------------------------------------------------------------
 
@@ -86,7 +91,8 @@ class AgentActor(TracedActor):
             )
             carried = self.spec.carried
             carried = carried if carried is not None and carried.incarnation == self.incarnation else None
-            self._backend = CallRecorder(backends.create(self.spec.config.backend, context), self._record, carried)
+            self._backend = CallRecorder(backends.create(self.spec.config.backend, context), self._record, carried,
+                                         before_call=self._call_begins)
             self._run(self._backend.start()).result()
             io = TurnIO(emit=self._emit, permit=self._permit)
             if self.spec.config.backend.mcp_servers and not getattr(self._backend, "handles_mcp_servers", False):
@@ -132,7 +138,7 @@ class AgentActor(TracedActor):
             self._begin(message.turn_id, "present", message)
         elif isinstance(message, InjectAnswers) and self._is_current(message.turn_id):
             if self._loop is not None and self._runner is not None:
-                self._loop.call_soon_threadsafe(self._runner.inject, message.view)
+                self._loop.call_soon_threadsafe(self._inject, message.turn_id, message.view)
         elif isinstance(message, CancelTurn) and self._is_current(message.turn_id):
             assert self._turn is not None
             self._turn.cancel()
@@ -182,6 +188,18 @@ class AgentActor(TracedActor):
 
     def _emit(self, cls: type[Message], cause: str, fields: dict[str, Any]) -> None:
         self.ctx.tell(self.supervisor, self.make(cls, causation_id=cause, **fields))
+
+    def _inject(self, turn_id: int, view: AnswerView) -> None:
+        if self._runner is not None and self._calling_turn == turn_id:
+            self._runner.inject(view)
+        else:
+            self._early_view = (turn_id, view)
+
+    def _call_begins(self) -> None:
+        self._calling_turn = self._turn_id
+        early, self._early_view = self._early_view, None
+        if early is not None and early[0] == self._turn_id and self._runner is not None:
+            self._runner.inject(early[1])
 
     def _record(self, cls: type[Message], fields: dict[str, Any]) -> None:
         self.ctx.record(self.make(cls, causation_id=self._cause, **fields))

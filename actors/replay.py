@@ -11,6 +11,7 @@ with the finish reason ``replayed`` (the supervisor does not count it as a call)
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -40,9 +41,13 @@ def _key(request: ModelRequest) -> str:
 
 
 class CallRecorder:
-    def __init__(self, inner: Backend, record: Record, carried: AgentResumeState | None = None) -> None:
+    def __init__(
+        self, inner: Backend, record: Record, carried: AgentResumeState | None = None,
+        before_call: Callable[[], None] | None = None,
+    ) -> None:
         self.inner = inner
         self._record = record
+        self._before_call = before_call
         self._calls = 0
         self._last: ModelRequest | None = None
         self._played = carried.played if carried else ()
@@ -90,6 +95,8 @@ class CallRecorder:
         call = self._calls
         self._record(ModelRequestSent, self._request_fields(request))
         self._last = request
+        if self._before_call is not None:
+            self._before_call()
         item = self._take_replay(request)
         if item is not None:
             moved = getattr(self.inner, "replayed", None)
@@ -119,6 +126,9 @@ class CallRecorder:
         self._record(ModelReplyRecorded, reply)
 
     async def _replayed(self, call: int, item: dict[str, Any]) -> AsyncIterator[StreamEvent]:
+        # A replay takes no time: first let callbacks queued on this loop run (answers injected into
+        # the redone turn), as they would have while the model streamed.
+        await asyncio.sleep(0)
         reply = dict(item["reply"])
         if reply.get("reasoning"):
             yield ReasoningDelta(text=reply["reasoning"])
