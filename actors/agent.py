@@ -17,10 +17,13 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from massgen import backends
 from massgen.actors.mcp_tools import AgentTools
+from massgen.actors.replay import CallRecorder
 from massgen.actors.runtime import Peer, RunContext, TracedActor
 from massgen.actors.turn import BudgetDenied, ModelCallError, TurnIO, TurnRunner, TurnSettings
 from massgen.configs.schema import AgentConfig
 from massgen.messages import (
+    AgentResumeState,
+    AnswerView,
     BackendEvent,
     CallPermit,
     CallPermitRequest,
@@ -53,6 +56,8 @@ class AgentSpec:
     config: AgentConfig
     settings: TurnSettings
     files: RunFiles | None = None  # workspace, file tools, snapshots (massgen/files)
+    # Resuming: where this agent's backend was, and the finished calls its redone turn may reuse.
+    carried: AgentResumeState | None = None
 
 
 # Backends whose CLI has file tools of its own: confined by their own settings, not offered ours.
@@ -107,6 +112,10 @@ class AgentActor(TracedActor):
         self._tools: AgentTools | None = None  # MCP tools; None when the backend has no mcp_servers
         self._files: AgentFiles | None = None  # file tools; None when the agent has no workspace
         self._loop_thread: threading.Thread | None = None
+        # Answers injected before the turn's first model call: held until then, because a turn
+        # clears its pending view when it begins (loop thread only).
+        self._calling_turn: int | None = None
+        self._early_view: tuple[int, AnswerView] | None = None
 
     # -- life cycle -------------------------------------------------------------------------
 
@@ -122,7 +131,10 @@ class AgentActor(TracedActor):
                 on_event=self._backend_event, breakers=self.ctx.breakers,
                 files=self.spec.files.scope(self.spec.agent_id) if self.spec.files else None,
             )
-            self._backend = backends.create(self.spec.config.backend, context)
+            carried = self.spec.carried
+            carried = carried if carried is not None and carried.incarnation == self.incarnation else None
+            self._backend = CallRecorder(backends.create(self.spec.config.backend, context), self._record, carried,
+                                         before_call=self._call_begins)
             self._run(self._backend.start()).result()
             io = TurnIO(emit=self._emit, permit=self._permit)
             if self.spec.files is not None and self.spec.config.backend.type not in _NATIVE_FILE_TOOLS:
@@ -178,7 +190,7 @@ class AgentActor(TracedActor):
         elif isinstance(message, InjectAnswers) and self._is_current(message.turn_id):
             if self._loop is not None and self._runner is not None:
                 view = self._files.rewrite(message.view) if self._files else message.view
-                self._loop.call_soon_threadsafe(self._runner.inject, view)
+                self._loop.call_soon_threadsafe(self._inject, message.turn_id, view)
         elif isinstance(message, InjectNote) and self._loop is not None and self._runner is not None:
             self._loop.call_soon_threadsafe(self._runner.add_note, message)  # kept for the next safe point
         elif isinstance(message, CancelTurn) and self._is_current(message.turn_id):
@@ -234,6 +246,21 @@ class AgentActor(TracedActor):
 
     def _emit(self, cls: type[Message], cause: str, fields: dict[str, Any]) -> None:
         self.ctx.tell(self.supervisor, self.make(cls, causation_id=cause, **fields))
+
+    def _inject(self, turn_id: int, view: AnswerView) -> None:
+        if self._runner is not None and self._calling_turn == turn_id:
+            self._runner.inject(view)
+        else:
+            self._early_view = (turn_id, view)
+
+    def _call_begins(self) -> None:
+        self._calling_turn = self._turn_id
+        early, self._early_view = self._early_view, None
+        if early is not None and early[0] == self._turn_id and self._runner is not None:
+            self._runner.inject(early[1])
+
+    def _record(self, cls: type[Message], fields: dict[str, Any]) -> None:
+        self.ctx.record(self.make(cls, causation_id=self._cause, **fields))
 
     def _backend_event(self, event: str, info: dict[str, Any]) -> None:
         self.ctx.tell(self.supervisor, self.make(BackendEvent, causation_id=self._cause, event=event, info=info))

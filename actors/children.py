@@ -16,7 +16,7 @@ from massgen.actors.agent import AgentSpec
 from massgen.actors.restarts import RestartHistory
 from massgen.actors.runtime import Peer, RunContext
 from massgen.configs.schema import TimeoutSettings
-from massgen.messages import Tick
+from massgen.messages import AnswerView, Tick
 
 ChildStatus = Literal["starting", "idle", "in_turn", "presenting", "restarting", "failed"]
 Overdue = Literal["restart", "stopped", "start", "turn", "idle", "present"]
@@ -35,6 +35,10 @@ class Child:
     restart_at: float = 0.0
     last_error: str = ""
     not_before: float = 0.0  # an open circuit breaker's next probe: no restart before it
+    # Resumed after voting in this round: no turn when it starts, unless a new answer came since.
+    voted_round: int | None = None
+    # Resumed mid-turn: the view and vote-only flag its redone turn starts with (see actors/restore.py).
+    resume_turn: tuple[AnswerView, bool] | None = None
 
 
 def overdue(child: Child, now: float, limits: TimeoutSettings) -> tuple[Overdue, str] | None:

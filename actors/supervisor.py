@@ -24,10 +24,13 @@ from massgen.actors.judge import Judge
 from massgen.actors.mcp_supervision import McpSupervision
 from massgen.actors.notes import NoteBoard
 from massgen.actors.restarts import RestartHistory
+from massgen.actors.restore import restore
 from massgen.actors.results import explicit_result, final_result
+from massgen.actors.resume import ResumeState
 from massgen.actors.runtime import Peer, RunContext, TracedActor
 from massgen.actors.stragglers import StragglerWatch
 from massgen.configs.schema import TeamConfig
+from massgen.logs.calls import REPLAYED
 from massgen.messages import (
     AgentChunk,
     AgentMarkedFailed,
@@ -99,8 +102,8 @@ class RunSpec:
     tick_interval_s: float = 0.05
     turn: int = 1
     attempt: int = 1
-    # Resuming: (agent id, content) of answers accepted by an earlier attempt, and where it logged.
-    seed_answers: tuple[tuple[str, str], ...] = ()
+    # Resuming: the state rebuilt from the trace of the attempt it continues, and where that logged.
+    resume: ResumeState | None = None
     resumed_from: str | None = None
     # Workspaces, snapshots and context paths (massgen/files); None when no agent works with files.
     files: RunFiles | None = None
@@ -153,9 +156,13 @@ class Supervisor(TracedActor):
         judge_ref = Judge.start(self.ctx, me, list(self.children))
         self.judge = Peer("judge", 1, judge_ref)
         self.mcp.start(me)
-        self._seed_answers()
+        if self.run.resume is not None:
+            restore(self, self.run.resume)
         for child in self.children.values():
-            self._spawn(child)
+            if child.status != "failed":
+                self._spawn(child)
+        if all(child.status == "failed" for child in self.children.values()):
+            self._all_failed()  # a resumed run whose agents had all failed
         self._ticker = Ticker(self.ctx, me, self.run.tick_interval_s)
         self._ticker.start()
 
@@ -180,20 +187,6 @@ class Supervisor(TracedActor):
             except (pykka.Timeout, pykka.ActorDeadError):
                 pass  # a hung incarnation: abandoned, its thread is a daemon
         self.run.children_stopped.set()
-
-    def _seed_answers(self) -> None:
-        """A resumed run starts with the answers of the attempt it resumes, recorded again here
-        so that this attempt's trace is complete on its own."""
-        seeds = [(agent, content) for agent, content in self.run.seed_answers if agent in self.children]
-        for agent, content in seeds:
-            answer = self.coord.add_answer(agent, content)
-            self.first_done.add(agent)
-            self.ctx.record(self.make(AnswerAccepted, agent=agent, label=answer.label, content=answer.content,
-                                      round=self.coord.version, result=answer.result))
-        if seeds:
-            assert self.judge is not None
-            self.send(self.judge, InvalidateVotes, reason="resumed with earlier answers", round=self.coord.version,
-                      answers=self.coord.results())
 
     def _spawn(self, child: Child) -> None:
         child.incarnation += 1
@@ -255,9 +248,11 @@ class Supervisor(TracedActor):
             self.mcp.from_agent(child.peer, message)
             return None
         if isinstance(message, ChildStarted):
-            child.status, child.since = "idle", self.ctx.clock()
-            if self.phase == "coordinating":
-                self._next_turn(child)  # a restarted agent that has answered waits like the others
+            if child.status == "starting":  # not "presenting": a resumed run may conclude before it
+                child.status, child.since = "idle", self.ctx.clock()
+                if self.phase == "coordinating" and child.voted_round != self.coord.version:
+                    self._next_turn(child)  # a restarted agent that has answered waits like the others
+            child.voted_round = None
             return None
         if isinstance(message, ChildFailed):
             self._agent_failed(child, message.error, message.where, reported=True, permanent=message.permanent)
@@ -272,6 +267,8 @@ class Supervisor(TracedActor):
             child.last_activity = self.ctx.clock()
             if isinstance(message, ModelCallFinished):
                 self.spent.add_usage(message.input_tokens, message.output_tokens, message.cost_usd)
+                if message.finish_reason == REPLAYED:
+                    self.spent.calls -= 1  # answered from the trace this run resumes: no call was made
             elif isinstance(message, BackendEvent) and message.info.get("outcome") == "circuit_open":
                 child.not_before = child.last_activity + float(str(message.info.get("retry_in_s") or 0))
         elif isinstance(message, AnswerProposed):
@@ -290,10 +287,14 @@ class Supervisor(TracedActor):
         assert child.peer is not None
         turn_id = next(self._turn_ids)
         vote_only = self.coord.vote_only(child.spec.agent_id)
-        # A first turn shows no answers, however late the agent starts: first answers are independent
-        # samples, and the judge counts their agreement as evidence (actors/judge.py).
-        first = child.spec.agent_id not in self.first_done and not vote_only
-        view = AnswerView() if first else self.coord.view()
+        redo, child.resume_turn = child.resume_turn, None
+        if redo is not None:  # resumed mid-turn: that turn again, as it was, then what came since
+            view, vote_only = redo
+        else:
+            # A first turn shows no answers, however late the agent starts: first answers are independent
+            # samples, and the judge counts their agreement as evidence (actors/judge.py).
+            first = child.spec.agent_id not in self.first_done and not vote_only
+            view = AnswerView() if first else self.coord.view()
         child.status, child.turn_id = "in_turn", turn_id
         child.since = child.last_activity = self.ctx.clock()
         self.waiting.discard(child.spec.agent_id)
@@ -305,6 +306,8 @@ class Supervisor(TracedActor):
             self.send(child.peer, InjectNote, turn_id=turn_id, note_id=note_id, text=text)
         self.send(child.peer, StartTurn, turn_id=turn_id, task=self.run.question, history=self.run.history,
                   view=view, vote_only=vote_only, own_label=child.spec.label)
+        if view.version != self.coord.version and self.coord.count(child.spec.agent_id) > 0:
+            self.send(child.peer, InjectAnswers, turn_id=turn_id, view=self.coord.view())
 
     def _on_answer(self, child: Child, message: AnswerProposed) -> None:
         agent_id = child.spec.agent_id

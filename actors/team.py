@@ -21,7 +21,7 @@ import pykka
 
 from massgen.actors import preflight
 from massgen.actors.agent import AgentSpec
-from massgen.actors.resume import ResumePoint
+from massgen.actors.resume import ResumePoint, carried_calls
 from massgen.actors.runtime import Peer, RunContext
 from massgen.actors.supervisor import RunSpec, Supervisor
 from massgen.actors.trace_writer import Subscriber, TraceWriter
@@ -154,7 +154,9 @@ def result_from_projection(projection: LogProjection, log_dir: Path) -> RunResul
     )
 
 
-def agent_specs(config: TeamConfig, client_tools: tuple[ToolSpec, ...] = ()) -> list[AgentSpec]:
+def agent_specs(
+    config: TeamConfig, client_tools: tuple[ToolSpec, ...] = (), resume: ResumePoint | None = None
+) -> list[AgentSpec]:
     """One spec per agent; ``client_tools`` are a caller's tools (see ``actors/client_tools.py``)."""
     rules = config.orchestrator
     return [
@@ -170,6 +172,7 @@ def agent_specs(config: TeamConfig, client_tools: tuple[ToolSpec, ...] = ()) -> 
                 max_tool_rounds=rules.max_tool_rounds,
                 client_tools=client_tools,
             ),
+            carried=carried_calls(resume, config, agent.id),
         )
         for index, agent in enumerate(config.agents, 1)
     ]
@@ -221,13 +224,13 @@ class Team:
         preload(agent.backend.type for agent in self.config.agents)  # once per process; see backends/preload.py
         preflight.check(self.config)  # ConfigError, before any actor or model call, if no agent can run
         files = RunFiles.prepare(self.config, self.run_id, self.log_dir)
-        specs = agent_specs(self.config, self.client_tools)
+        specs = agent_specs(self.config, self.client_tools, self.resume)
         self._trace = TraceWriter.start(self.log_dir, self._subscribers)
         self._ctx = RunContext(self.run_id, self._trace)
         spec = RunSpec(run_id=self.run_id, question=self.question, log_dir=str(self.log_dir),
                        versions=versions(), history=self.history, tick_interval_s=self._tick, turn=self.turn,
                        attempt=self.resume.attempt + 1 if self.resume else 1,
-                       seed_answers=self.resume.answers if self.resume else (),
+                       resume=self.resume.state if self.resume else None,
                        resumed_from=str(self.resume.log_dir) if self.resume else None, files=files)
         ref = Supervisor.start(self._ctx, self.config, spec, files.attach(specs) if files else specs)
         self._run_spec = spec

@@ -3,12 +3,16 @@
 One writer gives the trace a strictly increasing ``seq`` without locks. Each line is
 flushed as it is written so a crash loses at most the line being written. Observers
 (progress display, status file, stream API) see records only after they are on disk.
+``status.json`` is rewritten at most every 0.25 s, and a record that arrives sooner is
+written by a trailing write when that time is up, so the file is never staler than that.
+Records after ``RunFinished`` (late dead letters) rewrite every file, as a rebuild would.
 """
 
 from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
@@ -22,7 +26,7 @@ from massgen.messages.trace import to_record
 
 Subscriber = Callable[[dict[str, Any], LogProjection], None]
 
-# Live status.json is rewritten at most this often (in trace time), and always at the end.
+# Live status.json is rewritten at most this often, at most this late, and always at the end.
 _STATUS_EVERY_S = 0.25
 
 
@@ -36,7 +40,8 @@ class TraceWriter(pykka.ThreadingActor):
         self.subscribers = list(subscribers or [])
         self._seq = 0
         self._file: IO[str] | None = None
-        self._last_status_ts = 0.0
+        self._last_status_at = float("-inf")
+        self._trailing: threading.Timer | None = None
         self.closed = threading.Event()
 
     def on_start(self) -> None:
@@ -50,6 +55,8 @@ class TraceWriter(pykka.ThreadingActor):
         self._close()
 
     def _close(self) -> None:
+        if self._trailing is not None:
+            self._trailing.cancel()
         if self._file is not None:
             self._file.close()
             self._file = None
@@ -62,7 +69,22 @@ class TraceWriter(pykka.ThreadingActor):
             return None
         if message == "flush":
             return self._seq
+        if message == "status":  # the trailing write
+            self._trailing = None
+            if self._file is not None and self.projection.finished is None:
+                self._write_status()
+            return None
         raise TypeError(f"trace writer got {message!r}")
+
+    def _write_status(self) -> None:
+        self._last_status_at = time.monotonic()
+        write_atomic(self.log_dir / "status.json", render_status(self.projection))
+
+    def _ask_status(self) -> None:
+        try:
+            self.actor_ref.tell("status")
+        except pykka.ActorDeadError:
+            pass
 
     def _write(self, kind: str, to: str, msg: Message, extra: dict[str, Any]) -> None:
         if self._file is None:
@@ -75,11 +97,15 @@ class TraceWriter(pykka.ThreadingActor):
             self._file.write(json.dumps(record, ensure_ascii=True, default=str) + "\n")
         self._file.flush()
         self.projection.apply(record)
-        if record["type"] == "RunFinished":
+        if self.projection.finished is not None:  # RunFinished, or a record after it
             write_all(self.log_dir, self.projection)
-        elif record["ts"] - self._last_status_ts >= _STATUS_EVERY_S:
-            self._last_status_ts = record["ts"]
-            write_atomic(self.log_dir / "status.json", render_status(self.projection))
+        elif time.monotonic() - self._last_status_at >= _STATUS_EVERY_S:
+            self._write_status()
+        elif self._trailing is None:
+            wait = self._last_status_at + _STATUS_EVERY_S - time.monotonic()
+            self._trailing = threading.Timer(max(0.0, wait), self._ask_status)
+            self._trailing.daemon = True
+            self._trailing.start()
         for subscriber in self.subscribers:
             try:
                 subscriber(record, self.projection)

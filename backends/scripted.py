@@ -95,6 +95,12 @@ class ScriptedBackend:
             return [ScriptStep(vote=request.vote_targets[0], reason="script exhausted")]
         return []
 
+    def replayed(self, request: ModelRequest, tool_calls: int) -> None:
+        """A resumed run continues this agent's script: mark the call played without playing it."""
+        self._steps_for_call(request)
+        for _ in range(tool_calls):
+            next(self._ids)
+
     def _tool_call(self, name: str, arguments: dict[str, object]) -> ToolCallEvent:
         call_id = f"call_{self.context.agent_id}_{next(self._ids)}"
         return ToolCallEvent(

@@ -215,7 +215,7 @@ def _store_turn(session: Session, args: argparse.Namespace, result: RunResult) -
 
 
 def _resume(args: argparse.Namespace) -> int:
-    """``--resume DIR``: a new attempt of a crashed or stopped run, starting with its answers."""
+    """``--resume DIR``: continue a crashed or stopped run from its trace, as a new attempt."""
     from pathlib import Path
 
     from massgen.actors.resume import ResumeError, resume_point
@@ -230,14 +230,26 @@ def _resume(args: argparse.Namespace) -> int:
         point = resume_point(Path(args.resume))
         if args.config:
             config, _ = resolve(args.config)
+        elif point.redacted:
+            print(f"massgen: {args.resume}: the trace holds the run's config with its secrets redacted "
+                  f"({', '.join(point.redacted)}); give the run's config again with --config FILE",
+                  file=sys.stderr)
+            return exit_codes.CONFIG_ERROR
         else:
             config = validate_data(point.config, f"{args.resume}/trace.jsonl (the run's config)")
     except (ResumeError, ConfigError) as exc:
         print(f"massgen: {exc}", file=sys.stderr)
         return exit_codes.CONFIG_ERROR
-    if point.finished_status == "completed":
-        print(f"massgen: note: {args.resume} had completed; resuming starts a new attempt", file=sys.stderr)
-    print(f"massgen: resuming with {len(point.answers)} earlier answers", file=sys.stderr)
+    for note in point.notes:
+        print(f"massgen: {args.resume}/trace.jsonl: {note}", file=sys.stderr)
+    if point.finished_status is not None:
+        print(f"massgen: note: {args.resume} had finished ({point.finished_status}); "
+              "the new attempt continues from its last state", file=sys.stderr)
+    state = point.state
+    mid_turn = sum(1 for a in state.agents.values() if a.replay and not a.voted and a.status == "live")
+    print(f"massgen: resuming with {len(state.answers)} earlier answers, {len(state.votes)} votes of the current "
+          f"round, {state.model_calls} model calls already made"
+          + (f", {mid_turn} agents redoing their turn from recorded calls" if mid_turn else ""), file=sys.stderr)
     return run_question(config, point.question, automation=args.automation, timeout=args.orchestrator_timeout,
                         resume=point)
 

@@ -280,8 +280,12 @@ class TeamConfig(_Strict):
         return agents
 
     def redacted(self) -> dict[str, Any]:
-        """The config as data with every secret replaced, fit for logs and traces."""
-        data = self.model_dump(mode="json")
+        """The config as data with every secret replaced, fit for logs and traces.
+
+        Dumped as each backend's own type (``serialize_as_any``), not as the declared base
+        ``BackendConfig``: otherwise every backend-specific option would be lost.
+        """
+        data = self.model_dump(mode="json", serialize_as_any=True)
         for agent in data["agents"]:
             backend = agent["backend"]
             if backend.get("api_key"):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -12,8 +13,14 @@ import yaml
 
 from massgen.logs.paths import path_part
 from massgen.logs.projection import LogProjection
+from massgen.logs.reading import TRACE_FILE, read_trace_file, trace_path
 
-TRACE_FILE = "trace.jsonl"
+__all__ = ["TRACE_FILE", "TraceWarning", "read_trace", "rebuild_from_trace", "render_all", "write_all",
+           "write_atomic"]
+
+
+class TraceWarning(UserWarning):
+    """Lines of a trace were skipped while reading it; the message names them."""
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -60,28 +67,29 @@ def write_all(log_dir: Path, projection: LogProjection) -> None:
         write_atomic(log_dir / relative, text)
 
 
-def read_trace(log_dir: Path) -> list[dict[str, Any]]:
-    """Records of ``trace.jsonl``; a torn last line (a crash mid-write) is skipped."""
-    records: list[dict[str, Any]] = []
-    with open(log_dir / TRACE_FILE, encoding="utf-8") as handle:
-        for line in handle:
-            line = line.strip()
-            if not line:
-                continue
-            try:
-                records.append(json.loads(line))
-            except json.JSONDecodeError:
-                break
-    return records
+def read_trace(log_dir: str | Path) -> list[dict[str, Any]]:
+    """Records of ``trace.jsonl`` (a log directory or the file). A torn last line (a crash
+    mid-write) is dropped; a bad line in the middle is skipped with a ``TraceWarning``."""
+    read = read_trace_file(log_dir)
+    if read.skipped:
+        warnings.warn(f"{trace_path(log_dir)}: {'; '.join(read.skipped)}", TraceWarning, stacklevel=2)
+    return read.records
 
 
-def rebuild_from_trace(log_dir: Path, out_dir: Path | None = None) -> dict[str, str]:
-    """Recompute every derived file from ``trace.jsonl`` alone; write them to ``out_dir`` if given."""
+def rebuild_from_trace(
+    log_dir: str | Path, out_dir: str | Path | None = None, *, write: bool = True
+) -> dict[str, str]:
+    """Recompute every derived file from ``trace.jsonl`` alone, as relative path -> text.
+
+    The files are written into the log directory (or ``out_dir``), unless ``write=False``.
+    """
+    trace = trace_path(log_dir)
     projection = LogProjection()
-    for record in read_trace(log_dir):
+    for record in read_trace(trace):
         projection.apply(record)
     files = render_all(projection)
-    if out_dir is not None:
+    if write:
+        target = Path(out_dir) if out_dir is not None else trace.parent
         for relative, text in files.items():
-            write_atomic(out_dir / relative, text)
+            write_atomic(target / relative, text)
     return files

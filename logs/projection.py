@@ -48,6 +48,7 @@ _TIMELINE_TYPES = {
     "DeadlineExpired", "DeadLetter", "PresentFinal", "FinalPresented", "RunFinished", "CancelRun",
     "AnswerNow", "SetRunTimeout", "KillAgent", "RestartAgent", "ToolCallRequested", "ToolCallResult",
     "ToolDenied", "SnapshotTaken", "ContextChanged",
+    "RunResumed",
 }
 
 
@@ -65,6 +66,8 @@ class LogProjection:
         self.final_presentation: str | None = None
         self.snapshots: list[dict[str, Any]] = []
         self.context_changes: dict[str, Any] | None = None
+        # Calls and tokens an attempt resumed from had already spent (RunResumed).
+        self.carried_usage = {"model_calls": 0, "input_tokens": 0, "output_tokens": 0}
         self.first_ts: float | None = None
         self.last_ts: float | None = None
         self.records = 0
@@ -88,6 +91,8 @@ class LogProjection:
         detail = {k: v for k, v in p.items() if k not in ("task", "history", "view", "config", "content")}
         if "content" in p:
             detail["chars"] = len(str(p["content"]))
+        if record["type"] == "RunResumed":  # each agent's carried calls are in the trace, not the timeline
+            detail["agents"] = [a["agent"] for a in p["agents"]]
         return {
             "seq": record["seq"],
             "ts": record["ts"],
@@ -136,9 +141,17 @@ class LogProjection:
         for agent in self.agents.values():
             agent.voted_for = None
 
+    def _on_RunResumed(self, record: dict[str, Any], p: dict[str, Any]) -> None:
+        self.carried_usage = {key: int(p[key]) for key in self.carried_usage}
+        for carried in p["agents"]:
+            agent = self.agents.get(carried["agent"])
+            if agent:
+                agent.restarts, agent.incarnation = int(carried["restarts"]), int(carried["incarnation"])
+                agent.status = "failed" if carried["status"] == "failed" else agent.status
+
     def _on_ModelCallFinished(self, record: dict[str, Any], p: dict[str, Any]) -> None:
         agent = self._agent_of(record["sender"])
-        if agent:
+        if agent and p.get("finish_reason") != "replayed":  # answered from an earlier trace: no call made
             agent.model_calls += 1
             agent.input_tokens += int(p["input_tokens"])
             agent.output_tokens += int(p["output_tokens"])
@@ -191,10 +204,11 @@ class LogProjection:
         return counts
 
     def usage(self) -> dict[str, Any]:
+        carried = self.carried_usage
         return {
-            "model_calls": sum(a.model_calls for a in self.agents.values()),
-            "input_tokens": sum(a.input_tokens for a in self.agents.values()),
-            "output_tokens": sum(a.output_tokens for a in self.agents.values()),
+            "model_calls": carried["model_calls"] + sum(a.model_calls for a in self.agents.values()),
+            "input_tokens": carried["input_tokens"] + sum(a.input_tokens for a in self.agents.values()),
+            "output_tokens": carried["output_tokens"] + sum(a.output_tokens for a in self.agents.values()),
         }
 
     def status(self) -> dict[str, Any]:

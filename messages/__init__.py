@@ -1,5 +1,6 @@
 """Every message type, grouped by protocol. A message knows nothing about anything."""
 
+from massgen.messages.calls import AgentResumeState, ModelReplyRecorded, ModelRequestSent, RunResumed
 from massgen.messages.coordination import (
     AgentChunk,
     AnswerAccepted,
@@ -75,6 +76,7 @@ __all__ = [
     "AgentChunk",
     "AgentMarkedFailed",
     "AgentRestarting",
+    "AgentResumeState",
     "AnswerAccepted",
     "AnswerEntry",
     "AnswerNow",
@@ -108,13 +110,16 @@ __all__ = [
     "Message",
     "ModelCallFinished",
     "ModelCallStarted",
+    "ModelReplyRecorded",
     "ModelRequest",
+    "ModelRequestSent",
     "NoteDelivered",
     "PresentFinal",
     "ReasoningDelta",
     "RecordVote",
     "RestartAgent",
     "RunFinished",
+    "RunResumed",
     "RunStarted",
     "RunStatus",
     "SendNote",

@@ -35,7 +35,7 @@ def test_three_agents_converge_and_the_winner_presents(tmp_path: Path) -> None:
 def test_every_derived_log_file_is_rebuilt_identically_from_the_trace(tmp_path: Path) -> None:
     config, _ = load_config("@examples/basic/scripted_three_agents")
     result = run_team(config, tmp_path)
-    rebuilt = rebuild_from_trace(result.log_dir)
+    rebuilt = rebuild_from_trace(result.log_dir, write=False)
     expected_files = {"coordination_events.json", "vote.json", "status.json", "execution_metadata.yaml",
                       "agent_outputs/agent_a.txt", "final/agent_b/answer.txt"}
     assert expected_files <= set(rebuilt)

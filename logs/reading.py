@@ -1,0 +1,86 @@
+"""Reading ``trace.jsonl`` back, whatever a crash or a disk did to it.
+
+A process killed mid-write leaves a last line cut anywhere, even inside a multibyte
+character; that line is the only one that can be torn, and it is dropped. Any other
+line that is not a record (bad bytes, bad JSON, missing fields) is skipped and named,
+because silently dropping it, or everything after it, would lose work without a word.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+TRACE_FILE = "trace.jsonl"
+_REQUIRED = ("seq", "ts", "kind", "type", "payload")
+
+
+class TraceReadError(Exception):
+    """A trace that cannot be read at all (missing or unreadable file)."""
+
+
+@dataclass(frozen=True)
+class TraceRead:
+    records: list[dict[str, Any]]
+    # "line N: why" for each line in the middle that was not a record.
+    skipped: list[str] = field(default_factory=list)
+    # Bytes of a last line cut off mid-write (0 if the file ends cleanly).
+    torn_bytes: int = 0
+
+    def notes(self) -> list[str]:
+        """What was left out, in words a user can act on; empty when nothing was."""
+        notes = [f"skipped {item}" for item in self.skipped]
+        if self.torn_bytes:
+            notes.append(f"ignored the last line, cut off mid-write ({self.torn_bytes} bytes)")
+        return notes
+
+
+def trace_path(path: str | Path) -> Path:
+    """``path`` itself when it is a file, else its ``trace.jsonl``."""
+    path = Path(path)
+    return path if path.is_file() else path / TRACE_FILE
+
+
+def _problem(raw: bytes) -> tuple[dict[str, Any] | None, str]:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return None, f"not UTF-8 ({exc.reason} at byte {exc.start})"
+    try:
+        record = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return None, f"not JSON ({exc.msg} at column {exc.colno})"
+    if not isinstance(record, dict):
+        return None, "not a JSON object"
+    missing = [key for key in _REQUIRED if key not in record]
+    if missing:
+        return None, f"missing {', '.join(missing)}"
+    if not isinstance(record["payload"], dict):
+        return None, "payload is not an object"
+    return record, ""
+
+
+def read_trace_file(path: str | Path) -> TraceRead:
+    """Every readable record of a trace (a log directory or the file itself), and what was not."""
+    file = trace_path(path)
+    try:
+        data = file.read_bytes()
+    except OSError as exc:
+        raise TraceReadError(f"{file}: cannot read the trace ({exc.strerror or exc})") from exc
+    lines = data.split(b"\n")
+    records: list[dict[str, Any]] = []
+    skipped: list[str] = []
+    torn = 0
+    for number, raw in enumerate(lines, 1):
+        if not raw.strip():
+            continue
+        record, why = _problem(raw)
+        if record is not None:
+            records.append(record)
+        elif number == len(lines):  # no newline after it: the write was cut off
+            torn = len(raw)
+        else:
+            skipped.append(f"line {number}: {why}")
+    return TraceRead(records=records, skipped=skipped, torn_bytes=torn)
