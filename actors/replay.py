@@ -12,6 +12,7 @@ with the finish reason ``replayed`` (the supervisor does not count it as a call)
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -37,7 +38,8 @@ Record = Callable[[type[Message], dict[str, Any]], None]
 
 
 def _key(request: ModelRequest) -> str:
-    return request.model_dump_json()
+    # json.dumps escapes lone surrogates (any text may reach a model); pydantic's JSON refuses them.
+    return json.dumps(request.model_dump(mode="python"), sort_keys=True, default=str)
 
 
 class CallRecorder:
