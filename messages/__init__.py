@@ -40,6 +40,7 @@ from massgen.messages.mcp import (
     McpToolsListed,
     McpToolsWithdrawn,
 )
+from massgen.messages.placement import Down, Placed
 from massgen.messages.run import DeadLetter, RunFinished, RunStarted, RunStatus
 from massgen.messages.stream import (
     ChatMessage,
@@ -91,6 +92,7 @@ __all__ = [
     "ContextChanged",
     "DeadLetter",
     "DeadlineExpired",
+    "Down",
     "FinalPresented",
     "Finish",
     "InjectAnswers",
@@ -107,6 +109,7 @@ __all__ = [
     "ModelCallFinished",
     "ModelCallStarted",
     "ModelRequest",
+    "Placed",
     "PresentFinal",
     "ReasoningDelta",
     "RecordVote",

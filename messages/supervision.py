@@ -20,7 +20,7 @@ class ChildFailed(Message):
     name: str
     incarnation: int
     error: str
-    where: Literal["on_start", "handler", "deadline", "stopped", "worker", "user"]
+    where: Literal["on_start", "handler", "deadline", "stopped", "worker", "user", "down"]
 
 
 class Tick(Message):
