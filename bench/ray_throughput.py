@@ -128,7 +128,7 @@ def main() -> None:
     _parser().parse_args(args)  # --help, and errors before the cluster starts
     root = Path(__file__).resolve().parents[1]
     sys.path.insert(0, str(root / "tests"))
-    from ray_cluster import in_private_network, tagged_processes  # type: ignore[import-not-found]
+    from ray_cluster import in_private_network, tagged_processes
 
     tag = uuid.uuid4().hex
     with tempfile.TemporaryDirectory() as tmp:

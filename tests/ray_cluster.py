@@ -95,7 +95,7 @@ def ray_config(config: Any) -> Any:
 def node_loss(out: dict[str, Any], workdir: Path) -> None:
     """An uninterrupted run, then the same run with the worker node removed after the first answer."""
     import ray
-    from ray_team import slow_team  # type: ignore[import-not-found]
+    from ray_team import slow_team
 
     from massgen.actors.team import Team
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from support import scripted, step, team_config  # type: ignore[import-not-found]
+from support import scripted, step, team_config
 
 from massgen.configs import TeamConfig
 

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ray_cluster import in_private_network, tagged_processes  # type: ignore[import-not-found]
-from ray_team import slow_team  # type: ignore[import-not-found]
+from ray_cluster import in_private_network, tagged_processes
+from ray_team import slow_team
 from support import assert_trace_invariants, of_type, run_team, unavailable
 
 from massgen.configs import ConfigError, validate_data
