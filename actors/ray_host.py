@@ -85,7 +85,7 @@ class RemoteContext(RunContext):
             waiting.set_result(reply)
 
 
-@ray.remote(concurrency_groups={"outbox": 1})  # type: ignore[call-overload]
+@ray.remote(concurrency_groups={"outbox": 1, "asks": 4})  # type: ignore[call-overload]
 class ActorHost:
     """Hosts ``cls(ctx, *args)``; ``Peer`` arguments without a ref become outbox peers."""
 
@@ -114,6 +114,11 @@ class ActorHost:
         except Exception:
             return False
         return True
+
+    @ray.method(concurrency_group="asks")
+    def ask(self, message: Message, timeout: float | None) -> Any:
+        """An ask from the driver (a worker thread there, never a handler); Pykka's errors travel back."""
+        return self.ref.ask(message, timeout=timeout)
 
     def reply(self, msg_id: str, reply: Message | None) -> None:
         self.ctx.resolve(msg_id, reply)

@@ -25,7 +25,16 @@ import ray
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from massgen.actors.ray_host import ActorHost, Item
-from massgen.actors.runtime import ActorDead, DownReason, Peer, RunContext, TracedActor
+from massgen.actors.runtime import (
+    ActorDead,
+    ActorUnavailable,
+    AskTimeout,
+    DownReason,
+    Peer,
+    RemoteError,
+    RunContext,
+    TracedActor,
+)
 from massgen.configs.schema import RuntimeConfig
 from massgen.messages import Down, Message, Placed, Sender
 
@@ -58,6 +67,20 @@ def down_reason(exc: BaseException) -> tuple[DownReason, str]:
             return "node_lost", text
         return "killed", text
     return "remote_error", text
+
+
+def normalised(exc: BaseException) -> Exception:
+    """A Ray or remote Pykka error as the runtime's own (actors/runtime.py), the same on both runtimes."""
+    if isinstance(exc, ray.exceptions.ActorUnavailableError):
+        return ActorUnavailable(down_reason(exc)[1])
+    if isinstance(exc, ray.exceptions.ActorDiedError | pykka.ActorDeadError):
+        return ActorDead(down_reason(exc)[1])
+    if isinstance(exc, ray.exceptions.GetTimeoutError | pykka.Timeout):
+        return AskTimeout("no reply in time")
+    if isinstance(exc, ray.exceptions.RayTaskError):
+        cause = exc.cause if isinstance(exc.cause, BaseException) else exc
+        return RemoteError(f"{type(cause).__name__}: {cause}")
+    return RemoteError(f"{type(exc).__name__}: {exc}")
 
 
 class RayRef:
@@ -97,6 +120,16 @@ class RayRef:
                 self.ctx._dead_letter(message, str(self), "recipient stopped")
 
         pending.future().add_done_callback(delivered)
+
+    def ask(self, message: Message, timeout: float | None = None) -> Any:
+        """Ask from a thread that may wait (never from a handler); errors are the runtime's own."""
+        if self.actor_stopped.is_set():
+            raise ActorDead(f"{self} is gone")
+        try:
+            return ray.get(self.handle.ask.remote(message, timeout),
+                           timeout=None if timeout is None else timeout + _PULL_WAIT_S)
+        except Exception as exc:
+            raise normalised(exc) from exc
 
     def stop(self, block: bool = True, timeout: float | None = None) -> pykka.Future[None]:
         """Stop the hosted actor (its on_stop closes what it owns), then kill the Ray actor."""

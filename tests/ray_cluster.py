@@ -111,9 +111,13 @@ def node_loss(out: dict[str, Any], workdir: Path) -> None:
                                 "log_dir": str(result.log_dir), "wall_s": round(time.monotonic() - started, 2)}
 
         first_answer = threading.Event()
+        seen: set[str] = set()
 
         def watch(record: dict[str, Any], _projection: Any) -> None:
-            if record["type"] == "AnswerAccepted":
+            # After the first answer, once every agent is up on the worker (a slow start is another test).
+            if record["type"] in ("AnswerAccepted", "Placed"):
+                seen.add(record["payload"].get("name", record["type"]))
+            if seen >= {"AnswerAccepted", "agent_a", "agent_b", "agent_c"}:
                 first_answer.set()
 
         started = time.monotonic()
@@ -132,6 +136,65 @@ def node_loss(out: dict[str, Any], workdir: Path) -> None:
         cluster.shutdown()
 
 
+def errors(out: dict[str, Any]) -> None:
+    """The runtime's verbs and errors against a hosted probe on a one-node cluster."""
+    import queue
+
+    import pykka
+    import ray
+
+    from massgen.actors.ray_runtime import RayRuntime
+    from massgen.actors.runtime import Peer, RunContext, TracedActor
+    from massgen.configs.schema import RuntimeConfig
+    from massgen.messages import Message, Tick
+
+    class Probe(TracedActor):  # defined in __main__, so Ray ships it by value
+        def handle(self, message: Message) -> Any:
+            assert isinstance(message, Tick)
+            if message.now == 1:
+                time.sleep(2)
+            if message.now == 2:
+                raise ValueError("the probe fails on purpose")
+            return self.make(Tick, now=message.now)
+
+    class Inbox:
+        def __init__(self) -> None:
+            self.got: queue.Queue[Message] = queue.Queue()
+            self.actor_stopped = threading.Event()
+
+        def tell(self, message: Message) -> None:
+            self.got.put(message)
+
+    def outcome(call: Any) -> str:
+        try:
+            return f"ok {type(call()).__name__}"
+        except Exception as exc:
+            kinds = [k for k, t in (("dead", pykka.ActorDeadError), ("timeout", pykka.Timeout)) if isinstance(exc, t)]
+            return f"{type(exc).__name__} {' '.join(kinds)} {exc}".strip()
+
+    ray.init(num_cpus=1, include_dashboard=False, object_store_memory=80 << 20, log_to_driver=False,
+             _system_config=SYSTEM_CONFIG)
+    try:
+        ctx = RunContext("errors", None)
+        runtime = RayRuntime(RuntimeConfig(type="ray"))
+        inbox = Inbox()
+        ref = runtime.spawn(ctx, Probe, ("probe",), name="probe", incarnation=1)
+        runtime.watch(ref, Peer("watcher", 1, inbox))
+        out["reply"] = outcome(lambda: ref.ask(Tick(now=0.0), timeout=60))
+        out["timeout"] = outcome(lambda: ref.ask(Tick(now=1.0), timeout=0.5))
+        out["remote_error"] = outcome(lambda: ref.ask(Tick(now=2.0), timeout=30))
+        out["after_remote_error"] = outcome(lambda: ref.ask(Tick(now=0.0), timeout=30))
+        ray.kill(ref.handle, no_restart=True)  # not stopped by us: a killed worker
+        down = inbox.got.get(timeout=30)
+        out["down"] = [type(down).__name__, getattr(down, "reason", ""), getattr(down, "incarnation", 0)]
+        out["tell_after_down"] = outcome(lambda: ref.tell(Tick(now=0.0)))
+        out["ask_after_down"] = outcome(lambda: ref.ask(Tick(now=0.0), timeout=5))
+        out["more_downs"] = inbox.got.qsize()
+        runtime.close()
+    finally:
+        ray.shutdown()
+
+
 def main() -> None:
     scenario, out_path = sys.argv[1], Path(sys.argv[2])
     sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -142,6 +205,8 @@ def main() -> None:
     try:
         if scenario == "node_loss":
             node_loss(out, out_path.parent)
+        elif scenario == "errors":
+            errors(out)
         elif scenario == "throughput":
             sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
             from bench.ray_throughput import measure

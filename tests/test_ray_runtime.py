@@ -86,22 +86,39 @@ def test_a_bad_ray_flag_is_a_clear_error(tmp_path: Path) -> None:
 # -- a real two-node cluster --------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def cluster_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+def _scenario(name: str, workdir: Path) -> dict[str, Any]:
     try:
         import ray  # noqa: F401
     except ImportError:
-        unavailable("ray is not installed (the [ray] extra)", module=True)
+        unavailable("ray is not installed (the [ray] extra)")
     if os.geteuid() != 0 or shutil.which("unshare") is None or shutil.which("ip") is None:
-        unavailable("a private network namespace needs root, unshare and ip (iproute2)", module=True)
-    workdir = tmp_path_factory.mktemp("ray")
+        unavailable("a private network namespace needs root, unshare and ip (iproute2)")
     tag = uuid.uuid4().hex
-    done = in_private_network(["node_loss", str(workdir / "out.json")], tag, timeout=240)
+    done = in_private_network([name, str(workdir / "out.json")], tag, timeout=240)
     out_file = workdir / "out.json"
     assert out_file.exists(), f"the scenario wrote nothing (exit {done.returncode}):\n{done.stderr[-4000:]}"
     out: dict[str, Any] = json.loads(out_file.read_text())
     out["exit"], out["stderr"], out["left"] = done.returncode, done.stderr, tagged_processes(tag)
     return out
+
+
+@pytest.fixture(scope="module")
+def cluster_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    return _scenario("node_loss", tmp_path_factory.mktemp("ray"))
+
+
+@pytest.mark.ray
+def test_the_verbs_and_their_errors_on_ray(tmp_path: Path) -> None:
+    """ask replies as a message; timeout, remote error, killed worker and dead actor are ours, not Ray's."""
+    out = _scenario("errors", tmp_path)
+    assert out["exit"] == 0, out["stderr"][-4000:]
+    assert out["reply"] == "ok Tick"
+    assert out["timeout"] == "AskTimeout timeout no reply in time"  # a pykka.Timeout too, as on Pykka
+    assert out["remote_error"] == "RemoteError  ValueError: the probe fails on purpose"
+    assert out["after_remote_error"] == "ok Tick"  # a failed ask does not stop the actor, as on Pykka
+    assert out["down"] == ["Down", "killed", 1] and out["more_downs"] == 0
+    assert out["tell_after_down"].startswith("ActorDead dead") and out["ask_after_down"].startswith("ActorDead dead")
+    assert out["left"] == []
 
 
 def _trace(out: dict[str, Any], run: str) -> list[dict[str, Any]]:
