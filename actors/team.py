@@ -233,6 +233,9 @@ class Team:
     def start(self) -> Team:
         files = RunFiles.prepare(self.config, self.run_id, self.log_dir)
         specs = agent_specs(self.config, self.client_tools)
+        if files is not None and self.config.runtime.type == "ray":
+            raise ConfigError("runtime.type: ray does not run file workflows yet (workspaces, context paths, "
+                              "command_execution): their paths are on this machine")
         runtime = _runtime(self.config)  # before anything starts: a cluster that is not there is a config error
         self._trace = TraceWriter.start(self.log_dir, self._subscribers)
         self._ctx = RunContext(self.run_id, self._trace, runtime=runtime)

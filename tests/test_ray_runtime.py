@@ -23,6 +23,7 @@ from ray_cluster import in_private_network, tagged_processes
 from ray_team import slow_team
 from support import assert_trace_invariants, of_type, run_team, unavailable
 
+from massgen.actors.team import Team
 from massgen.configs import ConfigError, validate_data
 from massgen.logs import read_trace
 
@@ -81,6 +82,13 @@ def test_a_bad_ray_flag_is_a_clear_error(tmp_path: Path) -> None:
                           text=True, timeout=60, check=False)
     assert done.returncode == 1
     assert "--ray 'nowhere': give auto or HOST:PORT" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_file_workflows_on_ray_are_a_config_error_not_a_crash(tmp_path: Path) -> None:
+    config = validate_data({"agents": _agents(), "orchestrator": {"workspaces": True},
+                            "runtime": {"type": "ray"}}, "test")
+    with pytest.raises(ConfigError, match=r"runtime\.type: ray does not run file workflows"):
+        Team(config, "2+2?", log_dir=tmp_path / "run").start()
 
 
 # -- a real two-node cluster --------------------------------------------------------------------
