@@ -87,10 +87,11 @@ class RayRef:
     """A hosted actor as the driver holds it: the verbs of a Pykka ref, over Ray."""
 
     def __init__(self, runtime: RayRuntime, ctx: RunContext, handle: Any, name: str, incarnation: int,
-                 node: str | None, fallback: bool, targets: dict[str, Any]) -> None:
+                 node: str | None, fallback: bool, targets: dict[str, Any], beside: str | None = None) -> None:
         self.runtime, self.ctx, self.handle = runtime, ctx, handle
         self.name, self.incarnation, self.node = name, incarnation, node
         self.fallback = fallback  # placed without the resources it asks for: no live node had them
+        self.beside = beside  # placed on the node of this actor (its agent)
         self.targets = targets  # peers in the driver the hosted actor may tell, by str(Peer)
         self.actor_stopped = threading.Event()
         self._stopping = threading.Event()
@@ -204,10 +205,10 @@ class RayRef:
             self.runtime.asks.submit(self._answer, to, message, timeout)
         elif what == "placed":
             self.node = item[1]
-            resources = {} if self.fallback else self.runtime.config.resources_for(self.name)
+            resources = {} if self.fallback or self.beside else self.runtime.config.resources_for(self.name)
             self.ctx.record(Placed(run_id=self.ctx.run_id, sender=RUNTIME, name=self.name,
                                    incarnation=self.incarnation, node=item[1], resources=resources,
-                                   fallback=self.fallback))
+                                   fallback=self.fallback, beside=self.beside or ""))
 
     def _answer(self, to: str, message: Message, timeout: float) -> None:
         target = self.targets.get(to)
@@ -277,16 +278,26 @@ class RayRuntime:
             return {"scheduling_strategy": NodeAffinitySchedulingStrategy(node, soft=True)}, node, bool(resources)
         return {}, None, bool(resources)
 
+    def _beside(self, name: str) -> tuple[dict[str, Any], str | None, bool] | None:
+        """On the node of ``name``'s newest incarnation, while that node is neither lost nor suspect."""
+        with self._lock:
+            newest = next((r for r in reversed(self._refs) if r.name == name), None)
+            suspects = set(self._suspects)
+        if newest is None or newest.node is None or newest.node in suspects or newest.actor_stopped.is_set():
+            return None
+        return {"scheduling_strategy": NodeAffinitySchedulingStrategy(newest.node, soft=True)}, newest.node, False
+
     def spawn(self, ctx: RunContext, cls: type[TracedActor], args: tuple[Any, ...], *, name: str,
-              incarnation: int) -> RayRef:
+              incarnation: int, beside: str | None = None) -> RayRef:
         targets = {str(a): a.ref for a in args if isinstance(a, Peer)}
         remote_args = tuple(Peer(a.name, a.incarnation, None) if isinstance(a, Peer) else a for a in args)
-        options, node, fallback = self._place(self.config.resources_for(name))
+        placed = self._beside(beside) if beside is not None else None
+        options, node, fallback = placed or self._place(self.config.resources_for(beside or name))
         handle = ActorHost.options(
             num_cpus=0, max_restarts=0, max_task_retries=0, lifetime=None,
             name=f"{ctx.run_id}:{name}#{incarnation}", namespace="massgen", **options,
         ).remote(ctx.run_id, cls, remote_args)
-        ref = RayRef(self, ctx, handle, name, incarnation, node, fallback, targets)
+        ref = RayRef(self, ctx, handle, name, incarnation, node, fallback, targets, beside)
         with self._lock:
             self._refs.append(ref)
         return ref

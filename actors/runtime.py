@@ -46,8 +46,9 @@ class Runtime(Protocol):
     """Where actors that may live elsewhere (agents) are started, and who hears when they go."""
 
     def spawn(self, ctx: RunContext, cls: type[TracedActor], args: tuple[Any, ...], *, name: str,
-              incarnation: int) -> Any:
-        """Start ``cls(ctx, *args)`` and return its ref (``tell``, ``stop``, ``actor_stopped``)."""
+              incarnation: int, beside: str | None = None) -> Any:
+        """Start ``cls(ctx, *args)`` and return its ref (``tell``, ``stop``, ``actor_stopped``);
+        ``beside``: on the node of that actor (an MCP stdio connection beside its agent)."""
 
     def watch(self, ref: Any, watcher: Peer) -> None:
         """Tell ``watcher`` a ``Down`` when ``ref`` goes away without being stopped."""
@@ -61,7 +62,7 @@ class PykkaRuntime:
     supervisor's deadline check of ``actor_stopped`` on each ``Tick`` (actors/children.py)."""
 
     def spawn(self, ctx: RunContext, cls: type[TracedActor], args: tuple[Any, ...], *, name: str,
-              incarnation: int) -> pykka.ActorRef[Any]:
+              incarnation: int, beside: str | None = None) -> pykka.ActorRef[Any]:
         return cls.start(ctx, *args)
 
     def watch(self, ref: Any, watcher: Peer) -> None:
@@ -98,9 +99,9 @@ class RunContext:
         self._lock = threading.Lock()
         self.runtime: Runtime = runtime or PykkaRuntime()
 
-    def spawn(self, cls: type[TracedActor], *args: Any, name: str, incarnation: int) -> Any:
-        """Start an actor the runtime may place elsewhere (an agent); the caller watches it."""
-        return self.runtime.spawn(self, cls, args, name=name, incarnation=incarnation)
+    def spawn(self, cls: type[TracedActor], *args: Any, name: str, incarnation: int, beside: str | None = None) -> Any:
+        """Start an actor the runtime may place elsewhere (an agent, or beside one); the caller watches it."""
+        return self.runtime.spawn(self, cls, args, name=name, incarnation=incarnation, beside=beside)
 
     # -- tracing ------------------------------------------------------------------------
 

@@ -20,6 +20,7 @@ class Placed(Message):
     node: str
     resources: dict[str, float] = {}
     fallback: bool = False
+    beside: str = ""  # placed on the node of this actor (an MCP stdio connection beside its agent)
 
 
 class Down(Message):

@@ -136,6 +136,32 @@ def node_loss(out: dict[str, Any], workdir: Path) -> None:
         cluster.shutdown()
 
 
+def mcp(out: dict[str, Any], workdir: Path) -> None:
+    """An agent on the worker node calls a tool of a real MCP stdio server, whose connection runs beside it."""
+    import ray
+    from mcp_support import stdio
+    from support import scripted, step, team_config
+
+    from massgen.actors.team import Team
+
+    cluster, worker = start_cluster()
+    ray.init(address=cluster.address, log_to_driver=False)
+    out["head"], out["worker"] = cluster.head_node.node_id, worker.node_id
+    config = ray_config(team_config(scripted(
+        "a", [step(tool="mcp__weather__forecast", args={"city": "Paris"})],
+        [step(new_answer="Tomorrow: {last_tool_result}")],
+        # The tag, so the process check after the scenario sees the server too (its environment is clean).
+        mcp_servers=[stdio(env={TAG_VARIABLE: os.environ.get(TAG_VARIABLE, "")})],
+        exclude_tools=["mcp__weather__admin_reset"],
+    )))
+    try:
+        result = Team(config, "Weather tomorrow?", log_dir=workdir / "mcp", tick_interval_s=0.02).run()
+        out["mcp"] = {"status": result.status, "final_answer": result.final_answer, "log_dir": str(result.log_dir)}
+    finally:
+        ray.shutdown()
+        cluster.shutdown()
+
+
 def errors(out: dict[str, Any]) -> None:
     """The runtime's verbs and errors against a hosted probe on a one-node cluster."""
     import queue
@@ -207,6 +233,8 @@ def main() -> None:
             node_loss(out, out_path.parent)
         elif scenario == "errors":
             errors(out)
+        elif scenario == "mcp":
+            mcp(out, out_path.parent)
         elif scenario == "throughput":
             sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
             from bench.ray_throughput import measure

@@ -208,3 +208,21 @@ def assert_causal_order(trace: list[dict[str, Any]]) -> None:
         cause = r["causation_id"]
         if cause in first_seen:
             assert first_seen[cause] < r["seq"], f"{r['type']} (seq {r['seq']}) written before its cause"
+
+
+@pytest.mark.ray
+def test_an_mcp_stdio_connection_runs_beside_its_agent_on_ray(tmp_path: Path) -> None:
+    """The connection actor and its server process live on the agent's node; the calls go as on one machine."""
+    out = _scenario("mcp", tmp_path)
+    assert out["exit"] == 0, out["stderr"][-4000:]
+    trace = _trace(out, "mcp")
+    assert out["mcp"]["status"] == "completed" and out["mcp"]["final_answer"] == "Tomorrow: Sunny in Paris, 21 C"
+    placed = {r["payload"]["name"]: r["payload"] for r in of_type(trace, "Placed")}
+    assert placed["a"]["node"] == out["worker"]
+    assert placed["mcp:a:weather"]["node"] == out["worker"] and placed["mcp:a:weather"]["beside"] == "a"
+    hops = [(r["sender"], r["to"]) for r in of_type(trace, "McpCallTool", "McpToolResult")]
+    assert hops == [("a#1", "supervisor#1"), ("supervisor#1", "mcp:a:weather#1"),
+                    ("mcp:a:weather#1", "supervisor#1"), ("supervisor#1", "a#1")]
+    assert_trace_invariants(trace)
+    assert_causal_order(trace)
+    assert out["left"] == []  # the server process too: it carries the scenario's tag
