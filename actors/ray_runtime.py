@@ -16,8 +16,11 @@ Only runs whose config says ``runtime: {type: ray}`` import this module (and Ray
 from __future__ import annotations
 
 import os
+import socket
+import tempfile
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import pykka
@@ -42,15 +45,31 @@ RUNTIME = Sender(name="runtime", incarnation=0)
 _PULL_WAIT_S = 0.5  # how long one pull waits for output before it returns empty
 _PULL_DEADLINE_S = 30.0  # a pull unanswered this long means the node stopped answering
 _STOP_GRACE_S = 2.0
+_CONNECT_TIMEOUT_S = 5.0
 
 
 def connect(config: RuntimeConfig) -> bool:
     """Join the cluster unless this process already has; True when we joined (and so leave it)."""
     if ray.is_initialized():
         return False
+    _reachable(config.address)
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     ray.init(address=config.address, log_to_driver=False, configure_logging=False)
     return True
+
+
+def _reachable(address: str) -> None:
+    """Fail in seconds, not minutes: ``ray.init`` waits about two minutes for a head that is not there."""
+    if address == "auto":  # RAY_ADDRESS, else the head this machine started last (if any)
+        current = Path(tempfile.gettempdir()) / "ray" / "ray_current_cluster"
+        address = os.environ.get("RAY_ADDRESS") or (current.read_text().strip() if current.exists() else "")
+        if not address:
+            raise ConnectionError("no Ray cluster is running here (start one with `ray start --head`)")
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=_CONNECT_TIMEOUT_S).close()
+    except (OSError, ValueError) as exc:
+        raise ConnectionError(f"nothing answers at {address} ({exc})") from exc
 
 
 def down_reason(exc: BaseException) -> tuple[DownReason, str]:

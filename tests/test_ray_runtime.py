@@ -84,6 +84,15 @@ def test_a_bad_ray_flag_is_a_clear_error(tmp_path: Path) -> None:
     assert "--ray 'nowhere': give auto or HOST:PORT" in done.stderr and "Traceback" not in done.stderr
 
 
+def test_a_cluster_that_is_not_there_is_a_clear_error_at_once(tmp_path: Path) -> None:
+    """Ray alone would wait about two minutes for a head at an address where nothing listens."""
+    done = subprocess.run([sys.executable, "-m", "massgen.cli.main", "--ray", "127.0.0.1:1", "--config",
+                           "@examples/basic/scripted_three_agents", "2+2?"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=60, check=False)
+    assert done.returncode == 1
+    assert "massgen: runtime" in done.stderr and "Traceback" not in done.stderr
+
+
 def test_file_workflows_on_ray_are_a_config_error_not_a_crash(tmp_path: Path) -> None:
     config = validate_data({"agents": _agents(), "orchestrator": {"workspaces": True},
                             "runtime": {"type": "ray"}}, "test")
