@@ -48,14 +48,29 @@ _STOP_GRACE_S = 2.0
 _CONNECT_TIMEOUT_S = 5.0
 
 
-def connect(config: RuntimeConfig) -> bool:
-    """Join the cluster unless this process already has; True when we joined (and so leave it)."""
-    if ray.is_initialized():
-        return False
-    _reachable(config.address)
-    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-    ray.init(address=config.address, log_to_driver=False, configure_logging=False)
-    return True
+# Runs of this process using a connection we made (serve and the REPL run several Teams): the last
+# one to close leaves the cluster. A connection someone else made (a test, a user's driver) is theirs.
+_joined = {"runs": 0, "ours": False}
+_joined_lock = threading.Lock()
+
+
+def connect(config: RuntimeConfig) -> None:
+    """Join the cluster unless this process already has, and count this run as a user of it."""
+    with _joined_lock:
+        if not ray.is_initialized():
+            _reachable(config.address)
+            os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+            ray.init(address=config.address, log_to_driver=False, configure_logging=False)
+            _joined["ours"] = True
+        _joined["runs"] += 1
+
+
+def disconnect() -> None:
+    with _joined_lock:
+        _joined["runs"] -= 1
+        if _joined["runs"] == 0 and _joined["ours"]:
+            _joined["ours"] = False
+            ray.shutdown()
 
 
 def _reachable(address: str) -> None:
@@ -270,9 +285,10 @@ class RayRuntime:
 
     def __init__(self, config: RuntimeConfig) -> None:
         self.config = config
-        self._owns_connection = connect(config)
+        connect(config)
         self.asks = ThreadPoolExecutor(max_workers=4, thread_name_prefix="ray-asks")
         self._refs: list[RayRef] = []
+        self._closed = False
         self._suspects: set[str] = set()
         self._lock = threading.Lock()
 
@@ -327,6 +343,9 @@ class RayRuntime:
 
     def close(self) -> None:
         with self._lock:
+            if self._closed:
+                return
+            self._closed = True
             refs = list(self._refs)
         for ref in refs:
             if not ref.actor_stopped.is_set():
@@ -334,5 +353,4 @@ class RayRuntime:
         for ref in refs:
             ref._pump.join(timeout=_PULL_DEADLINE_S)
         self.asks.shutdown(wait=False, cancel_futures=True)
-        if self._owns_connection:
-            ray.shutdown()
+        disconnect()

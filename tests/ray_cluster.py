@@ -162,6 +162,18 @@ def mcp(out: dict[str, Any], workdir: Path) -> None:
         cluster.shutdown()
 
 
+def cli(out: dict[str, Any], workdir: Path) -> None:
+    """`massgen --ray ADDRESS` joins a running cluster, runs the team there and leaves it."""
+    cluster, _worker = start_cluster()
+    try:
+        done = subprocess.run([sys.executable, "-m", "massgen.cli.main", "--ray", cluster.address, "--automation",
+                               "--config", "@examples/basic/scripted_three_agents", "Which is larger, 9.11 or 9.9?"],
+                              cwd=workdir, capture_output=True, text=True, timeout=120, check=False)
+        out["cli"] = {"exit": done.returncode, "stdout": done.stdout, "stderr": done.stderr[-3000:]}
+    finally:
+        cluster.shutdown()
+
+
 def errors(out: dict[str, Any]) -> None:
     """The runtime's verbs and errors against a hosted probe on a one-node cluster."""
     import queue
@@ -233,6 +245,8 @@ def main() -> None:
             node_loss(out, out_path.parent)
         elif scenario == "errors":
             errors(out)
+        elif scenario == "cli":
+            cli(out, out_path.parent)
         elif scenario == "mcp":
             mcp(out, out_path.parent)
         elif scenario == "throughput":
