@@ -123,7 +123,11 @@ class McpSupervision:
 
         assert self.me is not None
         server.incarnation += 1
-        ref = McpServerActor.start(self.ctx, server.spec, server.incarnation, self.me)
+        if server.spec.config.type == "stdio":  # the connection and its process live beside the agent
+            ref = self.ctx.spawn(McpServerActor, server.spec, server.incarnation, self.me, name=server.spec.name,
+                                 incarnation=server.incarnation, beside=server.spec.agent_id)
+        else:  # a URL is reached from here, where the config was written
+            ref = McpServerActor.start(self.ctx, server.spec, server.incarnation, self.me)
         server.peer = Peer(server.spec.name, server.incarnation, ref)
         server.status, server.since = "starting", self.ctx.clock()
 

@@ -2,8 +2,9 @@
 
 Keeping Pykka behind this port does two jobs. Every message between actors is
 traced on its way (the trace is the log), and the actors never touch Pykka refs
-directly, so the same actors could later run on another runtime (Ray) that offers
-the same five verbs.
+directly, so the same actors run on another runtime (Ray, ``actors/ray_runtime.py``) that offers
+the same verbs: spawn, tell, ask, stop and watch. Pykka is the default; a run picks
+its runtime once (``RunContext.runtime``) and every actor is unchanged.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
 import pykka
 
@@ -22,6 +23,55 @@ from massgen.messages import DeadLetter, Message, Sender
 M = TypeVar("M", bound=Message)
 Clock = Callable[[], float]
 
+# Why a watched actor went away, the same words on every runtime (``Down.reason``).
+DownReason = Literal["killed", "node_lost", "unavailable", "remote_error"]
+
+
+class ActorDead(pykka.ActorDeadError):
+    """The recipient is gone. A Pykka ``ActorDeadError``, so callers catch one type on every runtime."""
+
+
+class ActorUnavailable(ActorDead):
+    """The recipient's node stopped answering: treated as gone (fenced), never waited for."""
+
+
+class AskTimeout(pykka.Timeout):
+    """No reply within the ask's deadline."""
+
+
+class RemoteError(RuntimeError):
+    """A call failed inside the recipient's process; the original error is its message."""
+
+
+class Runtime(Protocol):
+    """Where actors that may live elsewhere (agents) are started, and who hears when they go."""
+
+    def spawn(self, ctx: RunContext, cls: type[TracedActor], args: tuple[Any, ...], *, name: str,
+              incarnation: int, beside: str | None = None) -> Any:
+        """Start ``cls(ctx, *args)`` and return its ref (``tell``, ``stop``, ``actor_stopped``);
+        ``beside``: on the node of that actor (an MCP stdio connection beside its agent)."""
+
+    def watch(self, ref: Any, watcher: Peer) -> None:
+        """Tell ``watcher`` a ``Down`` when ``ref`` goes away without being stopped."""
+
+    def close(self) -> None:
+        """Release what the runtime holds once the run has stopped its actors."""
+
+
+class PykkaRuntime:
+    """Every actor in this process. Pykka has no monitors: a stopped actor is noticed by the
+    supervisor's deadline check of ``actor_stopped`` on each ``Tick`` (actors/children.py)."""
+
+    def spawn(self, ctx: RunContext, cls: type[TracedActor], args: tuple[Any, ...], *, name: str,
+              incarnation: int, beside: str | None = None) -> pykka.ActorRef[Any]:
+        return cls.start(ctx, *args)
+
+    def watch(self, ref: Any, watcher: Peer) -> None:
+        return None
+
+    def close(self) -> None:
+        return None
+
 
 @dataclass(frozen=True)
 class Peer:
@@ -29,7 +79,7 @@ class Peer:
 
     name: str
     incarnation: int
-    ref: pykka.ActorRef[Any] = field(compare=False, repr=False)
+    ref: Any = field(compare=False, repr=False)  # a pykka.ActorRef, or a remote ref with the same verbs
 
     @property
     def sender(self) -> Sender:
@@ -42,12 +92,18 @@ class Peer:
 class RunContext:
     """What every actor of one run shares: the run id, the trace writer and the clock."""
 
-    def __init__(self, run_id: str, trace: pykka.ActorRef[Any] | None, clock: Clock = time.monotonic) -> None:
+    def __init__(self, run_id: str, trace: pykka.ActorRef[Any] | None, clock: Clock = time.monotonic,
+                 runtime: Runtime | None = None) -> None:
         self.run_id = run_id
         self.clock = clock
         self.breakers = BreakerRegistry()  # per run: one run's faults never fail the next
         self._trace = trace
         self._lock = threading.Lock()
+        self.runtime: Runtime = runtime or PykkaRuntime()
+
+    def spawn(self, cls: type[TracedActor], *args: Any, name: str, incarnation: int, beside: str | None = None) -> Any:
+        """Start an actor the runtime may place elsewhere (an agent, or beside one); the caller watches it."""
+        return self.runtime.spawn(self, cls, args, name=name, incarnation=incarnation, beside=beside)
 
     # -- tracing ------------------------------------------------------------------------
 
@@ -64,7 +120,7 @@ class RunContext:
         """Trace a decision or happening that is not sent to anyone (restarts, deadlines)."""
         self.trace("event", message)
 
-    def _dead_letter(self, message: Message, to: Peer, why: str) -> None:
+    def _dead_letter(self, message: Message, to: Peer | str, why: str) -> None:
         self.record(DeadLetter(run_id=self.run_id, original_type=type(message).__name__,
                                original_sender=str(message.sender), to=str(to), why=why,
                                causation_id=message.msg_id))

@@ -49,6 +49,7 @@ from massgen.messages import (
     ContextChanged,
     DeadLetter,
     DeadlineExpired,
+    Down,
     FinalPresented,
     InjectAnswers,
     InjectNote,
@@ -190,8 +191,10 @@ class Supervisor(TracedActor):
 
     def _spawn(self, child: Child) -> None:
         child.incarnation += 1
-        ref = AgentActor.start(self.ctx, child.spec, child.incarnation, self.self_peer)
+        ref = self.ctx.spawn(AgentActor, child.spec, child.incarnation, self.self_peer,
+                             name=child.spec.agent_id, incarnation=child.incarnation)
         child.peer = Peer(child.spec.agent_id, child.incarnation, ref)
+        self.ctx.runtime.watch(ref, self.self_peer)  # Ray: Down when its node or worker is lost
         child.status, child.since = "starting", self.ctx.clock()
         self.mcp.agent_spawned(child.spec.agent_id, child.peer)
 
@@ -208,6 +211,11 @@ class Supervisor(TracedActor):
         if self.phase == "finished":
             if isinstance(message, CallPermitRequest):
                 return self.make(CallPermit, granted=False, reason="run finished")
+            return None
+        if isinstance(message, Down):  # the runtime lost an agent; an older incarnation's Down is stale
+            child = self.children.get(message.name)
+            if child is not None and message.incarnation == child.incarnation:
+                self._agent_failed(child, f"{message.reason}: {message.detail}", "down")
             return None
         if self.mcp.owns(message.sender.name):
             self.mcp.from_server(message)

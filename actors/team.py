@@ -22,11 +22,12 @@ import pykka
 from massgen.actors import preflight
 from massgen.actors.agent import AgentSpec
 from massgen.actors.resume import ResumePoint, carried_calls
-from massgen.actors.runtime import Peer, RunContext
+from massgen.actors.runtime import Peer, RunContext, Runtime
 from massgen.actors.supervisor import RunSpec, Supervisor
 from massgen.actors.trace_writer import Subscriber, TraceWriter
 from massgen.actors.turn import TurnSettings
 from massgen.backends.preload import preload
+from massgen.configs.loader import ConfigError
 from massgen.configs.schema import TeamConfig
 from massgen.files import RunFiles
 from massgen.logs import LogProjection
@@ -178,6 +179,21 @@ def agent_specs(
     ]
 
 
+def _runtime(config: TeamConfig) -> Runtime | None:
+    """Pykka unless the config asks for Ray; Ray is imported only then (the [ray] extra)."""
+    if config.runtime.type != "ray":
+        return None
+    try:
+        from massgen.actors.ray_runtime import RayRuntime
+    except ImportError as exc:
+        raise ConfigError("runtime.type: ray needs the [ray] extra: pip install 'massgen-actors[ray]'") from exc
+    try:
+        return RayRuntime(config.runtime)
+    except Exception as exc:  # no cluster at that address, a version mismatch, ...
+        raise ConfigError(f"runtime.address: could not join the Ray cluster at {config.runtime.address}: "
+                          f"{str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__}") from exc
+
+
 class Team:
     """One run of a team on one question. Use ``start()`` then ``wait()``, or ``run()``."""
 
@@ -225,8 +241,12 @@ class Team:
         preflight.check(self.config)  # ConfigError, before any actor or model call, if no agent can run
         files = RunFiles.prepare(self.config, self.run_id, self.log_dir)
         specs = agent_specs(self.config, self.client_tools, self.resume)
+        if files is not None and self.config.runtime.type == "ray":
+            raise ConfigError("runtime.type: ray does not run file workflows yet (workspaces, context paths, "
+                              "command_execution): their paths are on this machine")
+        runtime = _runtime(self.config)  # before anything starts: a cluster that is not there is a config error
         self._trace = TraceWriter.start(self.log_dir, self._subscribers)
-        self._ctx = RunContext(self.run_id, self._trace)
+        self._ctx = RunContext(self.run_id, self._trace, runtime=runtime)
         spec = RunSpec(run_id=self.run_id, question=self.question, log_dir=str(self.log_dir),
                        versions=versions(), history=self.history, tick_interval_s=self._tick, turn=self.turn,
                        attempt=self.resume.attempt + 1 if self.resume else 1,
@@ -294,6 +314,7 @@ class Team:
         supervisor_stopped.wait(5.0)
         if self._run_spec is not None:
             self._run_spec.children_stopped.wait(5.0)  # so no child process outlives run()
+        self._ctx.runtime.close()
         self._close_trace()
         if self._result is None:
             self._result = RunResult(status="failed", reason="the trace could not be written", final_answer=None,

@@ -61,6 +61,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "@path and @path:w in the question do the same for one path")
     parser.add_argument("--resume", metavar="LOG_DIR",
                         help="start a new attempt of a run from its log directory, keeping its answers")
+    parser.add_argument("--ray", metavar="ADDRESS",
+                        help="run the agents on a Ray cluster: auto or HOST:PORT (needs the [ray] extra)")
     parser.add_argument("--list-examples", action="store_true", help="list the shipped example configs")
     parser.add_argument("--vi", action="store_true", help="vi key bindings in the interactive session")
     parser.add_argument("--setup", action="store_true",
@@ -185,6 +187,16 @@ def _with_paths(config: TeamConfig, question: str, args: argparse.Namespace) -> 
     """Context paths named at the terminal (massgen/files): ``@path[:w]`` and ``--cwd-context``."""
     from massgen.files import with_context_paths
 
+    if getattr(args, "ray", None):  # --ray ADDRESS: the agents run on that Ray cluster
+        from pydantic import ValidationError
+
+        from massgen.configs.schema import RuntimeConfig
+
+        try:
+            runtime = RuntimeConfig(**{**config.runtime.model_dump(), "type": "ray", "address": args.ray})
+        except ValidationError:
+            raise SystemExit(f"massgen: --ray {args.ray!r}: give auto or HOST:PORT") from None
+        config = config.model_copy(update={"runtime": runtime})
     return with_context_paths(config, question, args.cwd_context)
 
 

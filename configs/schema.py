@@ -253,11 +253,26 @@ class UiConfig(_Strict):
     logging_enabled: bool = True
 
 
+class RuntimeConfig(_Strict):
+    """Where the agents run: this process (pykka), or a Ray cluster (needs the [ray] extra)."""
+
+    type: Literal["pykka", "ray"] = "pykka"
+    # "auto" joins the cluster this machine is part of (RAY_ADDRESS or a local head); else HOST:PORT.
+    address: str = Field(default="auto", pattern=r"^(auto|[A-Za-z0-9_.\[\]:-]+:[0-9]+)$")
+    # Ray resources every agent asks for (e.g. {agents: 1}); an agent id in ``agents`` overrides them.
+    resources: dict[str, float] = Field(default_factory=dict)
+    agents: dict[str, dict[str, float]] = Field(default_factory=dict)
+
+    def resources_for(self, agent_id: str) -> dict[str, float]:
+        return dict(self.agents.get(agent_id, self.resources))
+
+
 class TeamConfig(_Strict):
     agents: list[AgentConfig] = Field(min_length=1)
     orchestrator: OrchestratorConfig = Field(default_factory=OrchestratorConfig)
     timeout_settings: TimeoutSettings = Field(default_factory=TimeoutSettings)
     ui: UiConfig = Field(default_factory=UiConfig)
+    runtime: RuntimeConfig = Field(default_factory=RuntimeConfig)
 
     @model_validator(mode="before")
     @classmethod
@@ -278,6 +293,13 @@ class TeamConfig(_Strict):
                 raise ValueError(f"duplicate agent id {agent.id!r}; every agent needs its own id")
             seen.add(agent.id)
         return agents
+
+    @model_validator(mode="after")
+    def _placed_agents_exist(self) -> TeamConfig:
+        unknown = sorted(set(self.runtime.agents) - {a.id for a in self.agents})
+        if unknown:
+            raise ValueError(f"runtime.agents names {', '.join(unknown)}, which is not an agent id")
+        return self
 
     def redacted(self) -> dict[str, Any]:
         """The config as data with every secret replaced, fit for logs and traces.

@@ -42,6 +42,7 @@ from massgen.messages.mcp import (
     McpToolsWithdrawn,
 )
 from massgen.messages.notes import InjectNote, NoteDelivered, SendNote
+from massgen.messages.placement import Down, Placed
 from massgen.messages.run import DeadLetter, RunFinished, RunStarted, RunStatus
 from massgen.messages.stream import (
     ChatMessage,
@@ -94,6 +95,7 @@ __all__ = [
     "ContextChanged",
     "DeadLetter",
     "DeadlineExpired",
+    "Down",
     "FinalPresented",
     "Finish",
     "InjectAnswers",
@@ -114,6 +116,7 @@ __all__ = [
     "ModelRequest",
     "ModelRequestSent",
     "NoteDelivered",
+    "Placed",
     "PresentFinal",
     "ReasoningDelta",
     "RecordVote",

@@ -20,7 +20,7 @@ class ChildFailed(Message):
     name: str
     incarnation: int
     error: str
-    where: Literal["on_start", "handler", "deadline", "stopped", "worker", "user"]
+    where: Literal["on_start", "handler", "deadline", "stopped", "worker", "user", "down"]
     # No restart can help (a missing key or model, 401/403/404): the agent is marked failed at once.
     permanent: bool = False
 

@@ -1,0 +1,32 @@
+"""Where actors run and how they went away: what a runtime that places actors reports.
+
+Pykka runs every actor in this process and never sends these. Ray (actors/ray_runtime.py)
+records ``Placed`` for each agent incarnation and tells the watcher ``Down`` when one is
+lost without being stopped (its node died, its worker was killed, it stopped answering).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from massgen.messages.envelope import Message
+
+
+class Placed(Message):
+    """An agent incarnation is up on ``node`` (a Ray node id); ``fallback`` when its resources were not."""
+
+    name: str
+    incarnation: int
+    node: str
+    resources: dict[str, float] = {}
+    fallback: bool = False
+    beside: str = ""  # placed on the node of this actor (an MCP stdio connection beside its agent)
+
+
+class Down(Message):
+    """A watched actor is gone without being stopped; the watcher fences that incarnation."""
+
+    name: str
+    incarnation: int
+    reason: Literal["killed", "node_lost", "unavailable", "remote_error"]
+    detail: str = ""
