@@ -27,13 +27,19 @@ RUNS = 50
 
 def _settled(measure: Callable[[], tuple[int, ...]], baseline: tuple[int, ...], limit_s: float = 10.0
              ) -> tuple[int, ...]:
-    """The measure once it is back at the baseline (stopped threads take a moment), or the last one."""
+    """The measure once it is back at (or under) the baseline (stopped threads take a moment), or the last one.
+
+    Under it is no leak: a thread of something that ran before the baseline may end meanwhile."""
     give_up = time.monotonic() + limit_s
     now = measure()
-    while now != baseline and time.monotonic() < give_up:
+    while not _within(now, baseline) and time.monotonic() < give_up:
         time.sleep(0.05)
         now = measure()
     return now
+
+
+def _within(now: tuple[int, ...], baseline: tuple[int, ...]) -> bool:
+    return all(n <= b for n, b in zip(now, baseline, strict=True))
 
 
 def _stable(measure: Callable[[], tuple[int, ...]], limit_s: float = 10.0) -> tuple[int, ...]:
@@ -78,7 +84,7 @@ def test_fifty_api_runs_leave_no_threads_fds_or_processes(tmp_path: Path, collec
         for index in range(RUNS):
             result = massgen.run_sync("What is 2+2?", team(index), log_dir=tmp_path / f"run{index}")
             assert result.status == "completed", result.reason
-        assert _settled(measure, baseline) == baseline
+        assert _within(_settled(measure, baseline), baseline), (_settled(measure, baseline), baseline)
 
 
 def test_fifty_served_runs_leave_no_threads_fds_or_processes(tmp_path: Path) -> None:
@@ -103,6 +109,6 @@ def test_fifty_served_runs_leave_no_threads_fds_or_processes(tmp_path: Path) -> 
             for _ in range(RUNS):
                 one()
             server.wait_idle()  # measured with the client's keep-alive connection open, as the baseline was
-            assert _settled(measure, baseline) == baseline
+            assert _within(_settled(measure, baseline), baseline), (_settled(measure, baseline), baseline)
     finally:
         server.stop()
