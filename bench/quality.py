@@ -119,7 +119,11 @@ class Sampler:
         from massgen.backends import BackendContext, create
 
         self.loop = asyncio.new_event_loop()
-        self.backend = create(config.agents[0].backend, BackendContext(agent_id="bench"))
+        # No fixed seed: with one, every "independent" call on the same prompt is the same call.
+        backend = config.agents[0].backend
+        if getattr(backend, "seed", None) is not None:
+            backend = backend.model_copy(update={"seed": None})
+        self.backend = create(backend, BackendContext(agent_id="bench"))
         self.temperature = temperature
         self.loop.run_until_complete(self.backend.start())
 
