@@ -17,7 +17,7 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
-from starlette.requests import ClientDisconnect, Request
+from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import Receive
@@ -29,7 +29,7 @@ from massgen.cli.serve import sse
 from massgen.cli.serve.auth import check_bearer, request_id
 from massgen.cli.serve.catalog import Catalog
 from massgen.cli.serve.completions import Progress, completion, now
-from massgen.cli.serve.errors import ApiError, error_response, internal_error
+from massgen.cli.serve.errors import ApiError, answered, error_response, internal_error
 from massgen.cli.serve.models import Limits, parse_request, to_conversation
 from massgen.cli.serve.runs import RunRegistry, ServedRun
 from massgen.configs import ConfigError
@@ -109,21 +109,13 @@ def build_app(state: ServerState) -> Starlette:
         async def wrapped(request: Request) -> Response:
             rid = request_id(request)
             request.state.request_id = rid
-            try:
+
+            async def call() -> Response:
                 if auth:
                     check_bearer(request, state.api_key)
-                response = await handler(request, rid)
-            except ClientDisconnect:  # gone while sending the body: nobody to answer
-                return Response(status_code=499)
-            except ApiError as exc:
-                if exc.status >= 500:
-                    log.error("request_id=%s %s %s: %s", rid, request.method, request.url.path, exc.message)
-                return error_response(exc, rid)
-            except Exception:
-                log.exception("request_id=%s %s %s failed", rid, request.method, request.url.path)
-                return internal_error(rid)
-            response.headers["x-request-id"] = rid
-            return response
+                return await handler(request, rid)
+
+            return await answered(request, rid, call)
 
         return wrapped
 

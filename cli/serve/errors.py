@@ -9,9 +9,14 @@ failed, and a blind retry would only pay for the same failure again.
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Awaitable, Callable
 from typing import Any
 
-from starlette.responses import JSONResponse
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import JSONResponse, Response
+
+log = logging.getLogger("massgen.serve")
 
 _TYPES = {
     400: "invalid_request_error",
@@ -64,3 +69,20 @@ def internal_error(request_id: str | None = None) -> JSONResponse:
     """What an unexpected exception becomes: no traceback or path leaks to the client."""
     return error_response(ApiError(500, "internal server error; see the server log", code="internal_error"),
                           request_id)
+
+
+async def answered(request: Request, rid: str, call: Callable[[], Awaitable[Response]]) -> Response:
+    """One request's reply: ``ApiError`` in OpenAI's shape, anything else a logged 500, the id on every reply."""
+    try:
+        response = await call()
+    except ClientDisconnect:  # gone while sending the body: nobody to answer
+        return Response(status_code=499)
+    except ApiError as exc:
+        if exc.status >= 500:
+            log.error("request_id=%s %s %s: %s", rid, request.method, request.url.path, exc.message)
+        return error_response(exc, rid)
+    except Exception:
+        log.exception("request_id=%s %s %s failed", rid, request.method, request.url.path)
+        return internal_error(rid)
+    response.headers["x-request-id"] = rid
+    return response

@@ -20,7 +20,7 @@ from starlette.responses import JSONResponse, RedirectResponse, Response, Stream
 from starlette.routing import Route
 
 from massgen.cli.serve.auth import request_id
-from massgen.cli.serve.errors import ApiError, error_response, internal_error
+from massgen.cli.serve.errors import ApiError, answered
 from massgen.cli.serve.models import Conversation
 from massgen.cli.serve.runs import ServedRun
 from massgen.cli.serve.ui.access import UiAccess
@@ -107,19 +107,13 @@ class WebUI:
 
     def _guard(self, handler: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
         async def wrapped(request: Request) -> Response:
-            rid = request_id(request)
-            try:
+            async def call() -> Response:
                 from_url = self.access.check(request)
                 if from_url and request.url.path in ("/ui", "/ui/"):
                     return self._trade_token(request)
-                response = await handler(request)
-            except ApiError as exc:
-                return error_response(exc, rid)
-            except Exception:
-                log.exception("request_id=%s %s %s failed", rid, request.method, request.url.path)
-                return internal_error(rid)
-            response.headers["x-request-id"] = rid
-            return response
+                return await handler(request)
+
+            return await answered(request, request_id(request), call)
 
         return wrapped
 
