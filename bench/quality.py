@@ -287,7 +287,8 @@ def plot(scores: list[MethodScore], path: Path) -> bool:
     for s in scores:
         low, high = wilson(s.correct, s.n)
         acc = s.correct / s.n
-        ax.errorbar([s.calls], [acc], yerr=[[acc - low], [high - acc]], fmt="o", capsize=4, label=s.name)
+        ax.errorbar([s.calls], [acc], yerr=[[max(0.0, acc - low)], [max(0.0, high - acc)]], fmt="o", capsize=4,
+                    label=s.name)
     ax.set_xlabel("model calls per task")
     ax.set_ylabel("accuracy")
     ax.set_ylim(0, 1)
