@@ -179,6 +179,11 @@ def load_rows(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
+def latest(rows: list[dict[str, Any]]) -> dict[tuple[str, str, int], dict[str, Any]]:
+    """The newest row of each (task, method, index): a retried sample replaces the failed one."""
+    return {(r["task_id"], r["method"], r["index"]): r for r in rows}
+
+
 def _drop_torn_tail(path: Path) -> None:
     """A run killed mid-write leaves a line without its newline: cut it, so appends start clean."""
     if not path.exists():
@@ -192,7 +197,9 @@ def run(config: TeamConfig, tasks: list[Task], out: Path, samples: int, methods:
         temperature: float) -> None:
     answers = out / "answers.jsonl"
     _drop_torn_tail(answers)
-    done = {(r["task_id"], r["method"], r["index"]) for r in load_rows(answers)}
+    # A sample that failed for want of the server (a timeout on a loaded machine) says nothing of the
+    # model's quality: it is asked again, and the report reads the newest row of each key.
+    done = {key for key, r in latest(load_rows(answers)).items() if not r.get("error")}
     sampler = Sampler(config, temperature) if "sample" in methods else None
     with answers.open("a", encoding="utf-8") as sink:
         for number, task in enumerate(tasks, 1):
@@ -230,7 +237,7 @@ class MethodScore:
 
 def score(rows: list[dict[str, Any]], tasks: list[Task]) -> list[MethodScore]:
     by_task: dict[str, dict[str, list[dict[str, Any]]]] = {}
-    for row in rows:
+    for row in latest(rows).values():
         by_task.setdefault(row["task_id"], {}).setdefault(row["method"], []).append(row)
     ids = [t.task_id for t in tasks if "team" in by_task.get(t.task_id, {})]
     expected = {t.task_id: t.expected for t in tasks}

@@ -53,3 +53,10 @@ def test_a_benchmark_run_is_resumable_and_reports_every_method(tmp_path: Path, c
     quality.main(args)  # a killed run (torn last line) continues with what is missing
     again = [json.loads(line) for line in (out / "answers.jsonl").read_text().splitlines() if line.endswith("}")]
     assert len(again) == len(rows)
+
+    failed = {**rows[0], "error": "local model server timed out (ReadTimeout)", "correct": False, "extracted": None}
+    (out / "answers.jsonl").write_text("".join(json.dumps(r) + "\n" for r in [failed, *rows[1:]]))
+    quality.main(args)  # a sample lost to the server, not to the model, is asked again and replaces the failed row
+    final = [json.loads(line) for line in (out / "answers.jsonl").read_text().splitlines()]
+    assert len(final) == len(rows) + 1 and not final[-1].get("error") and final[-1]["index"] == rows[0]["index"]
+    assert "| one call | 1/2 |" in capsys.readouterr().out  # scored from the newest row
