@@ -11,11 +11,15 @@ from pathlib import Path
 
 from bench.zero_latency_openai import ZeroLatencyServer
 
-SDKS = ("openai", "anthropic", "google.genai")
+# The provider SDKs, and the HTTP stacks only they bring (httpx2 under openai/anthropic, aiohttp under google-genai).
+SDKS = ("openai", "anthropic", "google.genai", "httpx2", "aiohttp")
 PROBE = f"""
 import json, sys
 from massgen.cli.main import main
-code = main(sys.argv[1:])
+try:
+    code = main(sys.argv[1:])
+except SystemExit as exc:  # --help
+    code = exc.code
 print(json.dumps({{"code": code, "loaded": [m for m in {SDKS!r} if m in sys.modules],
                   "chat_resources": "openai.resources.chat" in sys.modules}}))
 """
@@ -28,6 +32,15 @@ def probe(tmp_path: Path, *args: str) -> dict[str, object]:
     assert done.returncode == 0, done.stderr
     result: dict[str, object] = json.loads(done.stdout.splitlines()[-1])
     return result
+
+
+def test_import_massgen_and_help_load_no_provider_sdk(tmp_path: Path) -> None:
+    script = (f"import json, sys, massgen; massgen.run; massgen.Team; massgen.TeamConfig; "
+              f"print(json.dumps([m for m in {SDKS!r} if m in sys.modules]))")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == []
+    assert probe(tmp_path, "--help") == {"code": 0, "loaded": [], "chat_resources": False}
 
 
 def test_a_scripted_run_loads_no_provider_sdk(tmp_path: Path) -> None:
