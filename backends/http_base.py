@@ -11,6 +11,7 @@ import dataclasses
 import functools
 import itertools
 import ssl
+import threading
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
@@ -26,17 +27,26 @@ from massgen.messages.stream import ModelRequest, StreamEvent, Usage
 DEFAULT_HTTP_TIMEOUT_S = 600.0
 
 
+_ssl_lock = threading.Lock()
+
+
 @functools.cache
+def _ssl_context() -> ssl.SSLContext:
+    import httpx
+
+    return httpx.create_ssl_context()
+
+
 def shared_ssl_context() -> ssl.SSLContext:
     """httpx's default verifying context (honours SSL_CERT_FILE/SSL_CERT_DIR), built once per process.
 
     Building one costs 20-40 ms, and every SDK client would build its own, even for a
     plain-HTTP local server. It holds only the trusted CA bundle, so one per process is
-    deliberate; connections, pools and breakers stay per backend.
+    deliberate; connections, pools and breakers stay per backend. The lock makes the agents
+    that ask at once (and ``backends.preload``) wait for one build instead of each making one.
     """
-    import httpx
-
-    return httpx.create_ssl_context()
+    with _ssl_lock:
+        return _ssl_context()
 
 
 def endpoint_key(base_url: str) -> str:

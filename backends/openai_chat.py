@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from massgen.backends import toolcall_text
 from massgen.backends.base import BackendContext, BackendError, PermanentBackendError
+from massgen.backends.chat_wire import ChatClient
 from massgen.backends.http_base import DEFAULT_HTTP_TIMEOUT_S, HttpBackend, shared_ssl_context
 from massgen.backends.keys import lookup, require_key
 from massgen.backends.retry import AttemptClock, Retrier, StreamFailure
@@ -76,7 +77,7 @@ class _PartialCall:
 
 
 class ChatCompletionsBackend(HttpBackend):
-    """Streams Chat Completions through the official ``openai`` SDK (``AsyncOpenAI``/``AsyncAzureOpenAI``)."""
+    """Streams Chat Completions over httpx (``chat_wire``): the request the ``openai`` SDK would send."""
 
     provider = "chatcompletion"
 
@@ -92,18 +93,11 @@ class ChatCompletionsBackend(HttpBackend):
         """Grammar-constrained (JSON-schema) calls leave no room to reason: turns decide in a second call."""
         return self.tool_mode == "json_schema"
 
-    def _make_client(self) -> Any:
-        import openai
-
+    def _make_client(self) -> ChatClient:
         timeout = self.config.timeout_seconds or DEFAULT_HTTP_TIMEOUT_S
-        if isinstance(self.config, AzureOpenAIBackendConfig):
-            return openai.AsyncAzureOpenAI(
-                api_key=self._api_key, azure_endpoint=self.base_url, api_version=self.config.api_version,
-                max_retries=0, timeout=timeout,
-            )
-        return openai.AsyncOpenAI(api_key=self._api_key or "not-needed", base_url=self.base_url,
-                                  max_retries=0, timeout=timeout,
-                                  http_client=openai.DefaultAsyncHttpxClient(verify=shared_ssl_context()))
+        azure_version = self.config.api_version if isinstance(self.config, AzureOpenAIBackendConfig) else None
+        return ChatClient(self.base_url, self._api_key or "not-needed", timeout=timeout,
+                          verify=shared_ssl_context(), azure_api_version=azure_version)
 
     def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         return self._stream_with_fallback(request)
@@ -167,34 +161,33 @@ class ChatCompletionsBackend(HttpBackend):
     # -- one attempt ----------------------------------------------------------------------------
     async def _attempt(self, request: ModelRequest, clock: AttemptClock) -> AsyncGenerator[StreamEvent, None]:
         mode = self.tool_mode if request.tools else "native"
-        stream = await clock.wait(self._client.chat.completions.create(**self._request_kwargs(request)))
+        stream = await clock.wait(self._client.stream(self._request_kwargs(request)))
         text: list[str] = []
         partial: dict[int, _PartialCall] = {}
         finish: str | None = None
-        usage: Any = None
+        usage: dict[str, Any] = {}
         try:
             async for chunk in clock.chunks(stream):
-                if chunk.usage is not None:
-                    usage = chunk.usage
-                for choice in chunk.choices or ():
-                    delta = choice.delta
-                    if delta is not None:
-                        extra = delta.model_extra or {}
-                        reasoning = extra.get("reasoning_content") or extra.get("reasoning")
+                if isinstance(chunk.get("usage"), dict):
+                    usage = chunk["usage"]
+                for choice in chunk.get("choices") or ():
+                    delta = choice.get("delta")
+                    if isinstance(delta, dict):
+                        reasoning = delta.get("reasoning_content") or delta.get("reasoning")
                         if isinstance(reasoning, str) and reasoning:
                             yield ReasoningDelta(text=reasoning)
-                        if delta.content:
-                            text.append(delta.content)
-                            yield TextDelta(text=delta.content)
-                        for fragment in delta.tool_calls or ():
-                            slot = partial.setdefault(fragment.index, _PartialCall())
-                            slot.id = fragment.id or slot.id
-                            if fragment.function is not None:
-                                slot.name = fragment.function.name or slot.name
-                                if fragment.function.arguments:
-                                    slot.arguments.append(fragment.function.arguments)
-                    if choice.finish_reason:
-                        finish = choice.finish_reason
+                        if content := delta.get("content"):
+                            text.append(content)
+                            yield TextDelta(text=content)
+                        for fragment in delta.get("tool_calls") or ():
+                            slot = partial.setdefault(fragment.get("index") or 0, _PartialCall())
+                            slot.id = fragment.get("id") or slot.id
+                            if isinstance(function := fragment.get("function"), dict):
+                                slot.name = function.get("name") or slot.name
+                                if function.get("arguments"):
+                                    slot.arguments.append(function["arguments"])
+                    if choice.get("finish_reason"):
+                        finish = choice["finish_reason"]
         finally:
             await stream.close()
         if finish is None:
@@ -208,7 +201,7 @@ class ChatCompletionsBackend(HttpBackend):
                      toolcall_text.parse_tool_calls(reply, self._new_call_id, names))
         for call in calls:
             yield ToolCallEvent(call=call)
-        yield self._usage(getattr(usage, "prompt_tokens", 0), getattr(usage, "completion_tokens", 0))
+        yield self._usage(usage.get("prompt_tokens"), usage.get("completion_tokens"))
         yield Finish(reason="tool_calls" if calls else finish)
 
     def _native_call(self, slot: _PartialCall) -> ToolCall:

@@ -1,7 +1,8 @@
 """Provider SDKs loaded once per process, ahead of the agents that need them.
 
 Importing an SDK is the largest part of a cloud run's start (``openai`` alone takes
-0.25 s or more, ``anthropic`` and ``google-genai`` are alike). ``preload`` starts those
+0.45 s of CPU, ``anthropic`` and ``google-genai`` are alike; the Chat Completions
+backends need none, see ``chat_wire``). ``preload`` starts those
 imports on a daemon thread as soon as a config is known, for the backend types it
 uses and no others, so they proceed while the rest of the run starts; an agent that
 gets there first simply waits on the import lock. A failed import is ignored here: the
@@ -20,10 +21,11 @@ from collections.abc import Iterable
 
 # Modules an SDK only imports on first use (the client's resources), which the first call would pay for.
 _FIRST_USE: dict[str, tuple[str, ...]] = {
-    "massgen.backends.openai_chat": ("openai.resources.chat",),
     "massgen.backends.openai_responses": ("openai.resources.responses",),
     "massgen.backends.anthropic_messages": ("anthropic.resources.messages",),
 }
+# Backend modules with no SDK resources to warm up whose clients still need the shared SSL context.
+_TLS_TOO = frozenset({"massgen.backends.gemini", "massgen.backends.openai_chat"})
 _lock = threading.Lock()
 _started: set[str] = set()
 
@@ -59,7 +61,7 @@ def preload(backend_types: Iterable[str]) -> threading.Thread | None:
         _started.update(todo)
     if not todo:
         return None
-    tls = any(m in _FIRST_USE or m == "massgen.backends.gemini" for m in todo)
+    tls = any(m in _FIRST_USE or m in _TLS_TOO for m in todo)
     thread = threading.Thread(target=_load, args=(todo, tls), name="massgen-preload", daemon=True)
     thread.start()
     return thread

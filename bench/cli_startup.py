@@ -3,7 +3,12 @@
 Rows: ``python -c pass`` (the floor), ``massgen --help``, ``--validate``, a scripted three-agent
 run with no scripted delays, the shipped scripted example (which sleeps about 0.3 s in its
 script), and three agents on a zero-latency OpenAI-compatible server
-(``bench/zero_latency_openai.py``: real sockets, the ``openai`` SDK, no model time).
+(``bench/zero_latency_openai.py``: real sockets, real SSE, no model time).
+Wall time is what a user waits; CPU time (user + system of the child process) is what the
+process itself spent, which holds still when the machine is busy with other work, so compare
+CPU time across changes and wall time only on a quiet machine. Bytecode is cached as an
+installed package's would be (``PYTHONDONTWRITEBYTECODE`` is dropped for the children and
+each command runs once unmeasured first).
 Run: python -m bench.cli_startup [--repeats N]
 """
 
@@ -11,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -32,13 +38,21 @@ agents:
 """ for i in (1, 2, 3))
 
 
-def timed(command: list[str], repeats: int, cwd: str, env: dict[str, str]) -> tuple[float, float]:
-    times = []
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed(command: list[str], repeats: int, cwd: str, env: dict[str, str]) -> tuple[float, float, float]:
+    """(median wall, best wall, median CPU) of ``repeats`` runs after one unmeasured run."""
+    subprocess.run(command, check=True, capture_output=True, cwd=cwd, env=env)
+    walls, cpus = [], []
     for _ in range(repeats):
-        start = time.perf_counter()
+        cpu, start = _children_cpu(), time.perf_counter()
         subprocess.run(command, check=True, capture_output=True, cwd=cwd, env=env)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), min(times)
+        walls.append(time.perf_counter() - start)
+        cpus.append(_children_cpu() - cpu)
+    return statistics.median(walls), min(walls), statistics.median(cpus)
 
 
 def main() -> None:
@@ -49,6 +63,7 @@ def main() -> None:
     question = "Which is larger, 9.11 or 9.9?"
     with tempfile.TemporaryDirectory() as tmp, ZeroLatencyServer() as server:
         env = {**os.environ, "MASSGEN_LOG_BASE_DIR": str(Path(tmp) / "logs")}
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
         (Path(tmp) / "scripted3.yaml").write_text(SCRIPTED_NO_DELAY)
         zero = "agents:\n" + "".join(
             f"  - id: zero_{i}\n    backend: {{type: chatcompletion, model: zero, base_url: '{server.base_url}'}}\n"
@@ -63,10 +78,11 @@ def main() -> None:
                                                        question]),
             ("3 agents, zero-latency OpenAI server", [*massgen, "--config", "zero3.yaml", question]),
         ]
-        print(f"{'command':<40} {'median s':>9} {'min s':>7}")
+        print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs, {args.repeats} runs each")
+        print(f"{'command':<40} {'median s':>9} {'min s':>7} {'CPU s':>7}")
         for name, command in rows:
-            median, best = timed(command, args.repeats, tmp, env)
-            print(f"{name:<40} {median:>9.3f} {best:>7.3f}")
+            median, best, cpu = timed(command, args.repeats, tmp, env)
+            print(f"{name:<40} {median:>9.3f} {best:>7.3f} {cpu:>7.3f}")
     print("(the shipped scripted example sleeps about 0.3 s in its own script)")
 
 

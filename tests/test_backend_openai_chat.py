@@ -138,6 +138,38 @@ def test_bad_request_is_not_retried_and_carries_the_provider_message(server: Wir
     assert rec.outcomes() == ["error"]
 
 
+def test_an_error_object_in_the_stream_ends_the_call_with_its_message(server: WireServer) -> None:
+    refusal = {"error": {"message": "content policy refused the prompt", "type": "invalid_request_error"}}
+    server.script(Stream([p.chat_chunk({"role": "assistant", "content": ""}), p.sse(refusal)]))
+    rec = Recorder()
+    error = error_of(run_call(backend(server, rec), request()))
+    assert error.message == "vllm: content policy refused the prompt" and not error.retryable
+    assert rec.outcomes() == ["error"] and rec.attempts()[0]["kind"] == "protocol"
+
+
+def test_an_overloaded_stream_is_retried(server: WireServer) -> None:
+    overloaded = {"error": {"message": "The server is overloaded", "type": "server_error"}}
+    server.script(Stream([p.sse(overloaded)]), Stream(p.chat_text("ok")))
+    rec = Recorder()
+    assert text_of(run_call(backend(server, rec), request())) == "ok"
+    assert rec.outcomes() == ["retry", "ok"]
+
+
+def test_a_chunk_that_is_not_json_is_a_retried_protocol_fault(server: WireServer) -> None:
+    server.script(Stream([b"data: {not json\n\n"]), Stream(p.chat_text("ok")))
+    rec = Recorder()
+    assert text_of(run_call(backend(server, rec), request())) == "ok"
+    assert rec.outcomes() == ["retry", "ok"] and "malformed stream chunk" in rec.attempts()[0]["error"]
+
+
+def test_an_error_without_a_json_body_keeps_its_status(server: WireServer) -> None:
+    server.script(Respond(403, b"<html>Forbidden by proxy</html>", {"content-type": "text/html"}))
+    rec = Recorder()
+    error = error_of(run_call(backend(server, rec), request()))
+    assert (error.status, error.retryable) == (403, False)
+    assert error.message == "vllm 403: Error code: 403"
+
+
 def test_refused_tools_fall_back_to_a_json_schema(server: WireServer) -> None:
     server.script(
         Respond(400, p.openai_error("This model does not support tools")),
