@@ -198,7 +198,8 @@ def test_an_antigravity_agent_answers_and_votes_in_a_real_team_run(agy: Path, tm
     checker = scripted(
         "checker", [step(new_answer="4")], [step(when_answers=["agent1"]), step(vote="agent1", reason="ok")]
     )
-    result = run_team(team_config(stand_in, checker, run_timeout=60, turn_timeout=30, idle_timeout=30), tmp_path)
+    result = run_team(team_config(stand_in, checker, run_timeout=60, turn_timeout=30, idle_timeout=30,
+                                   present_timeout=60, straggler_grace=30), tmp_path)
 
     assert result.status == "completed" and not result.partial, result.reason
     assert result.winner == "gravity" and result.answers["agent1.1"] == "2 + 2 = 4"
