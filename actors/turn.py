@@ -141,8 +141,8 @@ class TurnRunner:
                 return await self._call_once(turn_id, cause, request)
             except ModelCallError as exc:
                 retry += 1
-                delay = self.settings.call_retry.delay(retry, retryable=exc.retryable,
-                                                       had_output=exc.output_chars > 0, had_tool_call=exc.tool_calls > 0)
+                delay = self.settings.call_retry.delay(
+                    retry, retryable=exc.retryable, had_output=exc.output_chars > 0, had_tool_call=exc.tool_calls > 0)
                 if delay is None:
                     raise
                 self.io.emit(BackendEvent, cause, {"event": RETRY_EVENT, "info": {

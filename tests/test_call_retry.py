@@ -41,7 +41,8 @@ def test_a_stream_cut_after_text_is_sent_again_not_restarted(tmp_path: Path) -> 
     assert result.final_answer and "The answer is 4" in result.final_answer
     trace = records(result)
     assert_trace_invariants(trace)
-    answers_of_c = [r["payload"]["content"] for r in trace if r["type"] == "AnswerAccepted" and r["payload"]["agent"] == "c"]
+    answers_of_c = [r["payload"]["content"] for r in trace
+                    if r["type"] == "AnswerAccepted" and r["payload"]["agent"] == "c"]
     assert answers_of_c == ["2 + 2 = 4, says drop_text"]
     # What the trace records: the broken call, one retry naming the error and what was dropped, no restart.
     retries = [r for r in _of_c(trace, "BackendEvent") if r["payload"]["event"] == "call.retry"]
@@ -63,7 +64,8 @@ def test_a_stream_cut_before_any_event_is_retried_from_the_short_backoff(tmp_pat
         result = massgen.run_sync("What is 2+2?", _config(server.url, "drop"), log_dir=tmp_path / "run")
     assert result.status == "completed", result.reason
     trace = records(result)
-    attempts = [r["payload"]["info"] for r in _of_c(trace, "BackendEvent") if r["payload"]["event"] == "backend.attempt"]
+    attempts = [r["payload"]["info"] for r in _of_c(trace, "BackendEvent")
+                if r["payload"]["event"] == "backend.attempt"]
     retried = [a for a in attempts if a["outcome"] == "retry"]
     assert len(retried) == 1 and retried[0]["mid_stream"] is True
     assert retried[0]["retry_in_s"] < 0.1  # not the 0.5 s base a refused or overloaded endpoint gets
