@@ -23,7 +23,7 @@ from prompt_toolkit.formatted_text import AnyFormattedText
 from prompt_toolkit.input import Input, PipeInput
 from prompt_toolkit.output import Output
 
-from massgen.cli import exit_codes
+from massgen.cli import exit_codes, signals
 from massgen.cli.repl.commands import run_command
 from massgen.cli.repl.live import LiveTurn
 from massgen.cli.repl.prompt import build_session, open_block, open_history, unwrap_block
@@ -133,6 +133,7 @@ class Repl:
         self.say(f"massgen: a team of {len(self.conversation.agent_ids)} "
                  f"({', '.join(self.conversation.agent_ids)}) from {self.conversation.source}. "
                  "Ask a question, or /help.")
+        restore_signals = signals.in_session(self._loop, self._on_interrupt, self._on_terminate)
         try:
             while not self._quit:
                 try:
@@ -148,6 +149,7 @@ class Repl:
                 self._on_line(text)
         finally:
             await self._close()
+            restore_signals()
         return self._code
 
     def _on_line(self, text: str) -> None:
@@ -181,6 +183,19 @@ class Repl:
             self.say("cancelling the turn; the best answer so far is kept (Ctrl-C again quits)")
         else:
             self.say("(Ctrl-C again, /quit or Ctrl-D leaves)")
+
+    def _on_terminate(self, name: str) -> None:
+        """SIGTERM or SIGHUP: end the session; a running turn is cancelled and its logs closed first."""
+        turn = self.current
+        self.say(f"{name}: ending the session" + (" (cancelling the running turn first)" if turn is not None else ""))
+        self._code = exit_codes.INTERRUPTED
+        self._quit = True
+        if turn is not None and turn.team is not None:
+            turn.cancel_requested = True
+            turn.team.cancel(f"interrupted by {name}")
+        session = self._session
+        if session is not None and session.app.is_running:
+            session.app.exit(exception=EOFError())
 
     async def _run_turn(self, question: str) -> None:
         number = self.conversation.next_turn
