@@ -339,10 +339,13 @@ class Supervisor(TracedActor):
         self.send(self.judge, InvalidateVotes, reason=f"new answer {answer.label}", round=self.coord.version,
                   answers=self.coord.results())
         view = self.coord.view()
+        awaiting = self._awaiting_first_turns()  # one scan per answer, not one per agent (1,000 agents)
         for other in self.children.values():
             if other is child or other.peer is None:
                 continue
             if other.status == "idle":
+                if awaiting and other.spec.agent_id in self.waiting:
+                    continue  # still waiting for the first answers: nothing changes for it
                 self._next_turn(other)
             elif other.status == "in_turn" and self.coord.count(other.spec.agent_id) > 0:
                 self.send(other.peer, InjectAnswers, turn_id=other.turn_id, view=view)

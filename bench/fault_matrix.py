@@ -31,6 +31,7 @@ FAULTS = {
     "loop": "loop",
     "drip": "drip",
     "drop": "drop",
+    "drop_text": "drop_text",
     "malformed": "malformed",
     "429x3": "429",
 }
@@ -40,6 +41,7 @@ DESCRIPTIONS = {
     "loop": "text loop, never a tool call",
     "drip": "slow drip, 1 byte / 2 s",
     "drop": "drop mid-stream (once)",
+    "drop_text": "drop mid-stream after text, before the tool call (once)",
     "malformed": "malformed tool JSON (once)",
     "429x3": "429 x3 (Retry-After 0.2 s)",
 }

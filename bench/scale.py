@@ -4,9 +4,8 @@ Each agent answers once, then votes for the first answer it sees (``on_exhausted
 vote_first``), so the team converges after one answer per agent. Prints agents, status,
 ``RunFinished`` records in the trace (must be 1), wall time, trace records and peak RSS.
 
-Every new answer goes to every agent with the whole view, so N answering agents cost
-O(N^2) messages of O(N) answers: ``--answer-cap K`` sets ``max_new_answers_global`` (the
-first K answers, then everyone votes), which is how a very large team should be run.
+Peak RSS is the process's, so run one size per process to compare sizes.
+``--answer-cap K`` sets ``max_new_answers_global`` (the first K answers, then everyone votes).
 
     .venv/bin/python -m bench.scale [--agents 256 1000] [--answer-cap 16]
 """
@@ -38,13 +37,14 @@ def team(agents: int, cap: int | None) -> TeamConfig:
     }, "scale bench")
 
 
-def one(agents: int, cap: int | None, base: Path) -> tuple[str, int, float, int]:
-    started = time.monotonic()
+def one(agents: int, cap: int | None, base: Path) -> tuple[str, int, float, float, int, float]:
+    started, cpu = time.monotonic(), time.process_time()
     result = Team(team(agents, cap), "What is 2+2?", log_dir=base / f"run_{agents}").run()
-    wall = time.monotonic() - started
+    wall, cpu = time.monotonic() - started, time.process_time() - cpu
     trace = read_trace(result.log_dir)
     finished = sum(1 for r in trace if r["type"] == "RunFinished")
-    return result.status, finished, wall, len(trace)
+    size_mb = (Path(result.log_dir) / "trace.jsonl").stat().st_size / 2**20
+    return result.status, finished, wall, cpu, len(trace), size_mb
 
 
 def main() -> None:
@@ -53,14 +53,15 @@ def main() -> None:
     parser.add_argument("--answer-cap", type=int, default=None)
     args = parser.parse_args()
     logging.getLogger("pykka").setLevel(logging.CRITICAL)
-    print("| agents | answer cap | status | RunFinished records | wall s | trace records | peak RSS MB |")
-    print("|---|---|---|---|---|---|---|")
+    print("| agents | answer cap | status | RunFinished records | wall s | CPU s | trace records | trace MB "
+          "| peak RSS MB |")
+    print("|---|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
         for agents in args.agents:
-            status, finished, wall, records = one(agents, args.answer_cap, Path(tmp))
+            status, finished, wall, cpu, records, size_mb = one(agents, args.answer_cap, Path(tmp))
             peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-            print(f"| {agents} | {args.answer_cap or 'none'} | {status} | {finished} | {wall:.1f} | {records} "
-                  f"| {peak:.0f} |", flush=True)
+            print(f"| {agents} | {args.answer_cap or 'none'} | {status} | {finished} | {wall:.1f} | {cpu:.1f} "
+                  f"| {records} | {size_mb:.1f} | {peak:.0f} |", flush=True)
 
 
 if __name__ == "__main__":
