@@ -24,7 +24,7 @@ from massgen.configs import TeamConfig, validate_data
 from massgen.logs import read_trace
 
 
-def team(agents: int, cap: int | None) -> TeamConfig:
+def team(agents: int, cap: int | None, deadline_s: float = 600) -> TeamConfig:
     orchestrator: dict[str, object] = {"final_answer_strategy": "winner_reuse"}
     if cap:
         orchestrator["max_new_answers_global"] = cap
@@ -33,13 +33,14 @@ def team(agents: int, cap: int | None) -> TeamConfig:
             "type": "scripted", "present": f"answer {i}", "on_exhausted": "vote_first",
             "script": [[{"new_answer": f"answer {i}"}]]}} for i in range(1, agents + 1)],
         "orchestrator": orchestrator,
-        "timeout_settings": {"orchestrator_timeout_seconds": 600},
+        "timeout_settings": {"orchestrator_timeout_seconds": deadline_s},
     }, "scale bench")
 
 
-def one(agents: int, cap: int | None, base: Path) -> tuple[str, int, float, float, int, float]:
+def one(agents: int, cap: int | None, base: Path, deadline_s: float = 600
+        ) -> tuple[str, int, float, float, int, float]:
     started, cpu = time.monotonic(), time.process_time()
-    result = Team(team(agents, cap), "What is 2+2?", log_dir=base / f"run_{agents}").run()
+    result = Team(team(agents, cap, deadline_s), "What is 2+2?", log_dir=base / f"run_{agents}").run()
     wall, cpu = time.monotonic() - started, time.process_time() - cpu
     trace = read_trace(result.log_dir)
     finished = sum(1 for r in trace if r["type"] == "RunFinished")
@@ -51,6 +52,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--agents", type=int, nargs="*", default=[256, 1000])
     parser.add_argument("--answer-cap", type=int, default=None)
+    parser.add_argument("--deadline", type=float, default=600, help="the run deadline, s (a loaded machine needs more)")
     args = parser.parse_args()
     logging.getLogger("pykka").setLevel(logging.CRITICAL)
     print("| agents | answer cap | status | RunFinished records | wall s | CPU s | trace records | trace MB "
@@ -58,7 +60,7 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
         for agents in args.agents:
-            status, finished, wall, cpu, records, size_mb = one(agents, args.answer_cap, Path(tmp))
+            status, finished, wall, cpu, records, size_mb = one(agents, args.answer_cap, Path(tmp), args.deadline)
             peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
             print(f"| {agents} | {args.answer_cap or 'none'} | {status} | {finished} | {wall:.1f} | {cpu:.1f} "
                   f"| {records} | {size_mb:.1f} | {peak:.0f} |", flush=True)
