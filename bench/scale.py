@@ -13,6 +13,7 @@ Peak RSS is the process's, so run one size per process to compare sizes.
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import resource
 import tempfile
@@ -21,7 +22,6 @@ from pathlib import Path
 
 from massgen.actors.team import Team
 from massgen.configs import TeamConfig, validate_data
-from massgen.logs import read_trace
 
 
 def team(agents: int, cap: int | None, deadline_s: float = 600) -> TeamConfig:
@@ -38,14 +38,18 @@ def team(agents: int, cap: int | None, deadline_s: float = 600) -> TeamConfig:
 
 
 def one(agents: int, cap: int | None, base: Path, deadline_s: float = 600
-        ) -> tuple[str, int, float, float, int, float]:
+        ) -> tuple[str, int, float, float, int, float, float]:
     started, cpu = time.monotonic(), time.process_time()
     result = Team(team(agents, cap, deadline_s), "What is 2+2?", log_dir=base / f"run_{agents}").run()
     wall, cpu = time.monotonic() - started, time.process_time() - cpu
-    trace = read_trace(result.log_dir)
-    finished = sum(1 for r in trace if r["type"] == "RunFinished")
-    size_mb = (Path(result.log_dir) / "trace.jsonl").stat().st_size / 2**20
-    return result.status, finished, wall, cpu, len(trace), size_mb
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # the run's, before the trace is read
+    path = Path(result.log_dir) / "trace.jsonl"
+    records = finished = 0
+    with path.open("rb") as lines:  # one record at a time: reading it whole would be the peak
+        for line in lines:
+            records += 1
+            finished += json.loads(line)["type"] == "RunFinished"
+    return result.status, finished, wall, cpu, records, path.stat().st_size / 2**20, peak
 
 
 def main() -> None:
@@ -60,8 +64,7 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
         for agents in args.agents:
-            status, finished, wall, cpu, records, size_mb = one(agents, args.answer_cap, Path(tmp), args.deadline)
-            peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+            status, finished, wall, cpu, records, size_mb, peak = one(agents, args.answer_cap, Path(tmp), args.deadline)
             print(f"| {agents} | {args.answer_cap or 'none'} | {status} | {finished} | {wall:.1f} | {cpu:.1f} "
                   f"| {records} | {size_mb:.1f} | {peak:.0f} |", flush=True)
 
