@@ -221,8 +221,8 @@ class Repl:
     async def _close(self) -> None:
         """Leave with complete logs: cancel a running turn and wait until its trace is closed."""
         turn, task = self.current, self._turn_task
-        if turn is not None and turn.team is not None and not turn.team.done:
-            turn.team.cancel("the interactive session was closed")
+        if turn is not None and turn.team is not None and not turn.team.done and not turn.cancel_requested:
+            turn.team.cancel("the interactive session was closed")  # once: a signal may have cancelled it
         if task is not None:
             await asyncio.gather(task, return_exceptions=True)
         if self.conversation.root is not None:
