@@ -1,6 +1,10 @@
 """The coordination state the supervisor keeps: answers, versions, caps, best answer.
 
 Pure data and rules, no actors or threads, so each rule is tested directly.
+
+A team of N agents asks for the view N times per new answer, so the view of a version is
+built once and shared (it is immutable: every message that carries it holds the same
+object), and each agent's latest answer and answer count are kept, not searched for.
 """
 
 from __future__ import annotations
@@ -34,6 +38,10 @@ class Coordination:
     rules: OrchestratorConfig
     answers: list[Answer] = field(default_factory=list)
     answer_now: bool = False
+    _latest: dict[str, Answer] = field(default_factory=dict, repr=False)
+    _counts: dict[str, int] = field(default_factory=dict, repr=False)
+    _view: AnswerView | None = field(default=None, repr=False)  # of the current version
+    _results: tuple[AnswerResult, ...] | None = field(default=None, repr=False)
 
     @property
     def version(self) -> int:
@@ -43,33 +51,42 @@ class Coordination:
         return next((agent for agent, lab in self.labels.items() if lab == label), None)
 
     def latest(self, agent: str) -> Answer | None:
-        return next((a for a in reversed(self.answers) if a.agent == agent), None)
+        return self._latest.get(agent)
 
     def count(self, agent: str) -> int:
-        return sum(1 for a in self.answers if a.agent == agent)
+        return self._counts.get(agent, 0)
 
     def add_answer(self, agent: str, content: str, independent: bool = False) -> Answer:
         label = f"{self.labels[agent]}.{self.count(agent) + 1}"
         answer = Answer(agent=agent, label=label, content=content, order=len(self.answers), independent=independent)
         self.answers.append(answer)
+        self._latest[agent] = answer
+        self._counts[agent] = self.count(agent) + 1
+        self._view = self._results = None
         return answer
 
     def results(self) -> tuple[AnswerResult, ...]:
         """Every accepted answer as the judge weighs it (``actors/judge.py``)."""
+        if self._results is not None:
+            return self._results
         newest = {a.agent: a.label for a in self.answers}
-        return tuple(
+        self._results = tuple(
             AnswerResult(agent=a.agent, label=a.label, result=a.result, independent=a.independent,
                          latest=newest[a.agent] == a.label)
             for a in self.answers
         )
+        return self._results
 
     def view(self) -> AnswerView:
+        if self._view is not None:
+            return self._view
         entries = []
         for agent in self.agents:
             latest = self.latest(agent)
             if latest is not None:
                 entries.append(AnswerEntry(agent=self.labels[agent], label=latest.label, content=latest.content))
-        return AnswerView(version=self.version, answers=tuple(entries))
+        self._view = AnswerView(version=self.version, answers=tuple(entries))
+        return self._view
 
     def vote_only(self, agent: str) -> bool:
         """An agent may only vote once a cap is reached, or when the user asked to wrap up."""

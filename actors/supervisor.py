@@ -33,7 +33,9 @@ from massgen.configs.schema import TeamConfig
 from massgen.logs.calls import REPLAYED
 from massgen.messages import (
     AgentChunk,
+    AgentExcluded,
     AgentMarkedFailed,
+    AgentRejoined,
     AgentRestarting,
     AnswerAccepted,
     AnswerNow,
@@ -322,6 +324,7 @@ class Supervisor(TracedActor):
         child.status = "idle"
         if self.phase != "coordinating":
             return
+        self._rejoin(child)
         if self.coord.vote_only(agent_id):
             self._start_turn(child)  # a cap was reached while this turn ran
             return
@@ -336,17 +339,25 @@ class Supervisor(TracedActor):
         self.send(self.judge, InvalidateVotes, reason=f"new answer {answer.label}", round=self.coord.version,
                   answers=self.coord.results())
         view = self.coord.view()
+        awaiting = self._awaiting_first_turns()  # one scan per answer, not one per agent (1,000 agents)
         for other in self.children.values():
             if other is child or other.peer is None:
                 continue
             if other.status == "idle":
+                if awaiting and other.spec.agent_id in self.waiting:
+                    continue  # still waiting for the first answers: nothing changes for it
                 self._next_turn(other)
             elif other.status == "in_turn" and self.coord.count(other.spec.agent_id) > 0:
                 self.send(other.peer, InjectAnswers, turn_id=other.turn_id, view=view)
         self._next_turn(child)
 
     def _awaiting_first_turns(self) -> bool:
-        return any(agent not in self.first_done and c.status != "failed" for agent, c in self.children.items())
+        return any(agent not in self.first_done and c.status != "failed" and self.stragglers.counted(agent)
+                   for agent, c in self.children.items())
+
+    def _counted(self) -> tuple[str, ...]:
+        """The agents the round waits for: live, and not left out of it as stragglers."""
+        return tuple(a for a, c in self.children.items() if c.status != "failed" and self.stragglers.counted(a))
 
     def _next_turn(self, child: Child) -> None:
         """A new turn now, or once every live agent has ended its first (independent) turn."""
@@ -361,8 +372,7 @@ class Supervisor(TracedActor):
         """Done: voted this round, or answered and waiting for the others' first answers."""
         tally = self.tally
         voters = {v.voter for v in tally.votes} if tally is not None and tally.round == self.coord.version else set()
-        live = [a for a, c in self.children.items() if c.status != "failed"]
-        self.stragglers.observe(voters | self.waiting, live, self.coord.version, self.ctx.clock(), converged)
+        self.stragglers.observe(voters | self.waiting, self._counted(), self.coord.version, self.ctx.clock(), converged)
 
     def _release_waiting(self) -> None:
         if self.phase != "coordinating" or self._awaiting_first_turns():
@@ -377,6 +387,7 @@ class Supervisor(TracedActor):
         child.status = "idle"
         if self.phase != "coordinating":
             return
+        self._rejoin(child)
         target = self.coord.agent_of_label(message.target)
         answer = self.coord.latest(target) if target else None
         if message.view_version != self.coord.version or answer is None or target is None:
@@ -472,7 +483,7 @@ class Supervisor(TracedActor):
                                       else f"too many failures; last: {reason}"))
             live = tuple(a for a, c in self.children.items() if c.status != "failed")
             assert self.judge is not None
-            self.send(self.judge, SetLiveAgents, agents=live)
+            self.send(self.judge, SetLiveAgents, agents=self._counted())
             if not live:
                 self._all_failed()
             else:
@@ -519,7 +530,8 @@ class Supervisor(TracedActor):
                 self._expire(child, what, detail)
 
     def _drop_straggler(self, child: Child, now: float) -> None:
-        """Every other agent voted and the grace ran out: this agent is failed for the round."""
+        """Every other agent voted and the grace ran out: this agent is left out of the round
+        (actors/stragglers.py); its turn goes on, and an answer or vote from it rejoins it."""
         if child.status == "failed" or self.phase != "coordinating":
             return
         doing = {"in_turn": "still in its turn", "restarting": "restarting", "starting": "starting"}
@@ -529,14 +541,22 @@ class Supervisor(TracedActor):
         if child.last_error:
             detail += f"; last error: {child.last_error}"
         self.ctx.record(self.make(DeadlineExpired, scope="straggler", name=child.spec.agent_id, detail=detail))
-        if child.peer is not None:
-            child.peer.ref.stop(block=False)
-        child.status = "failed"
-        self.ctx.record(self.make(AgentMarkedFailed, name=child.spec.agent_id, incarnation=child.incarnation,
-                                  reason=f"straggler: {detail}"))
+        self.stragglers.exclude(child.spec.agent_id, self.coord.version)
+        self.ctx.record(self.make(AgentExcluded, name=child.spec.agent_id, incarnation=child.incarnation,
+                                  round=self.coord.version, reason=f"straggler: {detail}"))
         assert self.judge is not None
-        self.send(self.judge, SetLiveAgents, agents=tuple(a for a, c in self.children.items() if c.status != "failed"))
+        self.send(self.judge, SetLiveAgents, agents=self._counted())
         self._release_waiting()  # the others may have been waiting for this agent's first answer
+
+    def _rejoin(self, child: Child) -> None:
+        """A straggler that answers or votes counts again, from the round it answers in."""
+        excluded_round = self.stragglers.rejoin(child.spec.agent_id)
+        if excluded_round is None:
+            return
+        self.ctx.record(self.make(AgentRejoined, name=child.spec.agent_id, incarnation=child.incarnation,
+                                  excluded_round=excluded_round, round=self.coord.version))
+        assert self.judge is not None
+        self.send(self.judge, SetLiveAgents, agents=self._counted())
 
     def _expire(self, child: Child, scope: Literal["start", "turn", "idle"], detail: str) -> None:
         self.ctx.record(self.make(DeadlineExpired, scope=scope, name=child.spec.agent_id, detail=detail))

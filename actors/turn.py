@@ -7,11 +7,13 @@ reports everything through ``TurnIO``: it never touches another actor.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from massgen.actors import client_tools, prompts, results
+from massgen.actors.call_retry import RETRY_EVENT, CallRetry
 from massgen.actors.stream_guard import StreamLimits, guard
 from massgen.backends import Backend
 from massgen.backends.toolcall_text import strip_tool_calls
@@ -19,6 +21,7 @@ from massgen.messages import (
     AgentChunk,
     AnswerProposed,
     AnswerView,
+    BackendEvent,
     CallPermit,
     ChatMessage,
     FinalPresented,
@@ -56,9 +59,13 @@ _MIN_COPY_CHARS = 12
 class ModelCallError(Exception):
     """The backend gave up on a call; the agent reports it as a failure of this incarnation."""
 
-    def __init__(self, message: str, status: int | None = None) -> None:
+    def __init__(self, message: str, status: int | None = None, retryable: bool = False,
+                 output_chars: int = 0, tool_calls: int = 0) -> None:
         super().__init__(message)
         self.status = status  # the provider's HTTP status, when it gave one
+        self.retryable = retryable
+        self.output_chars = output_chars  # text and reasoning streamed before the error
+        self.tool_calls = tool_calls
 
 
 class BudgetDenied(Exception):
@@ -87,6 +94,7 @@ class TurnSettings:
     # (see actors/client_tools.py). Empty for ordinary runs.
     client_tools: tuple[ToolSpec, ...] = ()
     stream_limits: StreamLimits = field(default_factory=StreamLimits)  # see actors/stream_guard.py
+    call_retry: CallRetry = field(default_factory=CallRetry)  # see actors/call_retry.py
 
 
 @dataclass
@@ -126,6 +134,24 @@ class TurnRunner:
     # -- one streamed call ----------------------------------------------------------------
 
     async def _call(self, turn_id: int, cause: str, request: ModelRequest) -> CallResult:
+        """One call; a stream that broke before any tool call is sent again (actors/call_retry.py)."""
+        retry = 0
+        while True:
+            try:
+                return await self._call_once(turn_id, cause, request)
+            except ModelCallError as exc:
+                retry += 1
+                delay = self.settings.call_retry.delay(
+                    retry, retryable=exc.retryable, had_output=exc.output_chars > 0, had_tool_call=exc.tool_calls > 0)
+                if delay is None:
+                    raise
+                self.io.emit(BackendEvent, cause, {"event": RETRY_EVENT, "info": {
+                    "turn_id": turn_id, "retry": retry, "max_retries": self.settings.call_retry.max_retries,
+                    "error": str(exc), "dropped_chars": exc.output_chars, "retry_in_s": round(delay, 4),
+                }})
+                await asyncio.sleep(delay)
+
+    async def _call_once(self, turn_id: int, cause: str, request: ModelRequest) -> CallResult:
         permit = self.io.permit(turn_id, cause)
         if permit is None or not permit.granted:
             raise BudgetDenied(permit.reason if permit else "no reply from the supervisor")
@@ -142,11 +168,13 @@ class TurnRunner:
         usage = Usage()
         finish = "stop"
         error: StreamError | None = None
+        reasoning_chars = 0
         async for event in guard(self.backend.stream(request), self.settings.stream_limits):
             if isinstance(event, TextDelta):
                 result.text += event.text
                 self.io.emit(AgentChunk, cause, {"turn_id": turn_id, "kind": "text", "text": event.text})
             elif isinstance(event, ReasoningDelta):
+                reasoning_chars += len(event.text)
                 self.io.emit(AgentChunk, cause, {"turn_id": turn_id, "kind": "reasoning", "text": event.text})
             elif isinstance(event, ToolCallEvent):
                 if not result.calls:
@@ -165,7 +193,8 @@ class TurnRunner:
             "finish_reason": "error" if error else finish, "error": error.message if error else None,
         })
         if error is not None:
-            raise ModelCallError(error.message, error.status)
+            raise ModelCallError(error.message, error.status, error.retryable,
+                                 len(result.text) + reasoning_chars, len(result.calls))
         return result
 
     # -- a coordination turn ----------------------------------------------------------------

@@ -153,7 +153,7 @@ class AnthropicBackend(HttpBackend):
         finally:
             await stream.close()
         if not finished:
-            raise StreamFailure("stream ended before message_stop", retryable=True)
+            raise StreamFailure("stream ended before message_stop", retryable=True, kind="cut")
         yield self._usage(input_tokens, output_tokens)
         reason = _STOP_REASONS.get(stop_reason or "end_turn", stop_reason or "stop")
         yield Finish(reason="tool_calls" if any_call else reason)

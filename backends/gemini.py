@@ -125,7 +125,7 @@ class GeminiBackend(HttpBackend):
             if close is not None:
                 await close()
         if finish is None:
-            raise StreamFailure("stream ended before a finish reason", retryable=True)
+            raise StreamFailure("stream ended before a finish reason", retryable=True, kind="cut")
         output = (getattr(usage, "candidates_token_count", 0) or 0) + (
             getattr(usage, "thoughts_token_count", 0) or 0)
         yield self._usage(getattr(usage, "prompt_token_count", 0), output)

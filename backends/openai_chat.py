@@ -191,7 +191,7 @@ class ChatCompletionsBackend(HttpBackend):
         finally:
             await stream.close()
         if finish is None:
-            raise StreamFailure("stream ended before the model finished", retryable=True)
+            raise StreamFailure("stream ended before the model finished", retryable=True, kind="cut")
         calls = [self._native_call(partial[i]) for i in sorted(partial)]
         if not calls and request.tools:
             names = [t.name for t in request.tools]

@@ -134,7 +134,7 @@ class ResponsesBackend(HttpBackend):
         finally:
             await stream.close()
         if finish is None:
-            raise StreamFailure("stream ended before response.completed", retryable=True)
+            raise StreamFailure("stream ended before response.completed", retryable=True, kind="cut")
         pending = [c for c in calls.values() if not c.emitted]
         for call in pending:
             yield ToolCallEvent(call=self._tool_call(call))

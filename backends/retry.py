@@ -3,7 +3,8 @@
 Why ours: the SDKs retry blindly inside one call, cannot see our deadlines, and would
 replay a half-read stream. Here an attempt is retried only before its first event
 reached the caller; connection errors, our own deadlines, 408, 409, 429 and 5xx are
-retried with exponential backoff and jitter (``Retry-After`` wins, up to a cap); other
+retried with exponential backoff and jitter (``Retry-After`` wins, up to a cap); a stream
+that was flowing and broke (a cut, not a refusal) backs off from a much smaller base; other
 4xx go to the user at once with the provider's message. Each endpoint has a circuit
 breaker, and every attempt is reported through ``on_event`` so it lands in the trace.
 """
@@ -29,6 +30,8 @@ from massgen.messages.stream import StreamError, StreamEvent
 T = TypeVar("T")
 OnEvent = Callable[[str, dict[str, Any]], None]
 _RETRY_STATUSES = frozenset({408, 409, 429})
+# Failures of a stream that had started: the connection broke, the stream ended early or went quiet.
+_CUT_KINDS = frozenset({"connection", "cut", "idle_timeout"})
 
 
 def _transport_errors() -> tuple[type[BaseException], ...]:
@@ -53,6 +56,8 @@ class RetryPolicy:
 
     max_attempts: int = 4
     base_delay_s: float = 0.5
+    # A stream that had started and then broke says nothing about load: retry it almost at once.
+    cut_base_delay_s: float = 0.05
     max_delay_s: float = 20.0
     retry_after_cap_s: float = 60.0
     jitter: float = 0.2
@@ -65,6 +70,10 @@ class RetryPolicy:
         """Delay before attempt ``attempt + 1``: ``min(max, base * 2^(n-1)) * (1 + rand * jitter)``."""
         return min(self.max_delay_s, self.base_delay_s * 2 ** (attempt - 1)) * (1 + rand * self.jitter)
 
+    def cut_backoff(self, attempt: int, rand: float) -> float:
+        """The same curve from ``cut_base_delay_s``: for a stream that got going, then broke."""
+        return min(self.max_delay_s, self.cut_base_delay_s * 2 ** (attempt - 1)) * (1 + rand * self.jitter)
+
 
 @dataclass(frozen=True)
 class Failure:
@@ -74,7 +83,7 @@ class Failure:
     status: int | None = None
     retryable: bool = False
     retry_after_s: float | None = None
-    kind: str = "http"  # http | connection | first_byte_timeout | idle_timeout | protocol | circuit_open
+    kind: str = "http"  # http | connection | first_byte_timeout | idle_timeout | cut | protocol | circuit_open
     # False for errors that say nothing about the endpoint's health (a bad request).
     endpoint_fault: bool = True
 
@@ -244,7 +253,7 @@ class Retrier:
         loop = asyncio.get_running_loop()
 
         def report(number: int, outcome: str, started: float, failure: Failure | None = None,
-                   delay: float | None = None) -> None:
+                   delay: float | None = None, cut: bool = False) -> None:
             if on_event is None:
                 return
             info: dict[str, Any] = {
@@ -256,6 +265,8 @@ class Retrier:
                             error=redact(failure.message, secrets), retryable=failure.retryable)
             if delay is not None:
                 info["retry_in_s"] = round(delay, 4)
+            if cut:
+                info["mid_stream"] = True  # the stream had started: retried from the short backoff
             on_event("backend.attempt", info)
 
         for number in range(1, policy.max_attempts + 1):
@@ -269,6 +280,7 @@ class Retrier:
                 return
             yielded = False
             verdict = False
+            clock: AttemptClock | None = None
             try:
                 clock = AttemptClock(policy.first_byte_timeout_s, policy.idle_timeout_s)
                 async with contextlib.aclosing(attempt(clock)) as events:
@@ -294,10 +306,11 @@ class Retrier:
                     report(number, "error", started, failure)
                     yield self._error(provider, failure, secrets, number)
                     return
-                delay = policy.backoff(number, self.rand())
+                cut = clock is not None and clock.got_first and failure.kind in _CUT_KINDS
+                delay = (policy.cut_backoff if cut else policy.backoff)(number, self.rand())
                 if failure.retry_after_s is not None:
                     delay = min(failure.retry_after_s, policy.retry_after_cap_s)
-                report(number, "retry", started, failure, delay)
+                report(number, "retry", started, failure, delay, cut=cut)
             finally:
                 if not verdict:
                     breaker.release()

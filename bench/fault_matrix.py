@@ -3,7 +3,9 @@
 Three ``chatcompletion`` agents share one loopback server that speaks Chat Completions
 (``tests/wire/team_chat.py``); two are healthy, the third has the fault of the row. Each
 row runs the real ``massgen --automation`` command in a subprocess with a 120 s run
-deadline, as a user would. Prints a Markdown table; nothing is asserted.
+deadline, as a user would. Prints a Markdown table; nothing is asserted. "wall s" is the
+command's (process start included); "run s" is the run's own (``RunFinished.elapsed_s``), which
+a loaded machine's slow imports do not blur.
 
     .venv/bin/python -m bench.fault_matrix [--runs 1] [--faults none hang loop ...]
 """
@@ -11,6 +13,7 @@ deadline, as a user would. Prints a Markdown table; nothing is asserted.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import subprocess
@@ -31,6 +34,7 @@ FAULTS = {
     "loop": "loop",
     "drip": "drip",
     "drop": "drop",
+    "drop_text": "drop_text",
     "malformed": "malformed",
     "429x3": "429",
 }
@@ -40,6 +44,7 @@ DESCRIPTIONS = {
     "loop": "text loop, never a tool call",
     "drip": "slow drip, 1 byte / 2 s",
     "drop": "drop mid-stream (once)",
+    "drop_text": "drop mid-stream after text, before the tool call (once)",
     "malformed": "malformed tool JSON (once)",
     "429x3": "429 x3 (Retry-After 0.2 s)",
 }
@@ -54,7 +59,7 @@ def config(url: str, faulty_model: str) -> dict[str, object]:
             "timeout_settings": {"orchestrator_timeout_seconds": 120}}
 
 
-def one_run(fault: str, workdir: Path) -> tuple[int, float, str]:
+def one_run(fault: str, workdir: Path) -> tuple[int, float, str, float]:
     with TeamChatServer(times=3 if fault == "429x3" else 1) as server:
         path = workdir / f"{fault}.yaml"
         path.write_text(yaml.safe_dump(config(server.url, FAULTS[fault])))
@@ -63,8 +68,12 @@ def one_run(fault: str, workdir: Path) -> tuple[int, float, str]:
         done = subprocess.run([sys.executable, "-m", "massgen.cli.main", "--automation", "--config", str(path),
                                "What is 2+2?"], capture_output=True, text=True, env=env, timeout=300)
         wall = time.monotonic() - started
-    status = next((ln.split(": ", 1)[1] for ln in done.stdout.splitlines() if ln.startswith("STATUS: ")), "?")
-    return done.returncode, wall, status
+    fields = dict(ln.split(": ", 1) for ln in done.stdout.splitlines() if ": " in ln)
+    run_s = float("nan")
+    if "LOG_DIR" in fields:
+        trace = [json.loads(ln) for ln in (Path(fields["LOG_DIR"]) / "trace.jsonl").read_text().splitlines()]
+        run_s = next((float(r["payload"]["elapsed_s"]) for r in trace if r["type"] == "RunFinished"), run_s)
+    return done.returncode, wall, fields.get("STATUS", "?"), run_s
 
 
 def main() -> None:
@@ -72,16 +81,17 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--faults", nargs="*", default=list(FAULTS))
     args = parser.parse_args()
-    print("| fault on one agent | exit | status | wall s (median of runs) |")
-    print("|---|---|---|---|")
+    print("| fault on one agent | exit | status | wall s (median of runs) | run s (median) |")
+    print("|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
         for fault in args.faults:
             results = [one_run(fault, Path(tmp)) for _ in range(args.runs)]
             codes = sorted({r[0] for r in results})
             statuses = sorted({r[2] for r in results})
             wall = statistics.median(r[1] for r in results)
-            print(f"| {DESCRIPTIONS[fault]} | {','.join(map(str, codes))} | {','.join(statuses)} | {wall:.1f} |",
-                  flush=True)
+            run_s = statistics.median(r[3] for r in results)
+            print(f"| {DESCRIPTIONS[fault]} | {','.join(map(str, codes))} | {','.join(statuses)} | {wall:.1f} "
+                  f"| {run_s:.2f} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -35,6 +35,10 @@ def describe(record: dict[str, Any], projection: LogProjection) -> str | None:
         return f"{label.get(p['name'], p['name'])} restarting in {p['delay_s']:.1f}s ({p['reason']})"
     if kind == "AgentMarkedFailed":
         return f"{label.get(p['name'], p['name'])} failed for good: {p['reason']}"
+    if kind == "AgentExcluded":
+        return f"{label.get(p['name'], p['name'])} left out of round {p['round']} (straggler); it may rejoin"
+    if kind == "AgentRejoined":
+        return f"{label.get(p['name'], p['name'])} rejoined in round {p['round']}"
     if kind == "DeadlineExpired":
         if p["scope"] == "run":
             return f"deadline: the run's {p['detail']} are up"

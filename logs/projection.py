@@ -48,7 +48,7 @@ _TIMELINE_TYPES = {
     "DeadlineExpired", "DeadLetter", "PresentFinal", "FinalPresented", "RunFinished", "CancelRun",
     "AnswerNow", "SetRunTimeout", "KillAgent", "RestartAgent", "ToolCallRequested", "ToolCallResult",
     "ToolDenied", "SnapshotTaken", "ContextChanged",
-    "RunResumed",
+    "RunResumed", "AgentExcluded", "AgentRejoined",
 }
 
 
@@ -71,6 +71,7 @@ class LogProjection:
         self.first_ts: float | None = None
         self.last_ts: float | None = None
         self.records = 0
+        self.excluded: dict[str, int] = {}  # stragglers left out of a round and not back yet
 
     # -- folding ------------------------------------------------------------------------
 
@@ -174,6 +175,19 @@ class LogProjection:
             agent.status = "failed"
             agent.last_error = p["reason"]
 
+    def _on_AgentExcluded(self, record: dict[str, Any], p: dict[str, Any]) -> None:
+        agent = self.agents.get(p["name"])
+        if agent:  # left out of this round as a straggler; its turn goes on
+            agent.status = "excluded"
+            self.excluded[p["name"]] = int(p["round"])
+            agent.last_error = p["reason"]
+
+    def _on_AgentRejoined(self, record: dict[str, Any], p: dict[str, Any]) -> None:
+        self.excluded.pop(p["name"], None)
+        agent = self.agents.get(p["name"])
+        if agent and agent.status == "excluded":
+            agent.status = "working"
+
     def _on_PresentFinal(self, record: dict[str, Any], p: dict[str, Any]) -> None:
         agent = self.agents.get(record["to"].rpartition("#")[0])
         if agent:
@@ -190,9 +204,9 @@ class LogProjection:
 
     def _on_RunFinished(self, record: dict[str, Any], p: dict[str, Any]) -> None:
         self.finished = {**p, "ts": record["ts"]}
-        for agent in self.agents.values():
-            if agent.status not in ("failed",):
-                agent.status = "done"
+        for agent_id, agent in self.agents.items():
+            if agent.status != "failed":  # a straggler left out and never back says so, not "done"
+                agent.status = "excluded" if agent_id in self.excluded else "done"
 
     # -- views --------------------------------------------------------------------------
 

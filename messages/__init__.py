@@ -44,6 +44,7 @@ from massgen.messages.mcp import (
 from massgen.messages.notes import InjectNote, NoteDelivered, SendNote
 from massgen.messages.placement import Down, Placed
 from massgen.messages.run import DeadLetter, RunFinished, RunStarted, RunStatus
+from massgen.messages.stragglers import AgentExcluded, AgentRejoined
 from massgen.messages.stream import (
     ChatMessage,
     Finish,
@@ -75,7 +76,9 @@ __all__ = [
     "MESSAGE_TYPES",
     "SYSTEM",
     "AgentChunk",
+    "AgentExcluded",
     "AgentMarkedFailed",
+    "AgentRejoined",
     "AgentRestarting",
     "AgentResumeState",
     "AnswerAccepted",

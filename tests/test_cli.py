@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from signal_process import stop_one_shot
 
 CONFIGS = Path(__file__).parent / "configs"
 EXAMPLE = "@examples/basic/scripted_three_agents"
@@ -61,33 +62,11 @@ def test_the_run_deadline_exits_3_with_the_best_answer_marked(tmp_path: Path) ->
 
 
 def test_ctrl_c_keeps_the_best_answer_exits_4_and_completes_the_logs(tmp_path: Path) -> None:
-    env = {**os.environ, "MASSGEN_LOG_BASE_DIR": str(tmp_path / "logs")}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "massgen.cli.main", "--automation", "--config", str(CONFIGS / "slow_team.yaml"), "q"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path,
-    )
-    assert proc.stdout is not None
-    log_dir = tmp_path / proc.stdout.readline().split(": ", 1)[1].strip()
-    trace = log_dir / "trace.jsonl"
-    try:
-        # Interrupt once the first answer is in the trace (an event, not a sleep).
-        for _ in range(600):
-            if proc.poll() is not None or (trace.exists() and '"AnswerAccepted"' in trace.read_text()):
-                break
-            try:
-                proc.wait(timeout=0.05)
-            except subprocess.TimeoutExpired:
-                pass
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    assert proc.returncode == 4, err
-    assert lines(out)["STATUS"] == "interrupted"
-    assert (log_dir / "final" / "quick" / "answer.txt").read_text() == "draft from quick\n"
-    records = [json.loads(line) for line in trace.read_text().splitlines()]
+    stopped = stop_one_shot(tmp_path, signal.SIGINT)
+    assert stopped.returncode == 4, stopped.err
+    assert lines(stopped.out)["STATUS"] == "interrupted"
+    assert (stopped.log_dir / "final" / "quick" / "answer.txt").read_text() == "draft from quick\n"
+    records = stopped.records
     assert records[-1]["type"] == "RunFinished" and records[-1]["payload"]["status"] == "interrupted"
     assert any(r["type"] == "CancelRun" for r in records)
 

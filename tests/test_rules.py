@@ -59,6 +59,19 @@ def test_answers_are_labelled_by_agent_and_version_and_the_view_shows_the_newest
     assert [(a.label, a.content) for a in view.answers] == [("agent1.1", "other"), ("agent2.2", "second")]
 
 
+def test_one_view_per_version_is_shared_by_everyone_who_is_shown_it() -> None:
+    """A team of N asks for the view N times per answer: it is built once per version, never mutated."""
+    coord = make_coordination()
+    coord.add_answer("x", "first")
+    view = coord.view()
+    assert coord.view() is view and coord.results() is coord.results()
+    coord.add_answer("x", "second")
+    assert coord.view() is not view and view.version == 1  # the old view stays as it was shown
+    assert [a.content for a in coord.view().answers] == ["second"]
+    assert (coord.count("x"), coord.count("y"), coord.latest("x").label) == (2, 0, "agent1.2")
+    assert [r.latest for r in coord.results()] == [False, True]
+
+
 def test_caps_make_agents_vote_only() -> None:
     coord = make_coordination(max_new_answers_per_agent=1, max_new_answers_global=3)
     assert not coord.vote_only("x")

@@ -1,4 +1,5 @@
-"""A straggler costs its own deadline: loops and drips end, late agents are dropped after a grace."""
+"""A straggler costs its own deadline: loops and drips end, late agents are left out of the round
+after a grace, and rejoin when they answer."""
 
 from __future__ import annotations
 
@@ -78,13 +79,42 @@ def _assert_dropped_as_straggler(tmp_path: Path, faulty: dict[str, object]) -> l
     assert_trace_invariants(trace)
     expired = of_type(trace, "DeadlineExpired")
     assert [(r["payload"]["scope"], r["payload"]["name"]) for r in expired] == [("straggler", "slow")]
-    marked = of_type(trace, "AgentMarkedFailed")
-    assert [r["payload"]["name"] for r in marked] == ["slow"]
-    assert marked[0]["payload"]["reason"].startswith("straggler: no vote")
+    excluded = of_type(trace, "AgentExcluded")
+    assert [(r["payload"]["name"], r["payload"]["round"]) for r in excluded] == [("slow", 2)]
+    assert excluded[0]["payload"]["reason"].startswith("straggler: no vote")
+    assert not of_type(trace, "AgentRejoined")
+    assert not [r for r in of_type(trace, "AgentMarkedFailed") if "straggler" in r["payload"]["reason"]]
     status = json.loads((result.log_dir / "status.json").read_text())
-    assert status["agents"]["slow"]["status"] == "failed"
+    assert status["agents"]["slow"]["status"] == "excluded"  # not "done", not failed for the whole run
     assert "straggler" in status["agents"]["slow"]["last_error"]
     return trace
+
+
+def test_a_late_first_answer_rejoins_the_next_round(tmp_path: Path) -> None:
+    """Left out of round 2 after the grace, the late agent answers while the others vote: it rejoins,
+    its answer opens round 3, and that round waits for its vote too."""
+    slow_vote = [step(delay=3.0), step(vote="agent1", reason="right")]
+    config = team_config(
+        scripted("one", ANSWER, slow_vote, VOTE_1), scripted("two", ANSWER, slow_vote, VOTE_1),
+        scripted("slow", [step(delay=1.0), step(new_answer="Canberra")], VOTE_1),
+        straggler_grace=0.3, run_timeout=60,
+    )
+    result = run_team(config, tmp_path)
+    assert result.status == "completed" and result.final_answer == "Canberra"
+    trace = records(result)
+    assert_trace_invariants(trace)
+    order = [(r["type"], r["payload"].get("name") or r["payload"].get("agent") or r["payload"].get("voter"))
+             for r in trace if r["type"] in ("AgentExcluded", "AgentRejoined", "AnswerAccepted", "RecordVote")]
+    assert order.index(("AgentExcluded", "slow")) < order.index(("AgentRejoined", "slow")) \
+        < order.index(("AnswerAccepted", "slow")) < order.index(("RecordVote", "slow"))
+    excluded = of_type(trace, "AgentExcluded")[0]["payload"]
+    rejoined = of_type(trace, "AgentRejoined")[0]["payload"]
+    assert (excluded["round"], rejoined["excluded_round"], rejoined["round"]) == (2, 2, 2)
+    final_votes = [r["payload"]["voter"] for r in of_type(trace, "RecordVote") if r["payload"]["round"] == 3]
+    assert sorted(final_votes) == ["one", "slow", "two"]  # round 3 counted the straggler again
+    assert not of_type(trace, "AgentMarkedFailed")
+    status = json.loads((result.log_dir / "status.json").read_text())
+    assert status["agents"]["slow"]["status"] == "done" and status["agents"]["slow"]["answers"] == 1
 
 
 def test_a_hung_agent_is_dropped_once_the_others_have_voted(tmp_path: Path) -> None:

@@ -23,7 +23,7 @@ from prompt_toolkit.formatted_text import AnyFormattedText
 from prompt_toolkit.input import Input, PipeInput
 from prompt_toolkit.output import Output
 
-from massgen.cli import exit_codes
+from massgen.cli import exit_codes, signals
 from massgen.cli.repl.commands import run_command
 from massgen.cli.repl.live import LiveTurn
 from massgen.cli.repl.prompt import build_session, open_block, open_history, unwrap_block
@@ -133,6 +133,7 @@ class Repl:
         self.say(f"massgen: a team of {len(self.conversation.agent_ids)} "
                  f"({', '.join(self.conversation.agent_ids)}) from {self.conversation.source}. "
                  "Ask a question, or /help.")
+        restore_signals = signals.in_session(self._loop, self._on_interrupt, self._on_terminate)
         try:
             while not self._quit:
                 try:
@@ -148,6 +149,7 @@ class Repl:
                 self._on_line(text)
         finally:
             await self._close()
+            restore_signals()
         return self._code
 
     def _on_line(self, text: str) -> None:
@@ -182,6 +184,19 @@ class Repl:
         else:
             self.say("(Ctrl-C again, /quit or Ctrl-D leaves)")
 
+    def _on_terminate(self, name: str) -> None:
+        """SIGTERM or SIGHUP: end the session; a running turn is cancelled and its logs closed first."""
+        turn = self.current
+        self.say(f"{name}: ending the session" + (" (cancelling the running turn first)" if turn is not None else ""))
+        self._code = exit_codes.INTERRUPTED
+        self._quit = True
+        if turn is not None and turn.team is not None:
+            turn.cancel_requested = True
+            turn.team.cancel(f"interrupted by {name}")
+        session = self._session
+        if session is not None and session.app.is_running:
+            session.app.exit(exception=EOFError())
+
     async def _run_turn(self, question: str) -> None:
         number = self.conversation.next_turn
         turn = LiveTurn(number, question, self.say, self._redraw, follow=self.follow)
@@ -206,8 +221,8 @@ class Repl:
     async def _close(self) -> None:
         """Leave with complete logs: cancel a running turn and wait until its trace is closed."""
         turn, task = self.current, self._turn_task
-        if turn is not None and turn.team is not None and not turn.team.done:
-            turn.team.cancel("the interactive session was closed")
+        if turn is not None and turn.team is not None and not turn.team.done and not turn.cancel_requested:
+            turn.team.cancel("the interactive session was closed")  # once: a signal may have cancelled it
         if task is not None:
             await asyncio.gather(task, return_exceptions=True)
         if self.conversation.root is not None:

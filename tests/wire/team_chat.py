@@ -7,7 +7,8 @@ and faulty ones side by side (as a shared provider endpoint does):
 - ``hang``: reads the request and never answers; ``loop``: text that repeats forever;
 - ``drip``: a healthy answer sent one byte every ``drip_s`` seconds;
 - ``drop`` (cut mid-stream), ``reset`` (TCP RST mid-stream), ``truncated`` (cut inside an SSE
-  event), ``malformed`` (broken tool JSON), ``429``, ``500``, ``502``, ``hang_mid`` (silent
+  event), ``drop_text`` (cut after some text, before the tool call),
+  ``malformed`` (broken tool JSON), ``429``, ``500``, ``502``, ``hang_mid`` (silent
   after the first chunk): that fault on the first ``times`` requests, then healthy;
 - ``503``: always 503; ``404...``: an unknown model (a permanent error);
 - any model in ``failing`` (a set the test may change): 503 while it is there.
@@ -79,6 +80,8 @@ class TeamChatServer(WireServer):
             return Respond(404, openai_error(f"The model `{model}` does not exist", code="model_not_found"))
         if kind == "drop" and early:
             return Stream(healthy(body, model)[:2], end="close")
+        if kind == "drop_text" and early:
+            return Stream(chat_text("Working it out: 2 + 2 is", " the sum of two twos")[:3], end="close")
         if kind == "reset" and early:
             return Stream(healthy(body, model)[:2], end="reset")
         if kind == "truncated" and early:
