@@ -18,13 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from massgen.configs.schema import TeamConfig
+from massgen.errors import ResumeError as ResumeError  # re-exported: the one class, also importable here
 from massgen.logs.calls import model_calls
+from massgen.logs.layout import next_attempt_dir
 from massgen.logs.reading import TraceReadError, read_trace_file, trace_path
 from massgen.messages import AgentResumeState
-
-
-class ResumeError(Exception):
-    """A log directory that cannot be resumed; the message says why."""
 
 
 @dataclass(frozen=True)
@@ -74,12 +72,7 @@ class ResumePoint:
         return self.state.answers
 
     def next_log_dir(self) -> Path:
-        path = self.log_dir.parent / f"attempt_{self.attempt + 1}"
-        suffix = self.attempt + 1
-        while path.exists():
-            suffix += 1
-            path = self.log_dir.parent / f"attempt_{suffix}"
-        return path
+        return next_attempt_dir(self.log_dir, self.attempt)
 
 
 def _redacted_fields(config: dict[str, Any]) -> tuple[str, ...]:

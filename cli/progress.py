@@ -12,7 +12,7 @@ import threading
 import time
 from typing import IO, Any
 
-from massgen.logs import LogProjection
+from massgen import LogProjection
 
 _REDRAW_EVERY_S = 0.1
 _IDLE_REDRAW_S = 0.5

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
-    from massgen.actors.team import RunResult
     from massgen.logs import LogProjection
+    from massgen.result import RunResult
 
 
 @dataclass(frozen=True)

@@ -13,9 +13,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from massgen.actors.team import RunResult, Team
+from massgen import LogProjection, RunResult, Team
 from massgen.cli.progress import describe
-from massgen.logs import LogProjection
 
 Say = Callable[[str], None]
 _FOLLOW_FLUSH_CHARS = 160

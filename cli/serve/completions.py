@@ -13,9 +13,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from massgen.actors import client_tools
-from massgen.actors.team import RunResult
-from massgen.logs import LogProjection
+from massgen import LogProjection, RunResult, decode_client_tool_calls
 
 _PREVIEW_CHARS = 200
 CONTENT_CHUNK_CHARS = 256
@@ -67,7 +65,7 @@ class Answer:
 
 
 def answer_of(result: RunResult) -> Answer:
-    calls = client_tools.decode(result.final_answer)
+    calls = decode_client_tool_calls(result.final_answer)
     if calls is None:
         return Answer(content=result.final_answer or "", tool_calls=None)
     return Answer(content=None, tool_calls=[
@@ -126,7 +124,7 @@ class ChunkFactory:
 
 
 def _preview(content: str) -> str:
-    calls = client_tools.decode(content)
+    calls = decode_client_tool_calls(content)
     if calls is not None:
         return "calls " + ", ".join(f"{c['name']}({json.dumps(c['arguments'])})" for c in calls)
     flat = " ".join(content.split())

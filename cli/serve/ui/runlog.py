@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from massgen.logs.files import TRACE_FILE
+from massgen import TRACE_FILE
 
 _RUN_ID = re.compile(r"^log_[A-Za-z0-9_]+~turn_\d+~attempt_\d+$")
 _KEEP_FINISHED = 8  # finished runs' logs kept in memory for tabs that come back to them
