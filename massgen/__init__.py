@@ -39,6 +39,7 @@ _EXPORTS = {
     "MassGenError": "massgen.errors",
     "ConfigError": "massgen.errors",
     "SessionError": "massgen.sessions",
+    "LogDirError": "massgen.errors",
     "ResumeError": "massgen.errors",
     "BackendError": "massgen.errors",
     "PermanentBackendError": "massgen.errors",
@@ -81,6 +82,8 @@ _EXPORTS = {
     "summarize_run": "massgen.logs.summary:summarize",
     "events_from_record": "massgen.events",
     "TraceRecord": "massgen.messages.trace",
+    "parse_sender": "massgen.messages.trace",
+    "sender_name": "massgen.messages.trace",
     "LogLayout": "massgen.logs.layout",
     "TRACE_FILE": "massgen.logs.layout",
     "default_log_base": "massgen.logs.layout",
@@ -120,6 +123,7 @@ if TYPE_CHECKING:
     from massgen.errors import BackendError as BackendError
     from massgen.errors import BudgetExhausted as BudgetExhausted
     from massgen.errors import ConfigError as ConfigError
+    from massgen.errors import LogDirError as LogDirError
     from massgen.errors import MassGenError as MassGenError
     from massgen.errors import PermanentBackendError as PermanentBackendError
     from massgen.errors import ResumeError as ResumeError
@@ -158,6 +162,8 @@ if TYPE_CHECKING:
     from massgen.logs.summary import summarize as summarize_run
     from massgen.messages import ToolSpec as ToolSpec
     from massgen.messages.trace import TraceRecord as TraceRecord
+    from massgen.messages.trace import parse_sender as parse_sender
+    from massgen.messages.trace import sender_name as sender_name
     from massgen.result import RunResult as RunResult
     from massgen.sessions import Session as Session
     from massgen.sessions import SessionError as SessionError
@@ -186,6 +192,7 @@ __all__ = [
     "Event",
     "FailureEvent",
     "FinalAnswerEvent",
+    "LogDirError",
     "LogLayout",
     "LogProjection",
     "MassGenError",
@@ -228,6 +235,7 @@ __all__ = [
     "new_team",
     "open_session",
     "override_agents",
+    "parse_sender",
     "preflight_check",
     "preload_backends",
     "project_run",
@@ -241,6 +249,7 @@ __all__ = [
     "resume_point",
     "run",
     "run_sync",
+    "sender_name",
     "stream",
     "summarize_run",
     "validate_data",

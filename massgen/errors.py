@@ -7,7 +7,8 @@ the face, as httpx's ``_exceptions.py`` does; ``translate`` is that boundary.
 
     MassGenError
     ├── ConfigError          a config, flag or argument that cannot be used
-    │   └── SessionError     a stored session that cannot be used (massgen.sessions)
+    │   ├── SessionError     a stored session that cannot be used (massgen.sessions)
+    │   └── LogDirError      a log directory that cannot be made (also an OSError)
     ├── ResumeError          a log directory that cannot be resumed
     ├── BackendError         a model backend that cannot be built or started
     │   └── PermanentBackendError   one no restart can fix (missing key, model, CLI)
@@ -39,6 +40,10 @@ class MassGenError(Exception):
 
 class ConfigError(MassGenError):
     """A config, flag or argument that cannot be used; the message names the field, file or flag."""
+
+
+class LogDirError(ConfigError, OSError):
+    """A log directory that cannot be made or written; also an ``OSError``, as it was before."""
 
 
 class ResumeError(MassGenError):
@@ -94,11 +99,9 @@ RUN_ERRORS: dict[str, type[RunError]] = {
 
 
 @contextmanager
-def translate(mapping: Mapping[type[BaseException], type[MassGenError]]) -> Iterator[None]:
-    """Re-raise a lower layer's error as ours (the first matching entry), chained to the original.
-
-    Errors that are already ``MassGenError`` pass through unchanged.
-    """
+def translate(mapping: Mapping[type[BaseException], type[MassGenError]], what: str = "") -> Iterator[None]:
+    """Re-raise a lower layer's error as ours (the first matching entry), chained to the original;
+    ``what`` names the field or file the message is about. ``MassGenError`` passes unchanged."""
     try:
         yield
     except MassGenError:
@@ -106,7 +109,8 @@ def translate(mapping: Mapping[type[BaseException], type[MassGenError]]) -> Iter
     except Exception as exc:
         for source, target in mapping.items():
             if isinstance(exc, source):
-                raise target(str(exc) or type(exc).__name__) from exc
+                text = str(exc) or type(exc).__name__
+                raise target(f"{what}: {text}" if what else text) from exc
         raise
 
 
@@ -114,6 +118,7 @@ __all__ = [
     "BackendError",
     "BudgetExhausted",
     "ConfigError",
+    "LogDirError",
     "MassGenError",
     "PermanentBackendError",
     "ResumeError",

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
-from massgen.errors import ConfigError
+from massgen.errors import ConfigError, LogDirError, translate
 
 if TYPE_CHECKING:
     from massgen.actors.resume import ResumePoint
@@ -90,11 +90,13 @@ def new_team(
         from massgen.files import with_context_paths
 
         team_config = with_context_paths(team_config, question)
-    if log_dir is not None:
-        directory: Path | None = Path(log_dir)
-    elif log_base is not None and resume is None:
-        directory = new_log_dir(Path(log_base), turn=turn)
-    else:
-        directory = None  # the Team picks one: a new one, or the next attempt beside a resumed run
-    return Team(team_config, question, history=tuple((str(q), str(a)) for q, a in history), log_dir=directory,
-                subscribers=list(subscribers), turn=turn, client_tools=client_tools, resume=resume)
+    with translate({OSError: LogDirError}, "the log directory"):  # a read-only or full disk, a file in the way
+        if log_dir is not None:
+            directory: Path | None = Path(log_dir)
+        elif log_base is not None and resume is None:
+            directory = new_log_dir(Path(log_base), turn=turn)
+        else:
+            directory = None  # the Team picks one: a new one, or the next attempt beside a resumed run
+        return Team(team_config, question, history=tuple((str(q), str(a)) for q, a in history),
+                    log_dir=directory, subscribers=list(subscribers), turn=turn, client_tools=client_tools,
+                    resume=resume)

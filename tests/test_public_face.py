@@ -80,6 +80,7 @@ def test_errors_users_catch_share_one_root() -> None:
     assert issubclass(TraceReadError, massgen.TraceError)
     for name in errors.__all__:
         cls = getattr(errors, name)
+        assert issubclass(cls, massgen.MassGenError) and getattr(massgen, name) is cls
         assert cls.__doc__ and "\n" not in cls.__doc__.strip(), f"{name}: a one-line docstring"
 
 
@@ -119,3 +120,12 @@ def test_one_function_builds_every_surface_s_team(tmp_path: Path) -> None:
     assert result.status == "completed"
     assert massgen.LogLayout(result.log_dir).final_answer(result.winner).read_text(encoding="utf-8").strip() \
         == result.final_answer
+
+
+def test_a_log_directory_that_cannot_be_made_is_a_config_error_and_still_an_os_error(tmp_path: Path) -> None:
+    in_the_way = tmp_path / "a_file"
+    in_the_way.write_text("not a directory")
+    with pytest.raises(massgen.LogDirError, match="the log directory") as caught:
+        massgen.new_team(one_agent(), "q", log_base=in_the_way)
+    assert isinstance(caught.value, massgen.ConfigError) and isinstance(caught.value, OSError)
+    assert isinstance(caught.value.__cause__, OSError)
