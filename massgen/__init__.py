@@ -86,6 +86,7 @@ _EXPORTS = {
     "sender_name": "massgen.messages.trace",
     "LogLayout": "massgen.logs.layout",
     "TRACE_FILE": "massgen.logs.layout",
+    "ATTEMPT_GLOB": "massgen.logs.layout",
     "default_log_base": "massgen.logs.layout",
     "new_log_dir": "massgen.logs.layout",
     "attempt_dir": "massgen.logs.layout",
@@ -151,6 +152,7 @@ if TYPE_CHECKING:
     from massgen.litellm_provider import register_with_litellm as register_with_litellm
     from massgen.logs.files import read_trace as read_trace
     from massgen.logs.files import rebuild_from_trace as rebuild_from_trace
+    from massgen.logs.layout import ATTEMPT_GLOB as ATTEMPT_GLOB
     from massgen.logs.layout import TRACE_FILE as TRACE_FILE
     from massgen.logs.layout import LogLayout as LogLayout
     from massgen.logs.layout import attempt_dir as attempt_dir
@@ -179,6 +181,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "ATTEMPT_GLOB",
     "BACKENDS",
     "PROVIDER_KEYS",
     "TRACE_FILE",
