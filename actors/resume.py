@@ -18,13 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from massgen.configs.schema import TeamConfig
+from massgen.errors import ResumeError as ResumeError  # re-exported: the one class, also importable here
 from massgen.logs.calls import model_calls
+from massgen.logs.layout import next_attempt_dir
 from massgen.logs.reading import TraceReadError, read_trace_file, trace_path
-from massgen.messages import AgentResumeState
-
-
-class ResumeError(Exception):
-    """A log directory that cannot be resumed; the message says why."""
+from massgen.messages import AgentResumeState, Sender
+from massgen.messages.trace import TraceRecord
 
 
 @dataclass(frozen=True)
@@ -74,12 +73,7 @@ class ResumePoint:
         return self.state.answers
 
     def next_log_dir(self) -> Path:
-        path = self.log_dir.parent / f"attempt_{self.attempt + 1}"
-        suffix = self.attempt + 1
-        while path.exists():
-            suffix += 1
-            path = self.log_dir.parent / f"attempt_{suffix}"
-        return path
+        return next_attempt_dir(self.log_dir, self.attempt)
 
 
 def _redacted_fields(config: dict[str, Any]) -> tuple[str, ...]:
@@ -116,11 +110,12 @@ def _fold(records: list[dict[str, Any]], agents: list[str], log_dir: Path, skipp
     answer_now = False
     next_turn = 1
     run_id = ""
-    for record in records:
-        kind, p = record["type"], record["payload"]
-        to_name, _, to_incarnation = str(record.get("to", "")).rpartition("#")
+    for raw in records:
+        record = TraceRecord.of(raw)
+        kind, p = record.type, record.payload
+        to = record.target or Sender(name="", incarnation=0)
         if kind == "RunStarted":
-            run_id = str(record.get("run_id", ""))
+            run_id = record.run_id
         elif kind == "RunResumed":  # this attempt continued an earlier one: start from what it carried
             for carried in p["agents"]:
                 if carried["agent"] in state:
@@ -142,25 +137,25 @@ def _fold(records: list[dict[str, Any]], agents: list[str], log_dir: Path, skipp
             votes.clear()  # a new answer opens a new round (the InvalidateVotes may not be written yet)
         elif kind == "InvalidateVotes":
             votes.clear()
-        elif kind == "RecordVote" and record["kind"] == "tell" and p["round"] == len(answers):
+        elif kind == "RecordVote" and record.kind == "tell" and p["round"] == len(answers):
             votes[p["voter"]] = ResumedVote(p["voter"], p["target"], p["target_label"], p["reason"])
             first_done.add(p["voter"])
         elif kind == "AnswerNow":
             answer_now = True
-        elif kind in ("StartTurn", "PresentFinal") and record["kind"] == "tell" and to_name in state:
+        elif kind in ("StartTurn", "PresentFinal") and record.kind == "tell" and to.name in state:
             next_turn = max(next_turn, int(p["turn_id"]) + 1)
-            agent = state[to_name]
-            agent.incarnation, agent.status = int(to_incarnation or agent.incarnation), "live"
-            agent.last_cause = record["msg_id"]
+            agent = state[to.name]
+            agent.incarnation, agent.status = to.incarnation or agent.incarnation, "live"
+            agent.last_cause = record.msg_id
             agent.turn = p if kind == "StartTurn" else None
         elif kind == "AgentRestarting" and p["name"] in state:
             agent = state[p["name"]]
-            agent.failures.append(float(record["ts"]))
+            agent.failures.append(record.ts)
             agent.restarts += 1
             agent.status, agent.incarnation = "restarting", int(p["incarnation"]) + 1
             agent.played, agent.last_cause, agent.turn = [], None, None
         elif kind == "AgentMarkedFailed" and p["name"] in state:
-            state[p["name"]].failures.append(float(record["ts"]))
+            state[p["name"]].failures.append(record.ts)
             state[p["name"]].status = "failed"
         elif kind == "ChildStarted" and p["name"] in state and state[p["name"]].status == "restarting":
             state[p["name"]].status = "live"

@@ -7,13 +7,10 @@ the user, and builds the result from the trace once ``RunFinished`` is on disk.
 
 from __future__ import annotations
 
-import datetime as _dt
-import os
 import platform
 import threading
 import time
 import uuid
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +28,8 @@ from massgen.configs.loader import ConfigError
 from massgen.configs.schema import TeamConfig
 from massgen.files import RunFiles
 from massgen.logs import LogProjection
+from massgen.logs.layout import default_log_base as default_log_base  # re-exported
+from massgen.logs.layout import new_log_dir as new_log_dir  # re-exported
 from massgen.messages import (
     AnswerNow,
     CancelRun,
@@ -43,31 +42,10 @@ from massgen.messages import (
     SetRunTimeout,
     ToolSpec,
 )
+from massgen.result import RunResult
 
 USER = Sender(name="user", incarnation=0)
 _GRACE_S = 15.0
-
-
-def default_log_base() -> Path:
-    return Path(os.environ.get("MASSGEN_LOG_BASE_DIR") or Path(".massgen") / "massgen_logs")
-
-
-def new_log_dir(base: Path | None = None, turn: int = 1, attempt: int = 1) -> Path:
-    """``<base>/log_<timestamp>/turn_N/attempt_M``, unique even for runs started together."""
-    base = base or default_log_base()
-    stamp = _dt.datetime.now().strftime("%Y%m%d_%H%M%S_%f")
-    root = base / f"log_{stamp}"
-    suffix = 1
-    while True:
-        try:
-            root.mkdir(parents=True, exist_ok=False)
-            break
-        except FileExistsError:
-            suffix += 1
-            root = base / f"log_{stamp}_{suffix}"
-    path = root / f"turn_{turn}" / f"attempt_{attempt}"
-    path.mkdir(parents=True)
-    return path
 
 
 def versions() -> dict[str, str]:
@@ -80,55 +58,6 @@ def versions() -> dict[str, str]:
         except PackageNotFoundError:
             found[package] = "unknown"
     return found
-
-
-@dataclass(frozen=True)
-class RunResult:
-    """What a finished run hands back; every field is derived from the trace."""
-
-    status: str
-    reason: str
-    final_answer: str | None
-    winner: str | None
-    winner_label: str | None
-    partial: bool
-    log_dir: Path
-    run_id: str
-    answers: dict[str, str] = field(default_factory=dict)
-    votes: list[dict[str, Any]] = field(default_factory=list)
-    usage: dict[str, Any] = field(default_factory=dict)
-    elapsed_s: float = 0.0
-
-    @property
-    def ok(self) -> bool:
-        return self.status == "completed"
-
-    @property
-    def log_directory(self) -> str:
-        """The log directory as a string: the name upstream MassGen's result dict uses."""
-        return str(self.log_dir)
-
-    def as_dict(self) -> dict[str, Any]:
-        """The result as plain data, with the keys scripts written for upstream MassGen read."""
-        return {
-            "final_answer": self.final_answer,
-            "winner": self.winner,
-            "winner_label": self.winner_label,
-            "votes": [dict(v) for v in self.votes],
-            "answers": dict(self.answers),
-            "log_directory": self.log_directory,
-            "log_dir": self.log_directory,
-            "usage": dict(self.usage),
-            "status": self.status,
-            "reason": self.reason,
-            "partial": self.partial,
-            "run_id": self.run_id,
-            "elapsed_s": self.elapsed_s,
-        }
-
-    def __getitem__(self, key: str) -> Any:
-        """``result["final_answer"]`` works as it does on upstream MassGen's dict."""
-        return self.as_dict()[key]
 
 
 def result_from_projection(projection: LogProjection, log_dir: Path) -> RunResult:

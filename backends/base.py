@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from massgen.errors import BackendError as BackendError  # re-exported: backends raise it from here
+from massgen.errors import PermanentBackendError as PermanentBackendError
 from massgen.messages.stream import ModelRequest, StreamEvent
 
 
@@ -57,14 +59,6 @@ class Backend(Protocol):
     def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]: ...
 
     async def aclose(self) -> None: ...
-
-
-class BackendError(Exception):
-    """A backend that cannot be built or started, with a message fit for the user."""
-
-
-class PermanentBackendError(BackendError):
-    """A backend no restart can fix (a missing key, model or command): its agent fails at once."""
 
 
 # Provider answers that no retry or restart can change: bad credentials, no access, unknown model.

@@ -17,8 +17,7 @@ from typing import IO, TYPE_CHECKING, Any
 from massgen.cli import exit_codes
 
 if TYPE_CHECKING:  # the rest loads after parsing, so ``massgen --help`` stays fast
-    from massgen.configs import TeamConfig
-    from massgen.sessions import Session
+    from massgen import Session, TeamConfig
 
 QUICK_FLAGS = ("model", "backend", "base_url", "system_message")
 
@@ -67,7 +66,7 @@ def usage_problem(args: argparse.Namespace) -> str | None:
 
 
 def list_backends(out: IO[str]) -> int:
-    from massgen.configs.quick import BACKENDS
+    from massgen import BACKENDS
 
     out.write(f"{'backend':<16} {'key':<34} what\n")
     for name, info in BACKENDS.items():
@@ -113,8 +112,9 @@ def stored_config(args: argparse.Namespace) -> dict[str, Any]:
 
 def team_config(args: argparse.Namespace, session: Session | None = None) -> tuple[TeamConfig, str]:
     """The config the flags (or the continued session) ask for, and where it came from."""
-    from massgen.configs.defaults import environment, resolve
-    from massgen.configs.quick import override_agents, quick_team
+    from massgen import config_environment as environment
+    from massgen import discover_config as resolve
+    from massgen import override_agents, quick_team
 
     choice = stored_config(args)
     if session is not None and not args.config and not any(getattr(args, n) for n in QUICK_FLAGS):
@@ -129,8 +129,8 @@ def team_config(args: argparse.Namespace, session: Session | None = None) -> tup
 
 def check_keys(config: TeamConfig, err: IO[str] | None = None) -> int | None:
     """``CONFIG_ERROR`` after naming every missing key, or None when every agent has what it needs."""
-    from massgen.configs.defaults import environment
-    from massgen.configs.quick import describe_missing, missing_keys
+    from massgen import config_environment as environment
+    from massgen import describe_missing, missing_keys
 
     missing = missing_keys(config, environment())
     if not missing:
@@ -141,8 +141,8 @@ def check_keys(config: TeamConfig, err: IO[str] | None = None) -> int | None:
 
 def key_note(config: TeamConfig) -> str:
     """For ``--validate``: the keys this config's agents need that are not set, if any."""
-    from massgen.configs.defaults import environment
-    from massgen.configs.quick import missing_keys
+    from massgen import config_environment as environment
+    from massgen import missing_keys
 
     missing = missing_keys(config, environment())
     names = sorted({" or ".join(keys) for _agent, _backend, keys in missing})

@@ -18,13 +18,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
+from massgen import TRACE_FILE, MassGenError, find_runs
+from massgen import project_run as project
+from massgen import summarize_run as summarize
 from massgen.cli import exit_codes
 from massgen.cli.usage import UsageParser
-from massgen.logs.files import TRACE_FILE
-from massgen.logs.summary import find_runs, project, summarize
 
 
-class LogsError(Exception):
+class LogsError(MassGenError):
     """A run that cannot be found or read; the message is for the user."""
 
 
@@ -46,7 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _base(args: argparse.Namespace) -> Path:
-    from massgen.actors.team import default_log_base
+    from massgen import default_log_base
 
     return Path(args.log_dir) if args.log_dir else default_log_base()
 

@@ -17,10 +17,8 @@ from massgen.cli import exit_codes
 from massgen.cli.usage import UsageParser
 
 if TYPE_CHECKING:
-    from massgen.actors.team import RunResult
+    from massgen import RunResult, Session, TeamConfig
     from massgen.cli.run_options import RunOptions
-    from massgen.configs import TeamConfig
-    from massgen.sessions import Session
 
 EPILOG = """\
 examples:
@@ -96,8 +94,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return logs_main(argv[1:])
     args = build_parser().parse_args(argv)
     _quiet_library_logs()
+    from massgen import ConfigError, list_examples, load_config
     from massgen.cli import flags
-    from massgen.configs import ConfigError, list_examples, load_config
 
     problem = flags.usage_problem(args)
     if problem:
@@ -171,9 +169,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                                                               served_name(source))
         return serve_main(["--ui", "--port", "0", "--log-level", "warning"], served_config=(name, _with_paths(
             config, args.question, args)), start_question=args.question)
-    from massgen.backends.preload import preload
+    from massgen import preload_backends
 
-    preload(agent.backend.type for agent in config.agents)  # the SDKs load while the team starts
+    preload_backends(agent.backend.type for agent in config.agents)  # the SDKs load while the team starts
     from massgen.cli import text
     from massgen.cli.oneshot import run_question
 
@@ -185,12 +183,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _with_paths(config: TeamConfig, question: str, args: argparse.Namespace) -> TeamConfig:
     """Context paths named at the terminal (massgen/files): ``@path[:w]`` and ``--cwd-context``."""
-    from massgen.files import with_context_paths
+    from massgen import with_context_paths
 
     if getattr(args, "ray", None):  # --ray ADDRESS: the agents run on that Ray cluster
         from pydantic import ValidationError
 
-        from massgen.configs.schema import RuntimeConfig
+        from massgen import RuntimeConfig
 
         try:
             runtime = RuntimeConfig(**{**config.runtime.model_dump(), "type": "ray", "address": args.ray})
@@ -215,7 +213,7 @@ def _run_options(args: argparse.Namespace, session: Session | None) -> RunOption
 
 
 def _store_turn(session: Session, args: argparse.Namespace, result: RunResult) -> None:
-    from massgen.sessions import SessionError
+    from massgen import SessionError
 
     try:
         session.add_turn(args.question, result, keep_log_dir=not args.no_logs)
@@ -230,10 +228,9 @@ def _resume(args: argparse.Namespace) -> int:
     """``--resume DIR``: continue a crashed or stopped run from its trace, as a new attempt."""
     from pathlib import Path
 
-    from massgen.actors.resume import ResumeError, resume_point
+    from massgen import ConfigError, ResumeError, resume_point, validate_data
+    from massgen import discover_config as resolve
     from massgen.cli.oneshot import run_question
-    from massgen.configs import ConfigError, validate_data
-    from massgen.configs.defaults import resolve
 
     if args.question:
         print("massgen: --resume continues the run's own question; give no question", file=sys.stderr)

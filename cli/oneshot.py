@@ -10,14 +10,10 @@ from __future__ import annotations
 import sys
 from typing import IO
 
-from massgen.actors.resume import ResumePoint
-from massgen.actors.team import RunResult, Team
-from massgen.actors.trace_writer import Subscriber
+from massgen import ConfigError, LogLayout, ResumePoint, RunResult, Subscriber, TeamConfig, new_team
 from massgen.cli import exit_codes, signals
 from massgen.cli.progress import ProgressDisplay
 from massgen.cli.run_options import RunOptions
-from massgen.configs import ConfigError, TeamConfig
-from massgen.logs.paths import path_part
 
 
 def print_result(result: RunResult, automation: bool, out: IO[str], err: IO[str], *, show_logs: bool = True,
@@ -25,8 +21,7 @@ def print_result(result: RunResult, automation: bool, out: IO[str], err: IO[str]
     code = exit_codes.for_status(result.status)
     answer_file = None
     if result.final_answer is not None:
-        owner = result.winner or "best_so_far"
-        answer_file = result.log_dir / "final" / path_part(owner) / "answer.txt"
+        answer_file = LogLayout(result.log_dir).final_answer(result.winner)
     if automation:
         out.write(f"STATUS: {result.status}\n")
         out.write(f"WINNER: {result.winner_label or 'none'}\n")
@@ -62,15 +57,11 @@ def run_question(
     out = out or sys.stdout
     options = options or RunOptions()
     err = err or sys.stderr
-    if timeout is not None:
-        config = config.model_copy(update={
-            "timeout_settings": config.timeout_settings.model_copy(update={"orchestrator_timeout_seconds": timeout})
-        })
     subscribers: list[Subscriber] = options.subscribers(out)
     if not automation and options.shows_progress:
         subscribers.append(ProgressDisplay(err, live=err.isatty()))
-    team = Team(config, question, history=resume.history if resume else options.history, subscribers=subscribers,
-                resume=resume, log_dir=options.log_dir())
+    team = new_team(config, question, history=resume.history if resume else options.history, timeout=timeout,
+                    subscribers=subscribers, resume=resume, log_dir=options.log_dir())
     options.started(team)
     if automation:
         out.write(f"LOG_DIR: {team.log_dir}\n")

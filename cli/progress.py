@@ -10,19 +10,21 @@ from __future__ import annotations
 import sys
 import threading
 import time
+from collections.abc import Mapping
 from typing import IO, Any
 
-from massgen.logs import LogProjection
+from massgen import LogProjection, TraceRecord
 
 _REDRAW_EVERY_S = 0.1
 _IDLE_REDRAW_S = 0.5
 _HEARTBEAT_S = 30.0
 
 
-def describe(record: dict[str, Any], projection: LogProjection) -> str | None:
+def describe(raw: Mapping[str, Any] | TraceRecord, projection: LogProjection) -> str | None:
     """One human line for a trace record, or None when it is not worth a line."""
-    p = record["payload"]
-    kind = record["type"]
+    record = TraceRecord.of(raw)
+    p = record.payload
+    kind = record.type
     label = {a: v.label for a, v in projection.agents.items()}
     if kind == "RunStarted":
         pairs = zip(p["agents"], p["labels"], strict=True)
@@ -44,14 +46,14 @@ def describe(record: dict[str, Any], projection: LogProjection) -> str | None:
             return f"deadline: the run's {p['detail']} are up"
         return f"deadline: {label.get(p['name'], p['name'])} {p['scope']} ({p['detail']})"
     if kind == "TurnCorrection":
-        sender = record["sender"].rpartition("#")[0]
+        sender = record.sender_name
         return f"{label.get(sender, sender)} corrected: {p['problem'][:70]}"
     if kind == "McpServerFailed":  # bad MCP config is reported here, at start, as well as in the trace
         return f"{label.get(p['agent'], p['agent'])}: {p['error'][:100]}"
     if kind == "McpToolsWithdrawn":
         return f"{label.get(p['agent'], p['agent'])}: tools of MCP server {p['server']} withdrawn"
     if kind == "PresentFinal":
-        return f"{label.get(record['to'].rpartition('#')[0], '?')} presents the final answer"
+        return f"{label.get(record.to_name, '?')} presents the final answer"
     return None
 
 
@@ -88,14 +90,15 @@ class ProgressDisplay:
                 except (RuntimeError, ValueError, OSError):  # the projection moved under us, or stderr closed
                     pass
 
-    def __call__(self, record: dict[str, Any], projection: LogProjection) -> None:
+    def __call__(self, raw: Mapping[str, Any], projection: LogProjection) -> None:
+        record = TraceRecord.of(raw)
         with self._lock:
             self._projection = projection
-            if record["type"] == "AgentChunk":
-                sender = record["sender"].rpartition("#")[0]
-                self._chars[sender] = self._chars.get(sender, 0) + len(record["payload"]["text"])
-            elif record["type"] == "TurnStarted":
-                self._chars[record["payload"]["agent"]] = 0
+            if record.type == "AgentChunk":
+                sender = record.sender_name
+                self._chars[sender] = self._chars.get(sender, 0) + len(record.payload["text"])
+            elif record.type == "TurnStarted":
+                self._chars[record.payload["agent"]] = 0
             line = describe(record, projection)
             if line is not None:
                 self._clear()
@@ -104,7 +107,7 @@ class ProgressDisplay:
             if self.live and (line is not None or now - self._last_draw >= _REDRAW_EVERY_S):
                 self._last_draw = now
                 self._draw(projection)
-            if record["type"] == "RunFinished":
+            if record.type == "RunFinished":
                 self._finished.set()
                 self._clear()
             self.stream.flush()

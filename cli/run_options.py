@@ -16,11 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from massgen.actors.trace_writer import Subscriber
-from massgen.logs import LogProjection
+from massgen import LogProjection, Subscriber, attempt_dir
 
 if TYPE_CHECKING:
-    from massgen.actors.team import RunResult, Team
+    from massgen import RunResult, Team
 
 DEBUG_LOG = "massgen_debug.log"
 
@@ -46,14 +45,14 @@ class RunOptions:
         if not self.no_logs:
             return None
         self._temp_logs = Path(tempfile.mkdtemp(prefix="massgen_nologs_"))
-        path = self._temp_logs / "turn_1" / "attempt_1"
+        path = attempt_dir(self._temp_logs, 1)
         path.mkdir(parents=True)
         return path
 
     def subscribers(self, out: IO[str]) -> list[Subscriber]:
         if not self.stream_events:
             return []
-        from massgen.events import events_from_record
+        from massgen import events_from_record
 
         def write_events(record: dict[str, Any], projection: LogProjection) -> None:
             for event in events_from_record(record, projection):
@@ -81,7 +80,7 @@ class RunOptions:
                 logging.getLogger(name).setLevel(level)
             err.write(f"debug log: {result.log_dir / DEBUG_LOG}\n")
         if self.stream_events:
-            from massgen.events import FinalAnswerEvent
+            from massgen import FinalAnswerEvent
 
             out.write(json.dumps(FinalAnswerEvent(result=result).as_dict(), ensure_ascii=False) + "\n")
             out.flush()

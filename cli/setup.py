@@ -19,8 +19,9 @@ from typing import IO
 
 import yaml
 
+from massgen import PROVIDER_KEYS, MassGenError, default_team, read_dotenv
+from massgen import config_environment as environment
 from massgen.cli import exit_codes
-from massgen.configs.defaults import PROVIDER_KEYS, default_team, environment, read_dotenv
 
 KEY_NAMES = tuple(PROVIDER_KEYS)
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -29,7 +30,7 @@ _BARE_VALUE = re.compile(r"^[A-Za-z0-9_\-.:/+=@,]*$")
 Ask = Callable[[str], str]
 
 
-class SetupError(Exception):
+class SetupError(MassGenError):
     """Input the setup cannot use; the message never contains a key's value."""
 
 

@@ -16,15 +16,12 @@ import yaml
 from pydantic import ValidationError
 
 from massgen.configs.schema import TeamConfig
+from massgen.errors import ConfigError as ConfigError  # re-exported: the one class, also importable here
 
 EXAMPLES_DIR = Path(__file__).resolve().parent / "examples"
 EXAMPLE_PREFIX = "@examples/"
 _VALIDATOR_NOISE = ("function-", "Scripted", "Local", "ClaudeCode", "Antigravity", "Azure")
 _ENV_PATTERN = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
-
-
-class ConfigError(Exception):
-    """A config that cannot be used; the message is written for the user."""
 
 
 def list_examples(examples_dir: Path = EXAMPLES_DIR) -> list[str]:

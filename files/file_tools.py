@@ -14,6 +14,7 @@ import stat
 from collections.abc import Callable
 from typing import Any
 
+from massgen.errors import ToolError
 from massgen.files.permissions import PathDenied, PathGuard
 from massgen.messages import ToolSpec
 
@@ -49,7 +50,7 @@ SPECS: tuple[ToolSpec, ...] = (
 NAMES = frozenset(s.name for s in SPECS)
 
 
-class ToolArgumentError(Exception):
+class ToolArgumentError(ToolError):
     """The model called a file tool with missing or mistyped arguments."""
 
 

@@ -23,12 +23,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from massgen.errors import ToolError
+
 Access = Literal["read", "write"]
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
-class PathDenied(Exception):
+class PathDenied(ToolError):
     """A file operation the rules do not allow; ``str()`` is what the model is told."""
 
     def __init__(self, path: str, reason: str) -> None:

@@ -11,9 +11,10 @@ from typing import Any
 
 import yaml
 
-from massgen.logs.paths import path_part
+from massgen.logs import layout
+from massgen.logs.layout import TRACE_FILE
 from massgen.logs.projection import LogProjection
-from massgen.logs.reading import TRACE_FILE, read_trace_file, trace_path
+from massgen.logs.reading import read_trace_file, trace_path
 
 __all__ = ["TRACE_FILE", "TraceWarning", "read_trace", "rebuild_from_trace", "render_all", "write_all",
            "write_atomic"]
@@ -48,17 +49,16 @@ def render_status(projection: LogProjection) -> str:
 def render_all(projection: LogProjection) -> dict[str, str]:
     """Every derived file as relative path -> text."""
     files = {
-        "coordination_events.json": _json(projection.events),
-        "vote.json": _json(projection.vote_file()),
-        "status.json": render_status(projection),
-        "execution_metadata.yaml": yaml.safe_dump(projection.metadata(), sort_keys=False, allow_unicode=True),
+        layout.EVENTS_FILE: _json(projection.events),
+        layout.VOTE_FILE: _json(projection.vote_file()),
+        layout.STATUS_FILE: render_status(projection),
+        layout.METADATA_FILE: yaml.safe_dump(projection.metadata(), sort_keys=False, allow_unicode=True),
     }
     for agent_id, text in projection.agent_outputs().items():
-        files[f"agent_outputs/{path_part(agent_id)}.txt"] = text
+        files[layout.agent_output_name(agent_id)] = text
     finished = projection.finished or {}
     if finished.get("final_answer") is not None:
-        owner = finished.get("winner") or "best_so_far"
-        files[f"final/{path_part(owner)}/answer.txt"] = str(finished["final_answer"]).rstrip("\n") + "\n"
+        files[layout.final_answer_name(finished.get("winner"))] = str(finished["final_answer"]).rstrip("\n") + "\n"
     return files
 
 

@@ -8,8 +8,11 @@ Only record fields are used (timestamps included), never the wall clock.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from massgen.messages.trace import TraceRecord, sender_name
 
 
 @dataclass
@@ -75,74 +78,75 @@ class LogProjection:
 
     # -- folding ------------------------------------------------------------------------
 
-    def apply(self, record: dict[str, Any]) -> None:
+    def apply(self, raw: Mapping[str, Any] | TraceRecord) -> None:
+        """Fold one record (as read from a line, handed to a subscriber, or typed) into the state."""
+        record = TraceRecord.of(raw)
         self.records += 1
-        ts = float(record["ts"])
+        ts = float(record.ts)
         self.first_ts = ts if self.first_ts is None else self.first_ts
         self.last_ts = ts
-        kind, mtype, p = record["kind"], record["type"], record["payload"]
+        kind, mtype, p = record.kind, record.type, record.payload
         if mtype in _TIMELINE_TYPES and kind in ("tell", "event"):
             self.events.append(self._event(record))
         handler = getattr(self, f"_on_{mtype}", None)
         if handler is not None and kind in ("tell", "event", "reply"):
             handler(record, p)
 
-    def _event(self, record: dict[str, Any]) -> dict[str, Any]:
-        p = record["payload"]
+    def _event(self, record: TraceRecord) -> dict[str, Any]:
+        p = record.payload
         detail = {k: v for k, v in p.items() if k not in ("task", "history", "view", "config", "content")}
         if "content" in p:
             detail["chars"] = len(str(p["content"]))
-        if record["type"] == "RunResumed":  # each agent's carried calls are in the trace, not the timeline
+        if record.type == "RunResumed":  # each agent's carried calls are in the trace, not the timeline
             detail["agents"] = [a["agent"] for a in p["agents"]]
         return {
-            "seq": record["seq"],
-            "ts": record["ts"],
-            "type": record["type"],
-            "from": record["sender"],
-            "to": record["to"],
+            "seq": record.seq,
+            "ts": record.ts,
+            "type": record.type,
+            "from": record.sender,
+            "to": record.to,
             **detail,
         }
 
     def _agent_of(self, sender: str) -> AgentView | None:
-        name = sender.rpartition("#")[0]
-        return self.agents.get(name)
+        return self.agents.get(sender_name(sender))
 
-    def _on_RunStarted(self, record: dict[str, Any], p: dict[str, Any]) -> None:
-        self.started = {**p, "ts": record["ts"], "run_id": record["run_id"]}
+    def _on_RunStarted(self, record: TraceRecord, p: dict[str, Any]) -> None:
+        self.started = {**p, "ts": record.ts, "run_id": record.run_id}
         for agent_id, label in zip(p["agents"], p["labels"], strict=True):
             self.agents[agent_id] = AgentView(agent_id=agent_id, label=label)
 
-    def _on_TurnStarted(self, record: dict[str, Any], p: dict[str, Any]) -> None:
+    def _on_TurnStarted(self, record: TraceRecord, p: dict[str, Any]) -> None:
         agent = self.agents.get(p["agent"])
         if agent:
             agent.status = "voting" if p["vote_only"] else "working"
             agent.incarnation = p["incarnation"]
             agent.voted_for = None
 
-    def _on_AnswerAccepted(self, record: dict[str, Any], p: dict[str, Any]) -> None:
+    def _on_AnswerAccepted(self, record: TraceRecord, p: dict[str, Any]) -> None:
         self.answers.append({"agent": p["agent"], "label": p["label"], "content": p["content"],
-                             "round": p["round"], "seq": record["seq"], "ts": record["ts"]})
+                             "round": p["round"], "seq": record.seq, "ts": record.ts})
         agent = self.agents.get(p["agent"])
         if agent:
             agent.answers.append(p["content"])
             agent.status = "answered"
 
-    def _on_RecordVote(self, record: dict[str, Any], p: dict[str, Any]) -> None:
+    def _on_RecordVote(self, record: TraceRecord, p: dict[str, Any]) -> None:
         self.votes.append({"voter": p["voter"], "target": p["target"], "target_label": p["target_label"],
-                           "reason": p["reason"], "round": p["round"], "seq": record["seq"],
-                           "ts": record["ts"], "valid": True, "agreement": bool(p.get("agreement", False))})
+                           "reason": p["reason"], "round": p["round"], "seq": record.seq,
+                           "ts": record.ts, "valid": True, "agreement": bool(p.get("agreement", False))})
         agent = self.agents.get(p["voter"])
         if agent:
             agent.voted_for = p["target_label"]
             agent.status = "voted"
 
-    def _on_InvalidateVotes(self, record: dict[str, Any], p: dict[str, Any]) -> None:
+    def _on_InvalidateVotes(self, record: TraceRecord, p: dict[str, Any]) -> None:
         for vote in self.votes:
             vote["valid"] = False
         for agent in self.agents.values():
             agent.voted_for = None
 
-    def _on_RunResumed(self, record: dict[str, Any], p: dict[str, Any]) -> None:
+    def _on_RunResumed(self, record: TraceRecord, p: dict[str, Any]) -> None:
         self.carried_usage = {key: int(p[key]) for key in self.carried_usage}
         for carried in p["agents"]:
             agent = self.agents.get(carried["agent"])
@@ -150,60 +154,60 @@ class LogProjection:
                 agent.restarts, agent.incarnation = int(carried["restarts"]), int(carried["incarnation"])
                 agent.status = "failed" if carried["status"] == "failed" else agent.status
 
-    def _on_ModelCallFinished(self, record: dict[str, Any], p: dict[str, Any]) -> None:
-        agent = self._agent_of(record["sender"])
+    def _on_ModelCallFinished(self, record: TraceRecord, p: dict[str, Any]) -> None:
+        agent = self._agent_of(record.sender)
         if agent and p.get("finish_reason") != "replayed":  # answered from an earlier trace: no call made
             agent.model_calls += 1
             agent.input_tokens += int(p["input_tokens"])
             agent.output_tokens += int(p["output_tokens"])
 
-    def _on_ChildFailed(self, record: dict[str, Any], p: dict[str, Any]) -> None:
+    def _on_ChildFailed(self, record: TraceRecord, p: dict[str, Any]) -> None:
         agent = self.agents.get(p["name"])
         if agent:
             agent.last_error = p["error"]
 
-    def _on_AgentRestarting(self, record: dict[str, Any], p: dict[str, Any]) -> None:
+    def _on_AgentRestarting(self, record: TraceRecord, p: dict[str, Any]) -> None:
         agent = self.agents.get(p["name"])
         if agent:
             agent.status = "restarting"
             agent.restarts += 1
             agent.last_error = p["reason"]
 
-    def _on_AgentMarkedFailed(self, record: dict[str, Any], p: dict[str, Any]) -> None:
+    def _on_AgentMarkedFailed(self, record: TraceRecord, p: dict[str, Any]) -> None:
         agent = self.agents.get(p["name"])
         if agent:
             agent.status = "failed"
             agent.last_error = p["reason"]
 
-    def _on_AgentExcluded(self, record: dict[str, Any], p: dict[str, Any]) -> None:
+    def _on_AgentExcluded(self, record: TraceRecord, p: dict[str, Any]) -> None:
         agent = self.agents.get(p["name"])
         if agent:  # left out of this round as a straggler; its turn goes on
             agent.status = "excluded"
             self.excluded[p["name"]] = int(p["round"])
             agent.last_error = p["reason"]
 
-    def _on_AgentRejoined(self, record: dict[str, Any], p: dict[str, Any]) -> None:
+    def _on_AgentRejoined(self, record: TraceRecord, p: dict[str, Any]) -> None:
         self.excluded.pop(p["name"], None)
         agent = self.agents.get(p["name"])
         if agent and agent.status == "excluded":
             agent.status = "working"
 
-    def _on_PresentFinal(self, record: dict[str, Any], p: dict[str, Any]) -> None:
-        agent = self.agents.get(record["to"].rpartition("#")[0])
+    def _on_PresentFinal(self, record: TraceRecord, p: dict[str, Any]) -> None:
+        agent = self.agents.get(record.to_name)
         if agent:
             agent.status = "presenting"
 
-    def _on_SnapshotTaken(self, record: dict[str, Any], p: dict[str, Any]) -> None:
+    def _on_SnapshotTaken(self, record: TraceRecord, p: dict[str, Any]) -> None:
         self.snapshots.append({k: p[k] for k in ("label", "path", "digest", "files", "bytes")})
 
-    def _on_ContextChanged(self, record: dict[str, Any], p: dict[str, Any]) -> None:
+    def _on_ContextChanged(self, record: TraceRecord, p: dict[str, Any]) -> None:
         self.context_changes = {"changed_files": list(p["files"]), "diff": p["diff_path"]}
 
-    def _on_FinalPresented(self, record: dict[str, Any], p: dict[str, Any]) -> None:
+    def _on_FinalPresented(self, record: TraceRecord, p: dict[str, Any]) -> None:
         self.final_presentation = p["content"]
 
-    def _on_RunFinished(self, record: dict[str, Any], p: dict[str, Any]) -> None:
-        self.finished = {**p, "ts": record["ts"]}
+    def _on_RunFinished(self, record: TraceRecord, p: dict[str, Any]) -> None:
+        self.finished = {**p, "ts": record.ts}
         for agent_id, agent in self.agents.items():
             if agent.status != "failed":  # a straggler left out and never back says so, not "done"
                 agent.status = "excluded" if agent_id in self.excluded else "done"

@@ -13,11 +13,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-TRACE_FILE = "trace.jsonl"
+from massgen.errors import TraceError
+from massgen.logs.layout import TRACE_FILE
+
 _REQUIRED = ("seq", "ts", "kind", "type", "payload")
 
 
-class TraceReadError(Exception):
+class TraceReadError(TraceError):
     """A trace that cannot be read at all (missing or unreadable file)."""
 
 

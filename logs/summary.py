@@ -11,7 +11,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from massgen.logs.files import TRACE_FILE, read_trace
+from massgen.logs.files import read_trace
+from massgen.logs.layout import TRACE_FILE
 from massgen.logs.projection import LogProjection
 
 _FAULT_TYPES = {

@@ -11,17 +11,19 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
+# name -> "module" (the same name there) or "module:attr" (another name there).
 _EXPORTS = {
     "Team": "massgen.actors.team",
-    "RunResult": "massgen.actors.team",
+    "RunResult": "massgen.result",
+    "new_team": "massgen.launch",
+    "with_run_timeout": "massgen.launch",
     "TeamConfig": "massgen.configs.schema",
-    "ConfigError": "massgen.configs.loader",
     "load_config": "massgen.configs.loader",
     "rebuild_from_trace": "massgen.logs.files",
     "run": "massgen.api",
     "run_sync": "massgen.api",
     "stream": "massgen.api",
-    "resolve_config": "massgen.api",
+    "resolve_config": "massgen.launch",
     "register_with_litellm": "massgen.litellm_provider",
     "AnswerEvent": "massgen.events",
     "ChunkEvent": "massgen.events",
@@ -33,57 +35,227 @@ _EXPORTS = {
     "RunStartedEvent": "massgen.events",
     "VoteEvent": "massgen.events",
     "VotesInvalidatedEvent": "massgen.events",
+    # errors users catch (massgen/errors.py): one root, MassGenError
+    "MassGenError": "massgen.errors",
+    "ConfigError": "massgen.errors",
+    "SessionError": "massgen.sessions",
+    "LogDirError": "massgen.errors",
+    "ResumeError": "massgen.errors",
+    "BackendError": "massgen.errors",
+    "PermanentBackendError": "massgen.errors",
+    "ToolError": "massgen.errors",
+    "TraceError": "massgen.errors",
+    "RunError": "massgen.errors",
+    "RunFailed": "massgen.errors",
+    "RunTimeout": "massgen.errors",
+    "BudgetExhausted": "massgen.errors",
+    "RunInterrupted": "massgen.errors",
+    # for massgen's own surfaces (cli/: one-shot, REPL, serve, logs); usable, but not promised stable
+    "Subscriber": "massgen.actors.trace_writer",
+    "ResumePoint": "massgen.actors.resume",
+    "resume_point": "massgen.actors.resume",
+    "preflight_check": "massgen.actors.preflight:check",
+    "decode_client_tool_calls": "massgen.actors.client_tools:decode",
+    "WORKFLOW_TOOLS": "massgen.actors.prompts",
+    "ToolSpec": "massgen.messages",
+    "RuntimeConfig": "massgen.configs.schema",
+    "list_examples": "massgen.configs.loader",
+    "validate_data": "massgen.configs.loader",
+    "discover_config": "massgen.configs.defaults:resolve",
+    "config_environment": "massgen.configs.defaults:environment",
+    "default_team": "massgen.configs.defaults",
+    "read_dotenv": "massgen.configs.defaults",
+    "PROVIDER_KEYS": "massgen.configs.defaults",
+    "BACKENDS": "massgen.configs.quick",
+    "quick_team": "massgen.configs.quick",
+    "quick_backend": "massgen.configs.quick",
+    "override_agents": "massgen.configs.quick",
+    "missing_keys": "massgen.configs.quick",
+    "describe_missing": "massgen.configs.quick",
+    "with_context_paths": "massgen.files",
+    "preload_backends": "massgen.backends.preload:preload",
+    "Session": "massgen.sessions",
+    "LogProjection": "massgen.logs.projection",
+    "read_trace": "massgen.logs.files",
+    "find_runs": "massgen.logs.summary",
+    "project_run": "massgen.logs.summary:project",
+    "summarize_run": "massgen.logs.summary:summarize",
+    "events_from_record": "massgen.events",
+    "TraceRecord": "massgen.messages.trace",
+    "parse_sender": "massgen.messages.trace",
+    "sender_name": "massgen.messages.trace",
+    "LogLayout": "massgen.logs.layout",
+    "TRACE_FILE": "massgen.logs.layout",
+    "ATTEMPT_GLOB": "massgen.logs.layout",
+    "default_log_base": "massgen.logs.layout",
+    "new_log_dir": "massgen.logs.layout",
+    "attempt_dir": "massgen.logs.layout",
+    "open_session": "massgen.sessions:open_or_create",
 }
 
 if TYPE_CHECKING:
-    from massgen.actors.team import RunResult, Team
-    from massgen.api import resolve_config, run, run_sync, stream
-    from massgen.configs.loader import ConfigError, load_config
-    from massgen.configs.schema import TeamConfig
-    from massgen.events import (
-        AnswerEvent,
-        ChunkEvent,
-        DeadlineEvent,
-        Event,
-        FailureEvent,
-        FinalAnswerEvent,
-        RestartEvent,
-        RunStartedEvent,
-        VoteEvent,
-        VotesInvalidatedEvent,
-    )
-    from massgen.litellm_provider import register_with_litellm
-    from massgen.logs.files import rebuild_from_trace
+    from massgen.actors.client_tools import decode as decode_client_tool_calls
+    from massgen.actors.preflight import check as preflight_check
+    from massgen.actors.prompts import WORKFLOW_TOOLS as WORKFLOW_TOOLS
+    from massgen.actors.resume import ResumePoint as ResumePoint
+    from massgen.actors.resume import resume_point as resume_point
+    from massgen.actors.team import Team as Team
+    from massgen.actors.trace_writer import Subscriber as Subscriber
+    from massgen.api import run as run
+    from massgen.api import run_sync as run_sync
+    from massgen.api import stream as stream
+    from massgen.backends.preload import preload as preload_backends
+    from massgen.configs.defaults import PROVIDER_KEYS as PROVIDER_KEYS
+    from massgen.configs.defaults import default_team as default_team
+    from massgen.configs.defaults import environment as config_environment
+    from massgen.configs.defaults import read_dotenv as read_dotenv
+    from massgen.configs.defaults import resolve as discover_config
+    from massgen.configs.loader import list_examples as list_examples
+    from massgen.configs.loader import load_config as load_config
+    from massgen.configs.loader import validate_data as validate_data
+    from massgen.configs.quick import BACKENDS as BACKENDS
+    from massgen.configs.quick import describe_missing as describe_missing
+    from massgen.configs.quick import missing_keys as missing_keys
+    from massgen.configs.quick import override_agents as override_agents
+    from massgen.configs.quick import quick_backend as quick_backend
+    from massgen.configs.quick import quick_team as quick_team
+    from massgen.configs.schema import RuntimeConfig as RuntimeConfig
+    from massgen.configs.schema import TeamConfig as TeamConfig
+    from massgen.errors import BackendError as BackendError
+    from massgen.errors import BudgetExhausted as BudgetExhausted
+    from massgen.errors import ConfigError as ConfigError
+    from massgen.errors import LogDirError as LogDirError
+    from massgen.errors import MassGenError as MassGenError
+    from massgen.errors import PermanentBackendError as PermanentBackendError
+    from massgen.errors import ResumeError as ResumeError
+    from massgen.errors import RunError as RunError
+    from massgen.errors import RunFailed as RunFailed
+    from massgen.errors import RunInterrupted as RunInterrupted
+    from massgen.errors import RunTimeout as RunTimeout
+    from massgen.errors import ToolError as ToolError
+    from massgen.errors import TraceError as TraceError
+    from massgen.events import AnswerEvent as AnswerEvent
+    from massgen.events import ChunkEvent as ChunkEvent
+    from massgen.events import DeadlineEvent as DeadlineEvent
+    from massgen.events import Event as Event
+    from massgen.events import FailureEvent as FailureEvent
+    from massgen.events import FinalAnswerEvent as FinalAnswerEvent
+    from massgen.events import RestartEvent as RestartEvent
+    from massgen.events import RunStartedEvent as RunStartedEvent
+    from massgen.events import VoteEvent as VoteEvent
+    from massgen.events import VotesInvalidatedEvent as VotesInvalidatedEvent
+    from massgen.events import events_from_record as events_from_record
+    from massgen.files import with_context_paths as with_context_paths
+    from massgen.launch import new_team as new_team
+    from massgen.launch import resolve_config as resolve_config
+    from massgen.launch import with_run_timeout as with_run_timeout
+    from massgen.litellm_provider import register_with_litellm as register_with_litellm
+    from massgen.logs.files import read_trace as read_trace
+    from massgen.logs.files import rebuild_from_trace as rebuild_from_trace
+    from massgen.logs.layout import ATTEMPT_GLOB as ATTEMPT_GLOB
+    from massgen.logs.layout import TRACE_FILE as TRACE_FILE
+    from massgen.logs.layout import LogLayout as LogLayout
+    from massgen.logs.layout import attempt_dir as attempt_dir
+    from massgen.logs.layout import default_log_base as default_log_base
+    from massgen.logs.layout import new_log_dir as new_log_dir
+    from massgen.logs.projection import LogProjection as LogProjection
+    from massgen.logs.summary import find_runs as find_runs
+    from massgen.logs.summary import project as project_run
+    from massgen.logs.summary import summarize as summarize_run
+    from massgen.messages import ToolSpec as ToolSpec
+    from massgen.messages.trace import TraceRecord as TraceRecord
+    from massgen.messages.trace import parse_sender as parse_sender
+    from massgen.messages.trace import sender_name as sender_name
+    from massgen.result import RunResult as RunResult
+    from massgen.sessions import Session as Session
+    from massgen.sessions import SessionError as SessionError
+    from massgen.sessions import open_or_create as open_session
 
 
 def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
+    target = _EXPORTS.get(name)
+    if target is None:
         raise AttributeError(f"module 'massgen' has no attribute {name!r}")
-    return getattr(import_module(module), name)
+    module, _, attr = target.partition(":")
+    return getattr(import_module(module), attr or name)
 
 
 __all__ = [
+    "ATTEMPT_GLOB",
+    "BACKENDS",
+    "PROVIDER_KEYS",
+    "TRACE_FILE",
+    "WORKFLOW_TOOLS",
     "AnswerEvent",
+    "BackendError",
+    "BudgetExhausted",
     "ChunkEvent",
     "ConfigError",
     "DeadlineEvent",
     "Event",
     "FailureEvent",
     "FinalAnswerEvent",
+    "LogDirError",
+    "LogLayout",
+    "LogProjection",
+    "MassGenError",
+    "PermanentBackendError",
     "RestartEvent",
+    "ResumeError",
+    "ResumePoint",
+    "RunError",
+    "RunFailed",
+    "RunInterrupted",
     "RunResult",
     "RunStartedEvent",
+    "RunTimeout",
+    "RuntimeConfig",
+    "Session",
+    "SessionError",
+    "Subscriber",
     "Team",
     "TeamConfig",
+    "ToolError",
+    "ToolSpec",
+    "TraceError",
+    "TraceRecord",
     "VoteEvent",
     "VotesInvalidatedEvent",
     "__version__",
+    "attempt_dir",
+    "config_environment",
+    "decode_client_tool_calls",
+    "default_log_base",
+    "default_team",
+    "describe_missing",
+    "discover_config",
+    "events_from_record",
+    "find_runs",
+    "list_examples",
     "load_config",
+    "missing_keys",
+    "new_log_dir",
+    "new_team",
+    "open_session",
+    "override_agents",
+    "parse_sender",
+    "preflight_check",
+    "preload_backends",
+    "project_run",
+    "quick_backend",
+    "quick_team",
+    "read_dotenv",
+    "read_trace",
     "rebuild_from_trace",
     "register_with_litellm",
     "resolve_config",
+    "resume_point",
     "run",
     "run_sync",
+    "sender_name",
     "stream",
+    "summarize_run",
+    "validate_data",
+    "with_context_paths",
+    "with_run_timeout",
 ]

@@ -11,58 +11,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import AsyncGenerator, Mapping, Sequence
-from pathlib import Path
-from typing import Any, TypeAlias
+from collections.abc import AsyncGenerator
+from typing import Any
 
-from massgen.actors.team import RunResult, Team
-from massgen.configs import ConfigError, TeamConfig, load_config, validate_data
-from massgen.configs.defaults import environment, resolve
+from massgen.actors.team import Team
 from massgen.events import Event, FinalAnswerEvent, events_from_record
+from massgen.launch import ConfigLike, History, new_team
+from massgen.launch import resolve_config as resolve_config  # re-exported: massgen.api.resolve_config
 from massgen.logs import LogProjection
+from massgen.result import RunResult
 from massgen.sessions import Session, open_or_create
-
-ConfigLike: TypeAlias = str | os.PathLike[str] | Mapping[str, Any] | TeamConfig | None
-History: TypeAlias = Sequence[tuple[str, str]]
-
-
-def _environment() -> dict[str, str]:
-    return environment()  # ./.env under the process environment, as the command line sees it
-
-
-def resolve_config(config: ConfigLike = None) -> TeamConfig:
-    """Turn what a caller passed as ``config`` into a validated ``TeamConfig``.
-
-    A path or ``@examples/NAME`` is loaded; a mapping is validated like YAML data;
-    ``None`` finds the config the way the ``massgen`` command does (``./.massgen``,
-    ``~/.config/massgen``, then the default team).
-    """
-    if isinstance(config, TeamConfig):
-        return config
-    if config is None:
-        return resolve(None)[0]  # the one place config discovery lives
-    if isinstance(config, Mapping):
-        return validate_data(dict(config), "the config passed to massgen", _environment())
-    if isinstance(config, str | os.PathLike):
-        return load_config(os.fspath(config), _environment())[0]
-    kind = type(config).__name__
-    raise ConfigError(f"config must be a path, '@examples/NAME', a dict or a TeamConfig, not {kind}")
-
-
-def _with_timeout(config: TeamConfig, timeout: float | None) -> TeamConfig:
-    if timeout is None:
-        return config
-    if timeout <= 0:
-        raise ValueError("timeout must be a positive number of seconds")
-    settings = config.timeout_settings.model_copy(update={"orchestrator_timeout_seconds": timeout})
-    return config.model_copy(update={"timeout_settings": settings})
-
-
-def _team(query: str, config: ConfigLike, history: History, log_dir: str | os.PathLike[str] | None,
-          timeout: float | None, subscribers: list[Any] | None = None) -> Team:
-    team_config = _with_timeout(resolve_config(config), timeout)
-    return Team(team_config, query, history=tuple((str(q), str(a)) for q, a in history),
-                log_dir=Path(log_dir) if log_dir is not None else None, subscribers=subscribers)
 
 
 def _session(session_id: str | None, config: ConfigLike, history: History) -> tuple[Session | None, ConfigLike,
@@ -109,7 +67,7 @@ async def run(
     dict: ``result["final_answer"]``, ``result.as_dict()``.
     """
     session, config, history = _session(session_id, config, history)
-    team = _team(query, config, history, log_dir, timeout)
+    team = new_team(config, query, history=history, log_dir=log_dir, timeout=timeout)
     team.start()  # spawns the actors and returns; nothing here waits on them
     result = await _finish(team)
     if session is not None:
@@ -128,9 +86,9 @@ def run_sync(
 ) -> RunResult:
     """``run`` for plain scripts: blocks until the answer is in. Ctrl-C cancels the run, waits, re-raises."""
     session, config, history = _session(session_id, config, history)
-    team = _team(query, config, history, log_dir, timeout).start()
+    team = new_team(config, query, history=history, log_dir=log_dir, timeout=timeout).start()
     try:
-        result = team.wait()
+        result: RunResult = team.wait()
     except KeyboardInterrupt:
         team.cancel("interrupted by Ctrl-C")
         team.wait()
@@ -168,7 +126,7 @@ async def stream(
         if record["type"] == "RunFinished":
             loop.call_soon_threadsafe(queue.put_nowait, None)
 
-    team = _team(query, config, history, log_dir, timeout, subscribers=[on_record])
+    team = new_team(config, query, history=history, log_dir=log_dir, timeout=timeout, subscribers=[on_record])
     team.start()  # spawns the actors and returns; nothing here waits on them
     waiting = asyncio.ensure_future(asyncio.to_thread(team.wait))
     finished = False

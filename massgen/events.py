@@ -7,13 +7,16 @@ anonymised labels (``agent2``, ``agent2.3``) the agents themselves saw.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from massgen.messages.trace import TraceRecord
+
 if TYPE_CHECKING:
-    from massgen.actors.team import RunResult
     from massgen.logs import LogProjection
+    from massgen.result import RunResult
 
 
 @dataclass(frozen=True)
@@ -128,25 +131,21 @@ Event = (RunStartedEvent | ChunkEvent | AnswerEvent | VoteEvent | VotesInvalidat
          | FailureEvent | DeadlineEvent | FinalAnswerEvent)
 
 
-def _agent(sender: str) -> tuple[str, int]:
-    name, _, incarnation = sender.rpartition("#")
-    return name, int(incarnation or 0)
-
-
-def events_from_record(record: dict[str, Any], projection: LogProjection, *,
+def events_from_record(raw: Mapping[str, Any] | TraceRecord, projection: LogProjection, *,
                        chunks: bool = True) -> list[Event]:
     """The events one trace record stands for (usually none or one).
 
     ``FinalAnswerEvent`` is not made here: the caller builds it from the finished
     ``RunResult`` once the trace is closed.
     """
-    kind, mtype, p = record["kind"], record["type"], record["payload"]
+    record = TraceRecord.of(raw)
+    kind, mtype, p = record.kind, record.type, record.payload
     labels = {agent_id: view.label for agent_id, view in projection.agents.items()}
     if mtype == "RunStarted":
-        return [RunStartedEvent(run_id=record["run_id"], question=p["question"], log_dir=Path(p["log_dir"]),
+        return [RunStartedEvent(run_id=record.run_id, question=p["question"], log_dir=Path(p["log_dir"]),
                                 agents=dict(zip(p["agents"], p["labels"], strict=True)))]
     if mtype == "AgentChunk" and kind == "tell" and chunks:
-        agent, incarnation = _agent(record["sender"])
+        agent, incarnation = record.source.name, record.source.incarnation
         view = projection.agents.get(agent)
         if view is None or view.incarnation != incarnation:
             return []  # a late chunk of an abandoned incarnation

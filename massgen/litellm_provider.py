@@ -14,22 +14,22 @@ module is loaded only when a caller registers the provider.
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 try:
     import litellm
-    from litellm import CustomLLM
-    from litellm.llms.custom_llm import CustomLLMError
+    from litellm.llms.custom_llm import CustomLLM, CustomLLMError
     from litellm.types.utils import GenericStreamingChunk, ModelResponse
 except ImportError as exc:  # pragma: no cover - depends on the installed extras
     raise ImportError("massgen.register_with_litellm needs litellm: pip install 'massgen-actors[litellm]'") from exc
 
-from massgen.actors.team import RunResult
 from massgen.api import run, run_sync
-from massgen.configs import ConfigError
+from massgen.errors import ConfigError
+from massgen.result import RunResult
 
 PROVIDER = "massgen"
+_llm_error: Callable[..., Exception] = CustomLLMError  # litellm leaves its __init__ untyped
 _PIECE_CHARS = 200
 
 
@@ -56,7 +56,7 @@ def conversation(messages: list[Any]) -> tuple[str, tuple[tuple[str, str], ...]]
     turns = [(m.get("role"), _text(m.get("content"))) for m in items if m.get("role") in ("user", "assistant")]
     last_user = max((i for i, (role, _) in enumerate(turns) if role == "user"), default=None)
     if last_user is None:
-        raise CustomLLMError(status_code=400, message="massgen needs at least one user message")
+        raise _llm_error(status_code=400, message="massgen needs at least one user message")
     history: list[tuple[str, str]] = []
     pending: str | None = None
     for role, text in turns[:last_user]:
@@ -71,7 +71,7 @@ def conversation(messages: list[Any]) -> tuple[str, tuple[tuple[str, str], ...]]
 
 def _answer(result: RunResult) -> str:
     if result.final_answer is None:
-        raise CustomLLMError(status_code=500, message=f"the massgen team gave no answer: {result.reason}")
+        raise _llm_error(status_code=500, message=f"the massgen team gave no answer: {result.reason}")
     return result.final_answer
 
 
@@ -118,7 +118,7 @@ class MassGenLLM(CustomLLM):
         try:
             result = run_sync(question, ref, history=history)
         except ConfigError as exc:
-            raise CustomLLMError(status_code=400, message=str(exc)) from None
+            raise _llm_error(status_code=400, message=str(exc)) from None
         return _fill(kwargs.get("model_response") or ModelResponse(), model, result)
 
     async def acompletion(self, model: str, messages: list[Any], *args: Any, **kwargs: Any) -> ModelResponse:
@@ -126,7 +126,7 @@ class MassGenLLM(CustomLLM):
         try:
             result = await run(question, ref, history=history)
         except ConfigError as exc:
-            raise CustomLLMError(status_code=400, message=str(exc)) from None
+            raise _llm_error(status_code=400, message=str(exc)) from None
         return _fill(kwargs.get("model_response") or ModelResponse(), model, result)
 
     def streaming(self, model: str, messages: list[Any], *args: Any, **kwargs: Any) -> Iterator[GenericStreamingChunk]:
@@ -134,7 +134,7 @@ class MassGenLLM(CustomLLM):
         try:
             result = run_sync(question, ref, history=history)
         except ConfigError as exc:
-            raise CustomLLMError(status_code=400, message=str(exc)) from None
+            raise _llm_error(status_code=400, message=str(exc)) from None
         yield from _pieces(result)
 
     async def astreaming(  # type: ignore[override]  # litellm iterates what this returns
@@ -144,7 +144,7 @@ class MassGenLLM(CustomLLM):
         try:
             result = await run(question, ref, history=history)
         except ConfigError as exc:
-            raise CustomLLMError(status_code=400, message=str(exc)) from None
+            raise _llm_error(status_code=400, message=str(exc)) from None
         for piece in _pieces(result):
             yield piece
 

@@ -21,11 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from massgen.configs.loader import ConfigError
+from massgen.errors import ConfigError
 from massgen.logs.files import write_atomic
 
 if TYPE_CHECKING:
-    from massgen.actors.team import RunResult
+    from massgen.result import RunResult
 
 SESSION_FILE = "session.json"
 LOCK_FILE = ".lock"

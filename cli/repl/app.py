@@ -23,14 +23,13 @@ from prompt_toolkit.formatted_text import AnyFormattedText
 from prompt_toolkit.input import Input, PipeInput
 from prompt_toolkit.output import Output
 
+from massgen import Session, TeamConfig
 from massgen.cli import exit_codes, signals
 from massgen.cli.repl.commands import run_command
 from massgen.cli.repl.live import LiveTurn
 from massgen.cli.repl.prompt import build_session, open_block, open_history, unwrap_block
 from massgen.cli.repl.session import Conversation, history_path
 from massgen.cli.repl.views import result_text
-from massgen.configs import TeamConfig
-from massgen.sessions import Session
 
 
 class Repl:

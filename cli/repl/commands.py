@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
+from massgen import read_trace
 from massgen.cli.repl.live import LiveTurn
 from massgen.cli.repl.session import Conversation
 from massgen.cli.repl.views import (
@@ -19,7 +20,6 @@ from massgen.cli.repl.views import (
     trace_text,
     votes_text,
 )
-from massgen.logs import read_trace
 
 
 class ReplControl(Protocol):

@@ -10,19 +10,14 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from massgen.actors.team import RunResult, Team
+from massgen import LogProjection, RunResult, Team, TraceRecord
 from massgen.cli.progress import describe
-from massgen.logs import LogProjection
 
 Say = Callable[[str], None]
 _FOLLOW_FLUSH_CHARS = 160
-
-
-def _name(address: str) -> str:
-    return address.rpartition("#")[0]
 
 
 def _clip(text: str, limit: int) -> str:
@@ -30,10 +25,11 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def control_line(record: dict[str, Any]) -> str | None:
+def control_line(raw: Mapping[str, Any] | TraceRecord) -> str | None:
     """Lines for what the user (or the supervisor) did to the run, which ``describe`` leaves out."""
-    p, kind = record["payload"], record["type"]
-    if record["kind"] != "tell":
+    record = TraceRecord.of(raw)
+    p, kind = record.payload, record.type
+    if record.kind != "tell":
         return None
     if kind == "CancelRun":
         return f"cancel requested: {p['reason']}"
@@ -47,7 +43,7 @@ def control_line(record: dict[str, Any]) -> str | None:
         return f"restart requested for {p['name']}"
     if kind == "InjectAnswers":
         labels = ", ".join(a["label"] for a in p["view"]["answers"])
-        return f"{_name(record['to'])} gets new answers injected mid-turn: {labels}"
+        return f"{record.to_name} gets new answers injected mid-turn: {labels}"
     return None
 
 
@@ -74,7 +70,8 @@ class LiveTurn:
 
     # -- the subscriber (trace writer thread) -------------------------------------------------
 
-    def on_record(self, record: dict[str, Any], projection: LogProjection) -> None:
+    def on_record(self, raw: Mapping[str, Any], projection: LogProjection) -> None:
+        record = TraceRecord.of(raw)
         with self._changed:
             self.projection = projection
             self._fold(record, projection)
@@ -84,16 +81,16 @@ class LiveTurn:
             self._say(f"[{self.elapsed():5.1f}s] {line}")
         self._redraw()
 
-    def _fold(self, record: dict[str, Any], projection: LogProjection) -> None:
-        p, kind = record["payload"], record["type"]
+    def _fold(self, record: TraceRecord, projection: LogProjection) -> None:
+        p, kind = record.payload, record.type
         if kind == "TurnStarted":
             self._flush_follow(p["agent"])
             self._chars[p["agent"]] = 0
             self._notes[p["agent"]] = "voting only" if p["vote_only"] else "working"
-        elif kind == "AgentChunk" and record["kind"] == "tell":
-            agent = _name(record["sender"])
+        elif kind == "AgentChunk" and record.kind == "tell":
+            agent = record.sender_name
             view = projection.agents.get(agent)
-            if view is None or f"{agent}#{view.incarnation}" != record["sender"]:
+            if view is None or f"{agent}#{view.incarnation}" != record.sender:
                 return  # a late chunk from an abandoned incarnation
             self._chars[agent] = self._chars.get(agent, 0) + len(p["text"])
             self._notes[agent] = f"streaming {self._chars[agent]} chars"
@@ -103,12 +100,12 @@ class LiveTurn:
         elif kind == "AnswerAccepted":
             self._flush_follow(p["agent"])
             self._notes[p["agent"]] = f"answered {p['label']}"
-        elif kind == "RecordVote" and record["kind"] == "tell":
+        elif kind == "RecordVote" and record.kind == "tell":
             self._flush_follow(p["voter"])
             self._notes[p["voter"]] = f"voted for {p['target_label']}"
-        elif kind == "InjectAnswers" and record["kind"] == "tell":
+        elif kind == "InjectAnswers" and record.kind == "tell":
             labels = ", ".join(a["label"] for a in p["view"]["answers"])
-            self._notes[_name(record["to"])] = f"injected {labels}"
+            self._notes[record.to_name] = f"injected {labels}"
         elif kind == "DeadlineExpired" and p.get("name"):
             self._notes[p["name"]] = f"timed out ({p['scope']}: {p['detail']})"
         elif kind == "AgentRestarting":
@@ -116,7 +113,7 @@ class LiveTurn:
         elif kind == "AgentMarkedFailed":
             self._notes[p["name"]] = f"failed ({_clip(p['reason'], 50)})"
         elif kind == "PresentFinal":
-            self._notes[_name(record["to"])] = "presenting the final answer"
+            self._notes[record.to_name] = "presenting the final answer"
         elif kind == "RunFinished":
             self._ended = time.monotonic()
             for agent in list(self._chars):

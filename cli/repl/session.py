@@ -12,10 +12,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from massgen import sessions
-from massgen.actors.team import RunResult, Team, new_log_dir
-from massgen.actors.trace_writer import Subscriber
-from massgen.configs import TeamConfig
+from massgen import (
+    RunResult,
+    Session,
+    SessionError,
+    Subscriber,
+    Team,
+    TeamConfig,
+    attempt_dir,
+    new_log_dir,
+    new_team,
+    open_session,
+)
 
 
 def history_path() -> Path:
@@ -37,7 +45,7 @@ class Conversation:
     """State that outlives a turn. Only the REPL's event loop thread touches it."""
 
     def __init__(self, config: TeamConfig, source: str, *, timeout: float | None = None,
-                 session: sessions.Session | None = None, session_config: dict[str, Any] | None = None) -> None:
+                 session: Session | None = None, session_config: dict[str, Any] | None = None) -> None:
         """``session``: a stored session to continue; without one, a new session is stored at the first turn."""
         self.config = config
         self.source = source
@@ -70,25 +78,17 @@ class Conversation:
             path = new_log_dir(turn=turn)
             self.root = path.parent.parent
             return path
-        path = self.root / f"turn_{turn}" / "attempt_1"
+        path = attempt_dir(self.root, turn)
         path.mkdir(parents=True, exist_ok=False)
         return path
-
-    def _config_for_turn(self) -> TeamConfig:
-        if self.timeout is None:
-            return self.config
-        settings = self.config.timeout_settings.model_copy(update={"orchestrator_timeout_seconds": self.timeout})
-        return self.config.model_copy(update={"timeout_settings": settings})
 
     def new_team(self, question: str, subscribers: list[Subscriber]) -> Team:
         """The team for the next turn, with every earlier answer as context; not started yet."""
         number = self.next_turn
         self.next_turn += 1
-        from massgen.files import with_context_paths  # @path / @path:w in this question
-
-        config = with_context_paths(self._config_for_turn(), question)
-        return Team(config, question, history=tuple(self.history), log_dir=self._log_dir(number),
-                    subscribers=subscribers, turn=number)
+        return new_team(self.config, question, history=self.history, timeout=self.timeout,
+                        log_dir=self._log_dir(number), subscribers=subscribers, turn=number,
+                        context_paths=True)  # @path / @path:w in this question
 
     def record(self, number: int, question: str, result: RunResult) -> None:
         """Keep the turn; its answer (even a best-so-far one) becomes context for the next turn."""
@@ -97,10 +97,10 @@ class Conversation:
             self.history.append((question, result.final_answer))
         try:
             if self.session is None:
-                self.session = sessions.open_or_create(config=self._session_config)
+                self.session = open_session(config=self._session_config)
             self.session.add_turn(question, result)  # on disk now: another process can --continue
             self.unsaved = None
-        except (sessions.SessionError, OSError) as exc:
+        except (SessionError, OSError) as exc:
             self.unsaved = f"the turn was not saved to the session: {exc}"
 
     def reset(self) -> int:

@@ -9,9 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from massgen.actors.team import RunResult
-from massgen.configs import TeamConfig
-from massgen.logs import LogProjection
+from massgen import LogProjection, RunResult, TeamConfig
 
 _EVENT_SKIP = {"seq", "ts", "type", "from", "to", "view_labels"}
 

@@ -22,9 +22,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import Receive
 
-from massgen import __version__
-from massgen.actors import preflight
-from massgen.actors.team import RunResult
+from massgen import ConfigError, RunResult, __version__, preflight_check
 from massgen.cli.serve import sse
 from massgen.cli.serve.auth import check_bearer, request_id
 from massgen.cli.serve.catalog import Catalog
@@ -32,7 +30,6 @@ from massgen.cli.serve.completions import Progress, completion, now
 from massgen.cli.serve.errors import ApiError, answered, error_response, internal_error
 from massgen.cli.serve.models import Limits, parse_request, to_conversation
 from massgen.cli.serve.runs import RunRegistry, ServedRun
-from massgen.configs import ConfigError
 
 log = logging.getLogger("massgen.serve")
 Handler = Callable[[Request, str], Awaitable[Response]]
@@ -144,7 +141,7 @@ def build_app(state: ServerState) -> Starlette:
         model, config = state.catalog.resolve(chat.model)
         conversation = to_conversation(chat)
         try:
-            preflight.check(config)  # a team none of whose agents can run is the caller's config error
+            preflight_check(config)  # a team none of whose agents can run is the caller's config error
         except ConfigError as exc:
             raise ApiError(400, str(exc), code="invalid_config", param="model") from None
         describe = Progress(content=not conversation.client_tools) if chat.stream else None

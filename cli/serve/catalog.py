@@ -20,9 +20,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from massgen import ConfigError, TeamConfig, list_examples, load_config, quick_backend, validate_data
 from massgen.cli.serve.errors import ApiError
-from massgen.configs import ConfigError, TeamConfig, list_examples, load_config, validate_data
-from massgen.configs.quick import quick_backend
 
 PREFIX = "massgen/"
 PATH_PREFIX = "massgen/path:"

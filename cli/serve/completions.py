@@ -10,12 +10,11 @@ from __future__ import annotations
 import json
 import time
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from massgen.actors import client_tools
-from massgen.actors.team import RunResult
-from massgen.logs import LogProjection
+from massgen import LogProjection, RunResult, TraceRecord, decode_client_tool_calls
 
 _PREVIEW_CHARS = 200
 CONTENT_CHUNK_CHARS = 256
@@ -67,7 +66,7 @@ class Answer:
 
 
 def answer_of(result: RunResult) -> Answer:
-    calls = client_tools.decode(result.final_answer)
+    calls = decode_client_tool_calls(result.final_answer)
     if calls is None:
         return Answer(content=result.final_answer or "", tool_calls=None)
     return Answer(content=None, tool_calls=[
@@ -126,7 +125,7 @@ class ChunkFactory:
 
 
 def _preview(content: str) -> str:
-    calls = client_tools.decode(content)
+    calls = decode_client_tool_calls(content)
     if calls is not None:
         return "calls " + ", ".join(f"{c['name']}({json.dumps(c['arguments'])})" for c in calls)
     flat = " ".join(content.split())
@@ -175,19 +174,20 @@ class Progress:
         self._speaker = None
         return f"{lead}{text}\n"
 
-    def __call__(self, record: dict[str, Any], projection: LogProjection) -> str | None:
-        kind, mtype, p = record["kind"], record["type"], record["payload"]
+    def __call__(self, raw: Mapping[str, Any], projection: LogProjection) -> str | None:
+        record = TraceRecord.of(raw)
+        kind, mtype, p = record.kind, record.type, record.payload
         if kind not in ("tell", "event"):
             return None
         if mtype == "AgentChunk":
             if self._presenting:
-                presenter = str(record["sender"]).rpartition("#")[0] == self._presenter
+                presenter = record.sender_name == self._presenter
                 if self._content and presenter and p.get("kind") == "text" and p.get("text"):
                     return ContentText(p["text"])
                 return None
             if not p.get("text"):
                 return None
-            agent = str(record["sender"]).rpartition("#")[0]
+            agent = record.sender_name
             if agent == self._speaker:
                 return str(p["text"])
             lead = "\n" if self._speaker is not None else ""
@@ -196,7 +196,7 @@ class Progress:
         text = self._describe(mtype, p, record, projection)
         return None if text is None else self._line(text)
 
-    def _describe(self, mtype: str, p: dict[str, Any], record: dict[str, Any],
+    def _describe(self, mtype: str, p: dict[str, Any], record: TraceRecord,
                   projection: LogProjection) -> str | None:
         if mtype == "RunStarted":
             return f"Team of {len(p['agents'])}: {', '.join(p['agents'])}."
@@ -205,7 +205,7 @@ class Progress:
         if mtype == "RecordVote":
             return f"{p['voter']} votes for {p['target_label']}: {p['reason']}"
         if mtype == "ToolCallRequested":
-            return f"{str(record['sender']).rpartition('#')[0]} calls {p['name']}"
+            return f"{record.sender_name} calls {p['name']}"
         if mtype == "AgentRestarting":
             return f"{p['name']} restarts: {p['reason']}"
         if mtype == "AgentMarkedFailed":
@@ -216,6 +216,6 @@ class Progress:
             return f"cancelled: {p['reason']}"
         if mtype == "PresentFinal":
             self._presenting = True
-            self._presenter = str(record["to"]).rpartition("#")[0]
+            self._presenter = record.to_name
             return f"{self._presenter} presents the final answer."
         return None

@@ -33,8 +33,8 @@ from massgen.cli.serve.models import Limits
 from massgen.cli.serve.runs import RunRegistry
 
 if TYPE_CHECKING:
+    from massgen import TeamConfig
     from massgen.cli.serve.ui import WebUI
-    from massgen.configs import TeamConfig
 
 API_KEY_ENV = "MASSGEN_SERVER_API_KEY"
 log = logging.getLogger("massgen.serve")
@@ -129,8 +129,8 @@ def main(argv: Sequence[str] | None = None, *, served_config: tuple[str, TeamCon
         if value < 1:
             return _fail(f"{name} must be at least 1")
 
-    from massgen.configs import ConfigError, load_config
-    from massgen.configs.defaults import environment
+    from massgen import ConfigError, load_config
+    from massgen import config_environment as environment
 
     env = environment()
     roots = [Path.cwd(), *(Path(r).expanduser() for r in args.config_root)]

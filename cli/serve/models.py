@@ -22,10 +22,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from massgen.actors.prompts import WORKFLOW_TOOLS
+from massgen import WORKFLOW_TOOLS, ToolSpec
 from massgen.cli.serve import body_guard
 from massgen.cli.serve.errors import ApiError
-from massgen.messages import ToolSpec
 
 _TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 

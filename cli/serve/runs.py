@@ -20,11 +20,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from massgen.actors.team import RunResult, Team, new_log_dir
+from massgen import LogProjection, RunResult, TeamConfig, new_team
 from massgen.cli.serve.errors import ApiError
 from massgen.cli.serve.models import Conversation
-from massgen.configs import TeamConfig
-from massgen.logs import LogProjection
 
 log = logging.getLogger("massgen.serve")
 
@@ -47,9 +45,8 @@ class ServedRun:
         self._started = False
         self._cancel_reason: str | None = None
         self.watchers: list[Watcher] = []  # called on the trace writer thread with each record
-        self.team = Team(config, conversation.task, history=conversation.history,
-                         log_dir=new_log_dir(log_base), subscribers=[self._on_record],
-                         client_tools=conversation.client_tools)
+        self.team = new_team(config, conversation.task, history=conversation.history, log_base=log_base,
+                             subscribers=[self._on_record], client_tools=conversation.client_tools)
 
     @property
     def log_dir(self) -> Path:

@@ -42,7 +42,7 @@ class WebUI:
     """The UI's state on the server: access rules, the run index, and the live runs' handles."""
 
     def __init__(self, state: Any, access: UiAccess, settings: StreamSettings) -> None:
-        from massgen.actors.team import default_log_base
+        from massgen import default_log_base
 
         self.state = state  # the app's ServerState: catalog and run registry
         self.access = access

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from massgen.logs.files import TRACE_FILE
+from massgen import ATTEMPT_GLOB, TRACE_FILE
 
 _RUN_ID = re.compile(r"^log_[A-Za-z0-9_]+~turn_\d+~attempt_\d+$")
 _KEEP_FINISHED = 8  # finished runs' logs kept in memory for tabs that come back to them
@@ -127,7 +127,7 @@ class RunIndex:
         """(id, directory) of the newest runs under the root, newest first."""
         if not self.root.is_dir():
             return
-        found = sorted(self.root.glob(f"log_*/turn_*/attempt_*/{TRACE_FILE}"), reverse=True)
+        found = sorted(self.root.glob(f"{ATTEMPT_GLOB}/{TRACE_FILE}"), reverse=True)
         for trace in found[:limit]:
             run_id = run_id_of(self.root, trace.parent)
             if run_id is not None:

@@ -22,6 +22,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
+from massgen import sender_name
 from massgen.cli.serve.ui.runlog import RecordLog
 
 _MAX_BATCH = 500
@@ -41,7 +42,7 @@ def _event(name: str, data: Any, event_id: int | None = None) -> bytes:
 
 
 def _agent_of(record: dict[str, Any]) -> str:
-    return str(record.get("sender", "")).rpartition("#")[0]
+    return sender_name(str(record.get("sender", "")))
 
 
 def coalesce(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -65,7 +66,7 @@ def coalesce(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
             open_chunk[key] = entry
             out.append(entry)
             continue
-        for key in [k for k in open_chunk if k[0].rpartition("#")[0] == agent]:
+        for key in [k for k in open_chunk if sender_name(k[0]) == agent]:
             del open_chunk[key]  # this agent did something else: later text starts a new entry
         out.append(record)
     return out

@@ -1,0 +1,70 @@
+"""What a finished run hands back: ``RunResult``, every field derived from the trace.
+
+A leaf module of the face (it imports only ``massgen.errors``), so the run handle in
+``actors/`` can build it without importing the face's higher parts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from massgen.errors import RUN_ERRORS
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What a finished run hands back; every field is derived from the trace."""
+
+    status: str
+    reason: str
+    final_answer: str | None
+    winner: str | None
+    winner_label: str | None
+    partial: bool
+    log_dir: Path
+    run_id: str
+    answers: dict[str, str] = field(default_factory=dict)
+    votes: list[dict[str, Any]] = field(default_factory=list)
+    usage: dict[str, Any] = field(default_factory=dict)
+    elapsed_s: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "completed"
+
+    @property
+    def log_directory(self) -> str:
+        """The log directory as a string: the name upstream MassGen's result dict uses."""
+        return str(self.log_dir)
+
+    def raise_for_status(self) -> RunResult:
+        """Raise the ``RunError`` for an ending with a non-zero exit code (failed, timeout, budget,
+        interrupted); return the result itself otherwise (``completed``, ``partial``)."""
+        error = RUN_ERRORS.get(self.status)
+        if error is not None:
+            raise error(f"the run ended with status {self.status!r}: {self.reason}", self)
+        return self
+
+    def as_dict(self) -> dict[str, Any]:
+        """The result as plain data, with the keys scripts written for upstream MassGen read."""
+        return {
+            "final_answer": self.final_answer,
+            "winner": self.winner,
+            "winner_label": self.winner_label,
+            "votes": [dict(v) for v in self.votes],
+            "answers": dict(self.answers),
+            "log_directory": self.log_directory,
+            "log_dir": self.log_directory,
+            "usage": dict(self.usage),
+            "status": self.status,
+            "reason": self.reason,
+            "partial": self.partial,
+            "run_id": self.run_id,
+            "elapsed_s": self.elapsed_s,
+        }
+
+    def __getitem__(self, key: str) -> Any:
+        """``result["final_answer"]`` works as it does on upstream MassGen's dict."""
+        return self.as_dict()[key]
