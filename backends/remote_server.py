@@ -54,7 +54,7 @@ class RemoteServer:
         except Exception as exc:  # the server's own start error, or its node is gone (a Ray error)
             cause = getattr(exc, "cause", None) or exc
             lines = str(cause).strip().splitlines()
-            text = lines[-1] if lines else type(cause).__name__
+            text = lines[-1].strip() if lines else type(cause).__name__
             raise ServerStartError(f"the local model server {self.name} is not available: {text}") from None
         return url
 

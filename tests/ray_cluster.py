@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -269,7 +270,9 @@ def model_server(out: dict[str, Any], workdir: Path) -> None:
     ray.init(address=cluster.address, log_to_driver=False)
     out["head"] = cluster.head_node.node_id
     out["llama_nodes"] = [n.node_id for n in cluster.worker_nodes]
-    config = validate_data(TINY_PAIR, "tiny pair on ray")
+    factor = float(os.environ.get("MASSGEN_TEST_TIMEOUT_FACTOR", "1"))  # a busy machine: the model is slower
+    limits = {k: v * factor for k, v in TINY_PAIR["timeout_settings"].items()}
+    config = validate_data({**TINY_PAIR, "timeout_settings": limits}, "tiny pair on ray")
     question = "What is 2+3? Answer with the number."
     try:
         started = time.monotonic()
@@ -292,7 +295,7 @@ def model_server(out: dict[str, Any], workdir: Path) -> None:
 
         started = time.monotonic()
         team = Team(config, question, log_dir=workdir / "node_loss", subscribers=[watch], tick_interval_s=0.05).start()
-        if not ready.wait(180) or not answered.wait(240):
+        if not ready.wait(180 * factor) or not answered.wait(240 * factor):
             raise RuntimeError("no model server or no first answer in time")
         node = next(n for n in cluster.worker_nodes if n.node_id == server_node[0])
         out["removed"], out["removed_at"] = node.node_id, time.time()
@@ -303,7 +306,25 @@ def model_server(out: dict[str, Any], workdir: Path) -> None:
                             "log_dir": str(result.log_dir), "wall_s": round(time.monotonic() - started, 2),
                             "open_after": [u for u in urls if _port_open(u)]}
 
-        nowhere = validate_data({**TINY_PAIR, "runtime": {**TINY_PAIR["runtime"],
+        # The server's process is SIGKILLed mid-run (its actor and node live on): the same restart, on a live node.
+        answered.clear()
+        started = time.monotonic()
+        team = Team(config, question, log_dir=workdir / "process_killed", subscribers=[watch],
+                    tick_interval_s=0.05).start()
+        if not answered.wait(240 * factor):
+            raise RuntimeError("no first answer in time")
+        servers = [pid for pid in tagged_processes(os.environ.get(TAG_VARIABLE, "")) if _is_llama_server(pid)]
+        out["killed_pids"] = servers
+        for pid in servers:
+            os.kill(pid, signal.SIGKILL)
+        result = team.wait()
+        urls = [r["payload"]["base_url"] for r in _records(result.log_dir) if r["type"] == "ModelServerReady"]
+        out["process_killed"] = {"status": result.status, "reason": result.reason,
+                                 "final_answer": result.final_answer, "log_dir": str(result.log_dir),
+                                 "wall_s": round(time.monotonic() - started, 2),
+                                 "open_after": [u for u in urls if _port_open(u)]}
+
+        nowhere = validate_data({**TINY_PAIR, "timeout_settings": limits, "runtime": {**TINY_PAIR["runtime"],
                                                           "model_server_resources": {"big_gpu": 1}}}, "nowhere")
         result = Team(nowhere, question, log_dir=workdir / "nowhere", tick_interval_s=0.05).run()
         out["nowhere"] = {"status": result.status, "reason": result.reason, "final_answer": result.final_answer,
@@ -324,6 +345,13 @@ def llama_cluster() -> Any:
         cluster.add_node(num_cpus=1, resources={"llama": 1}, object_store_memory=80 << 20)
     cluster.wait_for_nodes()
     return cluster
+
+
+def _is_llama_server(pid: int) -> bool:
+    try:
+        return b"llama_cpp.server" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
 
 
 def _records(log_dir: Path) -> list[dict[str, Any]]:
