@@ -48,6 +48,9 @@ if TYPE_CHECKING:
 RUNTIME = Sender(name="runtime", incarnation=0)
 _PULL_WAIT_S = 0.5  # how long one pull waits for output before it returns empty
 _PULL_DEADLINE_S = 30.0  # a pull unanswered this long means the node stopped answering
+# A worker can take longer than that to start on a busy machine (seen: over 30 s at load 14 on 2 cores),
+# and a slow start is no lost node; the supervisor's own start deadline fences one that never starts.
+_START_DEADLINE_S = 600.0
 _STOP_GRACE_S = 2.0
 _CONNECT_TIMEOUT_S = 5.0
 
@@ -219,9 +222,11 @@ class RayRef:
     # -- the pump: the hosted actor's output, replayed in order -----------------------------------
 
     def _run_pump(self) -> None:
+        deadline = _START_DEADLINE_S  # the first pull waits for the worker to start: slow is not lost there
         while True:
             try:
-                items = ray.get(self.handle.pull.remote(_PULL_WAIT_S), timeout=_PULL_DEADLINE_S)
+                items = ray.get(self.handle.pull.remote(_PULL_WAIT_S), timeout=deadline)
+                deadline = _PULL_DEADLINE_S
             except Exception as exc:
                 self._lost(*down_reason(exc))
                 return

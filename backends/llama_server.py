@@ -78,10 +78,14 @@ class _PortTaken(Exception):
 
 def free_port(host: str = HOST) -> int:
     """A port that was free a moment ago; a lost race is retried by ``LlamaServer``."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind((host, 0))
         port: int = sock.getsockname()[1]
         return port
+
+
+def _url_host(host: str) -> str:
+    return f"[{host}]" if ":" in host else host  # an IPv6 node address
 
 
 def check_server_installed() -> None:
@@ -144,7 +148,7 @@ class LlamaServer:
     @property
     def base_url(self) -> str | None:
         """``http://HOST:PORT/v1`` while a server is (or was last) up."""
-        return f"http://{self.host}:{self._port}/v1" if self._port is not None else None
+        return f"http://{_url_host(self.host)}:{self._port}/v1" if self._port is not None else None
 
     @property
     def generation(self) -> int:
@@ -252,7 +256,7 @@ class LlamaServer:
     ) -> None:
         deadline = started + self.start_timeout
         next_report = 0.0
-        url = f"http://{self.host}:{port}/v1/models"
+        url = f"http://{_url_host(self.host)}:{port}/v1/models"
         with httpx.Client(timeout=2.0, trust_env=False) as client:
             while True:
                 code = proc.poll()
