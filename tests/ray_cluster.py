@@ -236,9 +236,9 @@ def errors(out: dict[str, Any]) -> None:
 
 TINY_PAIR: dict[str, Any] = {
     "agents": [{"id": f"tiny_{i}", "backend": {"type": "local", "model": "tiny", "seed": i, "temperature": 0.3,
-                                               "max_tokens": 32, "n_threads": 1}} for i in (1, 2)],
+                                               "max_tokens": 48, "n_threads": 1}} for i in (1, 2)],
     "orchestrator": {"max_new_answers_per_agent": 1, "final_answer_strategy": "winner_reuse",
-                     "restart": {"backoff_base_seconds": 0.2, "max_restarts": 2}},
+                     "restart": {"backoff_base_seconds": 0.2, "max_restarts": 4}},
     "timeout_settings": {"orchestrator_timeout_seconds": 400, "idle_stream_timeout_seconds": 200,
                          "turn_timeout_seconds": 300, "straggler_grace_seconds": 300},
     "runtime": {"type": "ray", "address": "auto", "resources": {"agents": 1},
