@@ -211,7 +211,7 @@ def errors(out: dict[str, Any]) -> None:
             kinds = [k for k, t in (("dead", pykka.ActorDeadError), ("timeout", pykka.Timeout)) if isinstance(exc, t)]
             return f"{type(exc).__name__} {' '.join(kinds)} {exc}".strip()
 
-    ray.init(num_cpus=1, include_dashboard=False, object_store_memory=80 << 20, log_to_driver=False,
+    ray.init(address="local", num_cpus=1, include_dashboard=False, object_store_memory=80 << 20, log_to_driver=False,
              _system_config=SYSTEM_CONFIG)
     try:
         ctx = RunContext("errors", None)
