@@ -21,7 +21,7 @@ import tempfile
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pykka
 import ray
@@ -38,12 +38,19 @@ from massgen.actors.runtime import (
     RunContext,
     TracedActor,
 )
-from massgen.configs.schema import RuntimeConfig
+from massgen.backends.remote_server import RemoteServer, model_key
+from massgen.configs.schema import LocalBackendConfig, RuntimeConfig
 from massgen.messages import Down, Message, Placed, Sender
+
+if TYPE_CHECKING:
+    from massgen.actors.ray_model_server import ModelServers
 
 RUNTIME = Sender(name="runtime", incarnation=0)
 _PULL_WAIT_S = 0.5  # how long one pull waits for output before it returns empty
 _PULL_DEADLINE_S = 30.0  # a pull unanswered this long means the node stopped answering
+# A worker can take longer than that to start on a busy machine (seen: over 30 s at load 14 on 2 cores),
+# and a slow start is no lost node; the supervisor's own start deadline fences one that never starts.
+_START_DEADLINE_S = 600.0
 _STOP_GRACE_S = 2.0
 _CONNECT_TIMEOUT_S = 5.0
 
@@ -132,6 +139,7 @@ class RayRef:
         self._lock = threading.Lock()
         self._watcher: Peer | None = None
         self._down: tuple[DownReason, str] | None = None
+        self._dependency_down: tuple[DownReason, str] | None = None
         self._pump = threading.Thread(target=self._run_pump, name=f"ray-pump-{name}#{incarnation}", daemon=True)
         self._pump.start()
 
@@ -192,9 +200,17 @@ class RayRef:
     def watch(self, watcher: Peer) -> None:
         with self._lock:
             self._watcher = watcher
-            down = self._down
+            down = self._down or self._dependency_down
         if down is not None and not self._stopping.is_set():
             self._tell_down(*down)
+
+    def dependency_lost(self, detail: str) -> None:
+        """Something this incarnation cannot work without (its model server) is gone: Down, unless stopped."""
+        if self._stopping.is_set() or self.actor_stopped.is_set():
+            return
+        with self._lock:
+            self._dependency_down = ("model_server_lost", detail)  # for a watcher that comes later
+        self._tell_down("model_server_lost", detail)
 
     def _kill(self) -> None:
         try:
@@ -206,9 +222,11 @@ class RayRef:
     # -- the pump: the hosted actor's output, replayed in order -----------------------------------
 
     def _run_pump(self) -> None:
+        deadline = _START_DEADLINE_S  # the first pull waits for the worker to start: slow is not lost there
         while True:
             try:
-                items = ray.get(self.handle.pull.remote(_PULL_WAIT_S), timeout=_PULL_DEADLINE_S)
+                items = ray.get(self.handle.pull.remote(_PULL_WAIT_S), timeout=deadline)
+                deadline = _PULL_DEADLINE_S
             except Exception as exc:
                 self._lost(*down_reason(exc))
                 return
@@ -291,6 +309,15 @@ class RayRuntime:
         self._closed = False
         self._suspects: set[str] = set()
         self._lock = threading.Lock()
+        self.model_servers: ModelServers | None = None
+        if config.model_server_resources:
+            from massgen.actors.ray_model_server import ModelServers
+
+            self.model_servers = ModelServers(config.model_server_resources, self._suspected, self.suspect)
+
+    def _suspected(self) -> set[str]:
+        with self._lock:
+            return set(self._suspects)
 
     def suspect(self, node: str) -> None:
         """A node that lost an actor gets no new ones from this run (fence, don't wait it out)."""
@@ -328,14 +355,24 @@ class RayRuntime:
         remote_args = tuple(Peer(a.name, a.incarnation, None) if isinstance(a, Peer) else a for a in args)
         placed = self._beside(beside) if beside is not None else None
         options, node, fallback = placed or self._place(self.config.resources_for(beside or name))
+        server = self._model_server(ctx, args)
         handle = ActorHost.options(
             num_cpus=0, max_restarts=0, max_task_retries=0, lifetime=None,
             name=f"{ctx.run_id}:{name}#{incarnation}", namespace="massgen", **options,
-        ).remote(ctx.run_id, cls, remote_args)
+        ).remote(ctx.run_id, cls, remote_args, *([{server[0]: server[1]}] if server else []))
         ref = RayRef(self, ctx, handle, name, incarnation, node, fallback, targets, beside)
         with self._lock:
             self._refs.append(ref)
+        if server is not None and self.model_servers is not None:
+            self.model_servers.used_by(server[1], ref)
         return ref
+
+    def _model_server(self, ctx: RunContext, args: tuple[Any, ...]) -> tuple[str, RemoteServer] | None:
+        """The model server a local agent uses, when the config places those servers (``model_server_resources``)."""
+        backend = getattr(getattr(args[0], "config", None), "backend", None) if args else None
+        if self.model_servers is None or not isinstance(backend, LocalBackendConfig):
+            return None
+        return model_key(backend.model), self.model_servers.for_agent(ctx, backend)
 
     def watch(self, ref: Any, watcher: Peer) -> None:
         if isinstance(ref, RayRef):
@@ -352,5 +389,7 @@ class RayRuntime:
                 ref.stop(block=False)
         for ref in refs:
             ref._pump.join(timeout=_PULL_DEADLINE_S)
+        if self.model_servers is not None:
+            self.model_servers.close()  # after the agents: nobody calls them any more
         self.asks.shutdown(wait=False, cancel_futures=True)
         disconnect()

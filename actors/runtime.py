@@ -24,7 +24,7 @@ M = TypeVar("M", bound=Message)
 Clock = Callable[[], float]
 
 # Why a watched actor went away, the same words on every runtime (``Down.reason``).
-DownReason = Literal["killed", "node_lost", "unavailable", "remote_error"]
+DownReason = Literal["killed", "node_lost", "unavailable", "remote_error", "model_server_lost"]
 
 
 class ActorDead(pykka.ActorDeadError):

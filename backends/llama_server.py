@@ -78,10 +78,14 @@ class _PortTaken(Exception):
 
 def free_port(host: str = HOST) -> int:
     """A port that was free a moment ago; a lost race is retried by ``LlamaServer``."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind((host, 0))
         port: int = sock.getsockname()[1]
         return port
+
+
+def _url_host(host: str) -> str:
+    return f"[{host}]" if ":" in host else host  # an IPv6 node address
 
 
 def check_server_installed() -> None:
@@ -114,8 +118,10 @@ class LlamaServer:
         start_timeout: float = 300.0,
         python: str = sys.executable,
         extra_args: Sequence[str] = (),
+        host: str = HOST,
     ) -> None:
         self.model_path = Path(model_path)
+        self.host = host  # loopback, unless other machines must reach it (a model server on Ray)
         self.n_ctx = n_ctx
         self.n_threads = n_threads or max(1, os.cpu_count() or 1)
         self.start_timeout = start_timeout
@@ -141,8 +147,8 @@ class LlamaServer:
 
     @property
     def base_url(self) -> str | None:
-        """``http://127.0.0.1:PORT/v1`` while a server is (or was last) up."""
-        return f"http://{HOST}:{self._port}/v1" if self._port is not None else None
+        """``http://HOST:PORT/v1`` while a server is (or was last) up."""
+        return f"http://{_url_host(self.host)}:{self._port}/v1" if self._port is not None else None
 
     @property
     def generation(self) -> int:
@@ -199,7 +205,7 @@ class LlamaServer:
             "--model", str(self.model_path),
             "--n_ctx", str(self.n_ctx),
             "--n_threads", str(self.n_threads),
-            "--host", HOST,
+            "--host", self.host,
             "--port", str(port),
             # By default the server cuts a running stream short ("[DONE]") as soon as another
             # request waits; agents sharing one server must queue instead.
@@ -213,7 +219,7 @@ class LlamaServer:
             raise ServerStartError(f"model file {self.model_path} does not exist")
         started = time.monotonic()
         for _attempt in range(_PORT_ATTEMPTS):
-            port = free_port()
+            port = free_port(self.host)
             fd, log_name = tempfile.mkstemp(prefix=f"massgen-llama-{port}-", suffix=".log")
             log = Path(log_name)
             try:
@@ -250,7 +256,7 @@ class LlamaServer:
     ) -> None:
         deadline = started + self.start_timeout
         next_report = 0.0
-        url = f"http://{HOST}:{port}/v1/models"
+        url = f"http://{_url_host(self.host)}:{port}/v1/models"
         with httpx.Client(timeout=2.0, trust_env=False) as client:
             while True:
                 code = proc.poll()

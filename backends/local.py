@@ -27,6 +27,7 @@ import httpx
 from massgen.backends.base import BackendContext, BackendError
 from massgen.backends.llama_server import LlamaServer, ServerStartError, acquire_server, release_server
 from massgen.backends.local_model import Progress, resolve_model
+from massgen.backends.remote_server import RemoteServer, lookup
 from massgen.backends.toolcall_text import (
     action_schema,
     flatten_messages,
@@ -97,12 +98,21 @@ class LocalBackend:
         self.context = context
         self.progress: Progress = progress or (lambda text: log.info("%s: %s", context.agent_id, text))
         self.server: LlamaServer | None = None
+        self._remote: RemoteServer | None = None  # a server this backend does not own (backends/remote_server.py)
+        self._remote_url: str | None = None
         self._client: httpx.AsyncClient | None = None
         self._ids = itertools.count(1)
 
     async def start(self) -> None:
         """Resolve (maybe assemble) the model, then start or join its shared server."""
-        if self.server is not None:
+        if self.server is not None or self._remote_url is not None:
+            return
+        remote = lookup(self.config.model)
+        if remote is not None:  # the run placed this model's server elsewhere (on Ray): reach it over HTTP
+            self.progress(f"waiting for the local model server {remote.name}")
+            self._remote_url = await remote.base_url(self.config.server_start_timeout_seconds)
+            self._remote = remote
+            self._client = self._http_client()
             return
         model_path = await asyncio.to_thread(resolve_model, self.config.model, progress=self.progress)
         server = acquire_server(
@@ -118,12 +128,15 @@ class LocalBackend:
             self.server = None
             release_server(server)
             raise
+        self._client = self._http_client()
+
+    def _http_client(self) -> httpx.AsyncClient:
         read = self.config.timeout_seconds or DEFAULT_READ_TIMEOUT_S
-        self._client = httpx.AsyncClient(timeout=httpx.Timeout(read, connect=5.0), trust_env=False)
+        return httpx.AsyncClient(timeout=httpx.Timeout(read, connect=5.0), trust_env=False)
 
     async def aclose(self) -> None:
         client, server = self._client, self.server
-        self._client, self.server = None, None
+        self._client, self.server, self._remote, self._remote_url = None, None, None, None
         if client is not None:
             await client.aclose()
         if server is not None:
@@ -156,8 +169,12 @@ class LocalBackend:
         return body, schema
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
-        if self.server is None or self._client is None:
+        if (self.server is None and self._remote_url is None) or self._client is None:
             await self.start()
+        if self._remote_url is not None:  # its owner queues and supervises it; a failure ends this incarnation
+            async for event in self._stream_holding_slot(None, self._remote_url, request):
+                yield event
+            return
         server, client = self.server, self._client
         assert server is not None and client is not None
         try:
@@ -179,11 +196,11 @@ class LocalBackend:
         finally:
             server.slot.release()
 
-    async def _stream_holding_slot(self, server: LlamaServer, base_url: str, request: ModelRequest
+    async def _stream_holding_slot(self, server: LlamaServer | None, base_url: str, request: ModelRequest
                                    ) -> AsyncIterator[StreamEvent]:
         client = self._client
         assert client is not None
-        generation = server.generation
+        generation = server.generation if server is not None else 0
         body, schema = self._body(request)
         text: list[str] = []
         finish: str | None = None
@@ -222,6 +239,10 @@ class LocalBackend:
             yield StreamError(message=f"local model server sent a broken chunk ({exc})", retryable=True)
             return
         except httpx.TransportError as exc:
+            if self._remote is not None:  # a server elsewhere: its runtime restarts it, and this agent
+                yield await self._remote.call_failed(base_url, exc)
+                return
+            assert server is not None
             async for event in self._server_failed(server, generation, exc):
                 yield event
             return

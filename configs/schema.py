@@ -262,6 +262,9 @@ class RuntimeConfig(_Strict):
     # Ray resources every agent asks for (e.g. {agents: 1}); an agent id in ``agents`` overrides them.
     resources: dict[str, float] = Field(default_factory=dict)
     agents: dict[str, dict[str, float]] = Field(default_factory=dict)
+    # Ray resources each local model's llama.cpp server asks for (e.g. {llama: 1}): the run then places one
+    # server per model as a Ray actor on a node that has them, reached over HTTP. Empty: in the agent's worker.
+    model_server_resources: dict[str, float] = Field(default_factory=dict)
 
     def resources_for(self, agent_id: str) -> dict[str, float]:
         return dict(self.agents.get(agent_id, self.resources))

@@ -3,6 +3,8 @@
 Pykka runs every actor in this process and never sends these. Ray (actors/ray_runtime.py)
 records ``Placed`` for each agent incarnation and tells the watcher ``Down`` when one is
 lost without being stopped (its node died, its worker was killed, it stopped answering).
+A local model server placed as a Ray actor of its own is recorded the same way (``Placed``,
+``ModelServerReady``, and ``Down`` as an event when it is lost).
 """
 
 from __future__ import annotations
@@ -28,5 +30,15 @@ class Down(Message):
 
     name: str
     incarnation: int
-    reason: Literal["killed", "node_lost", "unavailable", "remote_error"]
+    # model_server_lost: the agent's local model server (a Ray actor of its own) is gone.
+    reason: Literal["killed", "node_lost", "unavailable", "remote_error", "model_server_lost"]
     detail: str = ""
+
+
+class ModelServerReady(Message):
+    """A local model server the runtime placed (``name`` ``model:MODEL``) answers at ``base_url``."""
+
+    name: str
+    incarnation: int
+    node: str
+    base_url: str

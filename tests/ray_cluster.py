@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -210,7 +211,7 @@ def errors(out: dict[str, Any]) -> None:
             kinds = [k for k, t in (("dead", pykka.ActorDeadError), ("timeout", pykka.Timeout)) if isinstance(exc, t)]
             return f"{type(exc).__name__} {' '.join(kinds)} {exc}".strip()
 
-    ray.init(num_cpus=1, include_dashboard=False, object_store_memory=80 << 20, log_to_driver=False,
+    ray.init(address="local", num_cpus=1, include_dashboard=False, object_store_memory=80 << 20, log_to_driver=False,
              _system_config=SYSTEM_CONFIG)
     try:
         ctx = RunContext("errors", None)
@@ -233,6 +234,132 @@ def errors(out: dict[str, Any]) -> None:
         ray.shutdown()
 
 
+TINY_PAIR: dict[str, Any] = {
+    "agents": [{"id": f"tiny_{i}", "backend": {"type": "local", "model": "tiny", "seed": i, "temperature": 0.3,
+                                               "max_tokens": 48, "n_threads": 1}} for i in (1, 2)],
+    "orchestrator": {"max_new_answers_per_agent": 1, "final_answer_strategy": "winner_reuse",
+                     "restart": {"backoff_base_seconds": 0.2, "max_restarts": 4}},
+    "timeout_settings": {"orchestrator_timeout_seconds": 400, "idle_stream_timeout_seconds": 200,
+                         "turn_timeout_seconds": 300, "straggler_grace_seconds": 300},
+    "runtime": {"type": "ray", "address": "auto", "resources": {"agents": 1},
+                "model_server_resources": {"llama": 1}},
+}
+
+
+def _port_open(base_url: str) -> bool:
+    import socket
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(base_url)
+    try:
+        socket.create_connection((parts.hostname or "", parts.port or 0), timeout=2).close()
+        return True
+    except OSError:
+        return False
+
+
+def model_server(out: dict[str, Any], workdir: Path) -> None:
+    """Local agents on the head reach one model server on a `llama` node over HTTP; that node is then
+    removed without grace mid-run; a third run asks for a resource no node has."""
+    import ray
+
+    from massgen.actors.team import Team
+    from massgen.configs import validate_data
+
+    cluster = llama_cluster()
+    ray.init(address=cluster.address, log_to_driver=False)
+    out["head"] = cluster.head_node.node_id
+    out["llama_nodes"] = [n.node_id for n in cluster.worker_nodes]
+    factor = float(os.environ.get("MASSGEN_TEST_TIMEOUT_FACTOR", "1"))  # a busy machine: the model is slower
+    limits = {k: v * factor for k, v in TINY_PAIR["timeout_settings"].items()}
+    config = validate_data({**TINY_PAIR, "timeout_settings": limits}, "tiny pair on ray")
+    question = "What is 2+3? Answer with the number."
+    try:
+        started = time.monotonic()
+        result = Team(config, question, log_dir=workdir / "uninterrupted", tick_interval_s=0.05).run()
+        urls = [r["payload"]["base_url"] for r in _records(result.log_dir) if r["type"] == "ModelServerReady"]
+        out["uninterrupted"] = {"status": result.status, "reason": result.reason, "final_answer": result.final_answer,
+                                "log_dir": str(result.log_dir), "wall_s": round(time.monotonic() - started, 2),
+                                "open_after": [u for u in urls if _port_open(u)]}
+
+        ready = threading.Event()
+        answered = threading.Event()
+        server_node: list[str] = []
+
+        def watch(record: dict[str, Any], _projection: Any) -> None:
+            if record["type"] == "ModelServerReady" and not server_node:
+                server_node.append(record["payload"]["node"])
+                ready.set()
+            if record["type"] == "AnswerAccepted":
+                answered.set()
+
+        started = time.monotonic()
+        team = Team(config, question, log_dir=workdir / "node_loss", subscribers=[watch], tick_interval_s=0.05).start()
+        if not ready.wait(180 * factor) or not answered.wait(240 * factor):
+            raise RuntimeError("no model server or no first answer in time")
+        node = next(n for n in cluster.worker_nodes if n.node_id == server_node[0])
+        out["removed"], out["removed_at"] = node.node_id, time.time()
+        cluster.remove_node(node, allow_graceful=False)
+        result = team.wait()
+        urls = [r["payload"]["base_url"] for r in _records(result.log_dir) if r["type"] == "ModelServerReady"]
+        out["node_loss"] = {"status": result.status, "reason": result.reason, "final_answer": result.final_answer,
+                            "log_dir": str(result.log_dir), "wall_s": round(time.monotonic() - started, 2),
+                            "open_after": [u for u in urls if _port_open(u)]}
+
+        # The server's process is SIGKILLed mid-run (its actor and node live on): the same restart, on a live node.
+        answered.clear()
+        started = time.monotonic()
+        team = Team(config, question, log_dir=workdir / "process_killed", subscribers=[watch],
+                    tick_interval_s=0.05).start()
+        if not answered.wait(240 * factor):
+            raise RuntimeError("no first answer in time")
+        servers = [pid for pid in tagged_processes(os.environ.get(TAG_VARIABLE, "")) if _is_llama_server(pid)]
+        out["killed_pids"] = servers
+        for pid in servers:
+            os.kill(pid, signal.SIGKILL)
+        result = team.wait()
+        urls = [r["payload"]["base_url"] for r in _records(result.log_dir) if r["type"] == "ModelServerReady"]
+        out["process_killed"] = {"status": result.status, "reason": result.reason,
+                                 "final_answer": result.final_answer, "log_dir": str(result.log_dir),
+                                 "wall_s": round(time.monotonic() - started, 2),
+                                 "open_after": [u for u in urls if _port_open(u)]}
+
+        nowhere = validate_data({**TINY_PAIR, "timeout_settings": limits, "runtime": {**TINY_PAIR["runtime"],
+                                                          "model_server_resources": {"big_gpu": 1}}}, "nowhere")
+        result = Team(nowhere, question, log_dir=workdir / "nowhere", tick_interval_s=0.05).run()
+        out["nowhere"] = {"status": result.status, "reason": result.reason, "final_answer": result.final_answer,
+                          "log_dir": str(result.log_dir)}
+    finally:
+        ray.shutdown()
+        cluster.shutdown()
+
+
+def llama_cluster() -> Any:
+    from ray.cluster_utils import Cluster
+
+    cluster = Cluster(initialize_head=True, head_node_args={
+        "num_cpus": 1, "resources": {"agents": 8}, "include_dashboard": False, "object_store_memory": 80 << 20,
+        "_system_config": SYSTEM_CONFIG,
+    })
+    for _ in range(2):
+        cluster.add_node(num_cpus=1, resources={"llama": 1}, object_store_memory=80 << 20)
+    cluster.wait_for_nodes()
+    return cluster
+
+
+def _is_llama_server(pid: int) -> bool:
+    try:
+        return b"llama_cpp.server" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+
+
+def _records(log_dir: Path) -> list[dict[str, Any]]:
+    from massgen.logs import read_trace
+
+    return read_trace(Path(log_dir))
+
+
 def main() -> None:
     scenario, out_path = sys.argv[1], Path(sys.argv[2])
     sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -249,6 +376,8 @@ def main() -> None:
             cli(out, out_path.parent)
         elif scenario == "mcp":
             mcp(out, out_path.parent)
+        elif scenario == "model_server":
+            model_server(out, out_path.parent)
         elif scenario == "throughput":
             sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
             from bench.ray_throughput import measure

@@ -103,7 +103,7 @@ def test_file_workflows_on_ray_are_a_config_error_not_a_crash(tmp_path: Path) ->
 # -- a real two-node cluster --------------------------------------------------------------------
 
 
-def _scenario(name: str, workdir: Path) -> dict[str, Any]:
+def _scenario(name: str, workdir: Path, timeout: float = 240) -> dict[str, Any]:
     try:
         import ray  # noqa: F401
     except ImportError:
@@ -111,7 +111,7 @@ def _scenario(name: str, workdir: Path) -> dict[str, Any]:
     if os.geteuid() != 0 or shutil.which("unshare") is None or shutil.which("ip") is None:
         unavailable("a private network namespace needs root, unshare and ip (iproute2)")
     tag = uuid.uuid4().hex
-    done = in_private_network([name, str(workdir / "out.json")], tag, timeout=240)
+    done = in_private_network([name, str(workdir / "out.json")], tag, timeout=timeout)
     out_file = workdir / "out.json"
     assert out_file.exists(), f"the scenario wrote nothing (exit {done.returncode}):\n{done.stderr[-4000:]}"
     out: dict[str, Any] = json.loads(out_file.read_text())
