@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from massgen import backends
-from massgen.actors.mcp_tools import AgentTools
+from massgen.actors.mcp.tools import AgentTools
 from massgen.actors.replay import CallRecorder
 from massgen.actors.runtime import Peer, RunContext, TracedActor
 from massgen.actors.turn import BudgetDenied, ModelCallError, TurnIO, TurnRunner, TurnSettings

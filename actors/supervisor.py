@@ -21,7 +21,7 @@ from massgen.actors.children import Child, Ticker, overdue
 from massgen.actors.coordination import Coordination
 from massgen.actors.deadlines import effective
 from massgen.actors.judge import Judge
-from massgen.actors.mcp_supervision import McpSupervision
+from massgen.actors.mcp.supervision import McpSupervision
 from massgen.actors.notes import NoteBoard
 from massgen.actors.restarts import RestartHistory
 from massgen.actors.restore import restore
@@ -139,7 +139,7 @@ class Supervisor(TracedActor):
         self.waiting: set[str] = set()
         self.judge: Peer | None = None
         self._ticker: Ticker | None = None
-        # MCP tool servers: started, routed, restarted and withdrawn by actors/mcp_supervision.py.
+        # MCP tool servers: started, routed, restarted and withdrawn by actors/mcp/supervision.py.
         self.mcp = McpSupervision(self, specs, self.rules.restart, self._live_agent)
         self.notes = NoteBoard(order)  # notes from the user, until each agent has them
 

@@ -28,9 +28,9 @@ from mcp_support import (
 from support import FACTOR, scripted, team_config
 
 from massgen.actors.mcp import McpConfigError, McpServerSpec, select_tools
-from massgen.actors.mcp_server import McpServerActor
-from massgen.actors.mcp_stdio import OWNER_ENV
-from massgen.actors.mcp_supervision import McpSupervision
+from massgen.actors.mcp.server import McpServerActor
+from massgen.actors.mcp.stdio import OWNER_ENV
+from massgen.actors.mcp.supervision import McpSupervision
 from massgen.actors.runtime import Peer, RunContext, TracedActor
 from massgen.actors.team import agent_specs
 from massgen.configs import ConfigError, validate_data

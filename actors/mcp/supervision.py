@@ -24,7 +24,7 @@ from typing import Any, Literal
 
 from massgen import backends
 from massgen.actors.agent import AgentSpec
-from massgen.actors.mcp import McpServerSpec, exposed_name
+from massgen.actors.mcp.spec import McpServerSpec, exposed_name
 from massgen.actors.restarts import RestartHistory
 from massgen.actors.runtime import Peer, TracedActor
 from massgen.configs.schema import RestartPolicy
@@ -102,7 +102,7 @@ class McpSupervision:
 
     def _check_allowed_names(self, agent: AgentSpec) -> None:
         """An ``allowed_tools``/``exclude_tools`` entry for a server that is not configured can never
-        match: say so (one rule for both lists; see ``actors/mcp.select_tools``)."""
+        match: say so (one rule for both lists; see ``actors/mcp/spec.select_tools``)."""
         backend = agent.config.backend
         names = [s.name for s in backend.mcp_servers]
         entries = [e for e in [*(backend.allowed_tools or []), *backend.exclude_tools] if e.startswith("mcp__")]
@@ -119,7 +119,7 @@ class McpSupervision:
                 ))
 
     def _spawn(self, server: _Server) -> None:
-        from massgen.actors.mcp_server import McpServerActor  # the SDK, only for runs that use it
+        from massgen.actors.mcp.server import McpServerActor  # the SDK, only for runs that use it
 
         assert self.me is not None
         server.incarnation += 1

@@ -1,4 +1,4 @@
-"""The McpServer actor itself; see ``actors/mcp.py`` for the design and what users see."""
+"""The McpServer actor itself; see ``actors/mcp/__init__.py`` for the design and what users see."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from typing import Any
 import mcp_types
 from mcp.shared.exceptions import MCPError
 
-from massgen.actors.mcp import McpConfigError, McpServerSpec, exposed_name, select_tools
-from massgen.actors.mcp_session import McpConnection
+from massgen.actors.mcp.session import McpConnection
+from massgen.actors.mcp.spec import McpConfigError, McpServerSpec, exposed_name, select_tools
 from massgen.actors.runtime import Peer, RunContext, TracedActor
 from massgen.messages import (
     McpCallTool,
