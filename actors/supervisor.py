@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 import threading
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, assert_never
 
 import pykka
 
@@ -21,7 +21,7 @@ from massgen.actors.children import Child, Ticker, overdue
 from massgen.actors.coordination import Coordination
 from massgen.actors.deadlines import effective
 from massgen.actors.judge import Judge
-from massgen.actors.mcp.supervision import McpSupervision
+from massgen.actors.mcp.supervision import ActorPort, McpSupervision
 from massgen.actors.notes import NoteBoard
 from massgen.actors.restarts import RestartHistory
 from massgen.actors.restore import restore
@@ -57,7 +57,9 @@ from massgen.messages import (
     KillAgent,
     McpCallTool,
     McpCancelCall,
-    Message,
+    McpServerFailed,
+    McpToolResult,
+    McpToolsListed,
     ModelCallFinished,
     ModelCallStarted,
     NoteDelivered,
@@ -81,14 +83,13 @@ from massgen.messages import (
     TurnStarted,
     VoteProposed,
 )
+from massgen.messages.files import ToolDenied
+from massgen.messages.protocols import AgentReport, RunControl, SupervisorInbox, TurnReport, members
 
 if TYPE_CHECKING:
     from massgen.files import RunFiles
 
 _STOP_GRACE_S = 3.0
-_ACTIVITY = (
-    AgentChunk, BackendEvent, ModelCallStarted, ModelCallFinished, ToolCallRequested, ToolCallResult, TurnCorrection,
-)
 
 
 @dataclass(frozen=True)
@@ -115,7 +116,9 @@ class RunSpec:
     finish_recorded: threading.Event = field(default_factory=threading.Event, compare=False, repr=False)
 
 
-class Supervisor(TracedActor):
+class Supervisor(TracedActor[SupervisorInbox]):
+    accepts = members(SupervisorInbox)
+
     def __init__(self, ctx: RunContext, config: TeamConfig, run: RunSpec, specs: list[AgentSpec]) -> None:
         super().__init__(ctx, "supervisor")
         self.config, self.run = config, run
@@ -140,14 +143,14 @@ class Supervisor(TracedActor):
         self.judge: Peer | None = None
         self._ticker: Ticker | None = None
         # MCP tool servers: started, routed, restarted and withdrawn by actors/mcp/supervision.py.
-        self.mcp = McpSupervision(self, specs, self.rules.restart, self._live_agent)
+        self.mcp = McpSupervision(ActorPort(self), specs, self.rules.restart, self._live_agent)
         self.notes = NoteBoard(order)  # notes from the user, until each agent has them
 
     # -- life cycle ---------------------------------------------------------------------------
 
     def on_start(self) -> None:
-        self.ctx.record(self.make(
-            RunStarted, question=self.run.question, history=self.run.history,
+        self.record(RunStarted(
+            question=self.run.question, history=self.run.history,
             agents=tuple(self.children), labels=tuple(c.spec.label for c in self.children.values()),
             config=self.config.redacted(), versions=self.run.versions, log_dir=self.run.log_dir,
             turn=self.run.turn, attempt=self.run.attempt, resumed_from=self.run.resumed_from,
@@ -204,90 +207,120 @@ class Supervisor(TracedActor):
 
     # -- dispatch -----------------------------------------------------------------------------
 
-    def handle(self, message: Message) -> Any:
+    def handle(self, message: SupervisorInbox) -> CallPermit | None:
+        """Route by type: time, the runtime, the judge, the user, MCP servers, then agents."""
         if isinstance(message, Tick):
             self._on_tick(message.now)
             return None
         if self.phase == "finished":
+            # The run is over and its children are being stopped: what they still say was traced
+            # when sent, and nothing can change the outcome. An ask is settled by its (traced) reply.
             if isinstance(message, CallPermitRequest):
-                return self.make(CallPermit, granted=False, reason="run finished")
+                return self.stamp(CallPermit(granted=False, reason="run finished"))
             return None
-        if isinstance(message, Down):  # the runtime lost an agent; an older incarnation's Down is stale
-            child = self.children.get(message.name)
-            if child is not None and message.incarnation == child.incarnation:
-                self._agent_failed(child, f"{message.reason}: {message.detail}", "down")
-            return None
-        if self.mcp.owns(message.sender.name):
-            self.mcp.from_server(message)
-            return None
-        if message.sender.name in self.children:
-            return self._from_agent(self.children[message.sender.name], message)
-        if isinstance(message, TallyUpdated):
-            self._on_tally(message)
-        elif isinstance(message, CancelRun):
-            self._finish("interrupted", message.reason)
-        elif isinstance(message, AnswerNow):
-            self._answer_now()
-        elif isinstance(message, SetRunTimeout):
-            self.deadline = self.started + message.seconds
-        elif isinstance(message, KillAgent | RestartAgent) and message.name in self.children:
-            verb = "killed" if isinstance(message, KillAgent) else "restart requested"
-            self._agent_failed(self.children[message.name], f"{verb} by user", "user")
-        elif isinstance(message, SendNote):
-            for agent_id in self.notes.post(message):
-                child = self.children[agent_id]
-                if child.status == "in_turn" and child.peer is not None and child.turn_id is not None:
-                    self.send(child.peer, InjectNote, turn_id=child.turn_id, note_id=message.msg_id,
-                              text=message.text)
+        match message:
+            case Down():  # the runtime lost an agent; an older incarnation's Down is stale
+                child = self.children.get(message.name)
+                if child is not None and message.incarnation == child.incarnation:
+                    self._agent_failed(child, f"{message.reason}: {message.detail}", "down")
+            case TallyUpdated():
+                self._on_tally(message)
+            case CancelRun() | AnswerNow() | SetRunTimeout() | KillAgent() | RestartAgent() | SendNote():
+                self._on_control(message)
+            case McpToolsListed() | McpToolResult() | McpServerFailed():
+                if self.mcp.owns(message.sender.name):
+                    self.mcp.from_server(message)
+                else:
+                    self.dead_letter(message, "no MCP server of this run has that name")
+            case _:
+                return self._from_agent(message)
         return None
 
-    def _from_agent(self, child: Child, message: Message) -> Any:
-        if message.sender.incarnation != child.incarnation or child.status in ("failed", "restarting"):
+    def _on_control(self, message: RunControl) -> None:
+        match message:
+            case CancelRun():
+                self._finish("interrupted", message.reason)
+            case AnswerNow():
+                self._answer_now()
+            case SetRunTimeout():
+                self.deadline = self.started + message.seconds
+            case KillAgent() | RestartAgent():
+                if message.name not in self.children:
+                    self.dead_letter(message, f"no agent named {message.name!r}")
+                    return
+                verb = "killed" if isinstance(message, KillAgent) else "restart requested"
+                self._agent_failed(self.children[message.name], f"{verb} by user", "user")
+            case SendNote():
+                for agent_id in self.notes.post(message):
+                    child = self.children[agent_id]
+                    if child.status == "in_turn" and child.peer is not None and child.turn_id is not None:
+                        self.tell(child.peer, InjectNote(turn_id=child.turn_id, note_id=message.msg_id,
+                                                         text=message.text))
+            case _ as unreachable:
+                assert_never(unreachable)
+
+    def _from_agent(self, message: AgentReport) -> CallPermit | None:
+        child = self.children.get(message.sender.name)
+        if child is None or message.sender.incarnation != child.incarnation \
+                or child.status in ("failed", "restarting"):
             if isinstance(message, CallPermitRequest):  # an ask is settled by its (traced) reply
-                return self.make(CallPermit, granted=False, reason="stale incarnation")
-            self.ctx.record(self.make(
-                DeadLetter, original_type=type(message).__name__, original_sender=str(message.sender),
-                to="supervisor", why=f"sender is not the live incarnation ({child.incarnation})",
-            ))
+                return self.stamp(CallPermit(granted=False, reason="stale incarnation"))
+            why = ("no agent of this run has that name" if child is None
+                   else f"sender is not the live incarnation ({child.incarnation})")
+            self.record(DeadLetter(original_type=type(message).__name__, original_sender=str(message.sender),
+                                   to="supervisor", why=why))
             return None
-        if isinstance(message, CallPermitRequest):
-            return self._permit()
-        if isinstance(message, McpCallTool | McpCancelCall) and child.peer is not None:
-            self.mcp.from_agent(child.peer, message)
-            return None
-        if isinstance(message, ChildStarted):
-            if child.status == "starting":  # not "presenting": a resumed run may conclude before it
-                child.status, child.since = "idle", self.ctx.clock()
-                if self.phase == "coordinating" and child.voted_round != self.coord.version:
-                    self._next_turn(child)  # a restarted agent that has answered waits like the others
-            child.voted_round = None
-            return None
-        if isinstance(message, ChildFailed):
-            self._agent_failed(child, message.error, message.where, reported=True, permanent=message.permanent)
-            return None
-        if isinstance(message, NoteDelivered):  # whichever turn heard it, this incarnation has it
-            self.notes.delivered(child.spec.agent_id, message.note_id)
-            return None
-        turn_id = getattr(message, "turn_id", None)
-        if turn_id is not None and turn_id != child.turn_id:
-            return None  # a late message of a cancelled turn
-        if isinstance(message, _ACTIVITY):
-            child.last_activity = self.ctx.clock()
-            if isinstance(message, ModelCallFinished):
+        match message:
+            case CallPermitRequest():
+                return self._permit()
+            case McpCallTool() | McpCancelCall():
+                if child.peer is not None:
+                    self.mcp.from_agent(child.peer, message)
+            case ChildStarted():
+                if child.status == "starting":  # not "presenting": a resumed run may conclude before it
+                    child.status, child.since = "idle", self.ctx.clock()
+                    if self.phase == "coordinating" and child.voted_round != self.coord.version:
+                        self._next_turn(child)  # a restarted agent that has answered waits like the others
+                child.voted_round = None
+            case ChildFailed():
+                self._agent_failed(child, message.error, message.where, reported=True,
+                                   permanent=message.permanent)
+            case NoteDelivered():  # whichever turn heard it, this incarnation has it
+                self.notes.delivered(child.spec.agent_id, message.note_id)
+            case BackendEvent():
+                child.last_activity = self.ctx.clock()
+                if message.info.get("outcome") == "circuit_open":
+                    child.not_before = child.last_activity + float(str(message.info.get("retry_in_s") or 0))
+            case _:
+                self._from_turn(child, message)
+        return None
+
+    def _from_turn(self, child: Child, message: TurnReport) -> None:
+        if message.turn_id != child.turn_id:
+            return  # a late report of a turn already ended (cancelled, superseded): traced when sent
+        match message:
+            case ModelCallFinished():
+                child.last_activity = self.ctx.clock()
                 self.spent.add_usage(message.input_tokens, message.output_tokens, message.cost_usd)
                 if message.finish_reason == REPLAYED:
                     self.spent.calls -= 1  # answered from the trace this run resumes: no call was made
-            elif isinstance(message, BackendEvent) and message.info.get("outcome") == "circuit_open":
-                child.not_before = child.last_activity + float(str(message.info.get("retry_in_s") or 0))
-        elif isinstance(message, AnswerProposed):
-            self._on_answer(child, message)
-        elif isinstance(message, VoteProposed):
-            self._on_vote(child, message)
-        elif isinstance(message, TurnFailed):
-            self._agent_failed(child, message.reason, "worker")
-        elif isinstance(message, FinalPresented) and child.spec.agent_id == self.presenter:
-            self._presented(message.content)
-        return None
+            case AgentChunk() | ModelCallStarted() | ToolCallRequested() | ToolCallResult() | TurnCorrection():
+                child.last_activity = self.ctx.clock()
+            case AnswerProposed():
+                self._on_answer(child, message)
+            case VoteProposed():
+                self._on_vote(child, message)
+            case TurnFailed():
+                self._agent_failed(child, message.reason, "worker")
+            case FinalPresented():
+                if child.spec.agent_id == self.presenter:
+                    self._presented(message.content)
+                else:
+                    self.dead_letter(message, f"{child.spec.agent_id} is not presenting")
+            case ToolDenied():
+                pass  # the model got a tool error; the denial is in the trace for the logs
+            case _ as unreachable:
+                assert_never(unreachable)
 
     # -- coordination ---------------------------------------------------------------------------
 
@@ -306,16 +339,16 @@ class Supervisor(TracedActor):
         child.status, child.turn_id = "in_turn", turn_id
         child.since = child.last_activity = self.ctx.clock()
         self.waiting.discard(child.spec.agent_id)
-        self.ctx.record(self.make(
-            TurnStarted, agent=child.spec.agent_id, incarnation=child.incarnation, turn_id=turn_id,
+        self.record(TurnStarted(
+            agent=child.spec.agent_id, incarnation=child.incarnation, turn_id=turn_id,
             vote_only=vote_only, view_labels=tuple(a.label for a in view.answers),
         ))
         for note_id, text in self.notes.pending(child.spec.agent_id):  # before the turn: its first call has them
-            self.send(child.peer, InjectNote, turn_id=turn_id, note_id=note_id, text=text)
-        self.send(child.peer, StartTurn, turn_id=turn_id, task=self.run.question, history=self.run.history,
-                  view=view, vote_only=vote_only, own_label=child.spec.label)
+            self.tell(child.peer, InjectNote(turn_id=turn_id, note_id=note_id, text=text))
+        self.tell(child.peer, StartTurn(turn_id=turn_id, task=self.run.question, history=self.run.history,
+                                        view=view, vote_only=vote_only, own_label=child.spec.label))
         if view.version != self.coord.version and self.coord.count(child.spec.agent_id) > 0:
-            self.send(child.peer, InjectAnswers, turn_id=turn_id, view=self.coord.view())
+            self.tell(child.peer, InjectAnswers(turn_id=turn_id, view=self.coord.view()))
 
     def _on_answer(self, child: Child, message: AnswerProposed) -> None:
         agent_id = child.spec.agent_id
@@ -327,14 +360,14 @@ class Supervisor(TracedActor):
             return
         answer = self.coord.add_answer(agent_id, message.content, independent=message.view_version == 0)
         self.first_done.add(agent_id)
-        self.ctx.record(self.make(AnswerAccepted, agent=agent_id, label=answer.label, content=answer.content,
-                                  round=self.coord.version, result=answer.result, independent=answer.independent))
+        self.record(AnswerAccepted(agent=agent_id, label=answer.label, content=answer.content,
+                                   round=self.coord.version, result=answer.result, independent=answer.independent))
         taken = self.run.files.snapshot(agent_id, answer.label) if self.run.files else None
         if taken is not None:  # before anyone is shown the answer, so its files are there to read
-            self.ctx.record(self.make(SnapshotTaken, **taken))
+            self.record(SnapshotTaken(**taken))
         assert self.judge is not None
-        self.send(self.judge, InvalidateVotes, reason=f"new answer {answer.label}", round=self.coord.version,
-                  answers=self.coord.results())
+        self.tell(self.judge, InvalidateVotes(reason=f"new answer {answer.label}", round=self.coord.version,
+                                              answers=self.coord.results()))
         view = self.coord.view()
         for other in self.children.values():
             if other is child or other.peer is None:
@@ -342,7 +375,7 @@ class Supervisor(TracedActor):
             if other.status == "idle":
                 self._next_turn(other)
             elif other.status == "in_turn" and self.coord.count(other.spec.agent_id) > 0:
-                self.send(other.peer, InjectAnswers, turn_id=other.turn_id, view=view)
+                self.tell(other.peer, InjectAnswers(turn_id=other.turn_id, view=view))
         self._next_turn(child)
 
     def _awaiting_first_turns(self) -> bool:
@@ -384,9 +417,9 @@ class Supervisor(TracedActor):
             return
         assert self.judge is not None
         self.first_done.add(child.spec.agent_id)
-        self.send(self.judge, RecordVote, voter=child.spec.agent_id, target=target, target_label=answer.label,
-                  reason=message.reason, round=self.coord.version, target_result=answer.result,
-                  agreement=message.agreement is not None)
+        self.tell(self.judge, RecordVote(voter=child.spec.agent_id, target=target, target_label=answer.label,
+                                         reason=message.reason, round=self.coord.version, target_result=answer.result,
+                                         agreement=message.agreement is not None))
         self._release_waiting()
 
     def _on_tally(self, tally: TallyUpdated) -> None:
@@ -401,7 +434,7 @@ class Supervisor(TracedActor):
         self._release_waiting()
         for child in self.children.values():
             if child.status == "in_turn" and child.peer is not None and self.coord.answers:
-                self.send(child.peer, CancelTurn, turn_id=child.turn_id, reason="answer now")
+                self.tell(child.peer, CancelTurn(turn_id=child.turn_id, reason="answer now"))
                 self._start_turn(child)
 
     def _conclude(self, winner: str) -> None:
@@ -414,14 +447,15 @@ class Supervisor(TracedActor):
         self.phase, self.presenter = "presenting", winner
         for other in self.children.values():
             if other.status == "in_turn" and other.peer is not None:
-                self.send(other.peer, CancelTurn, turn_id=other.turn_id, reason="the team converged")
+                self.tell(other.peer, CancelTurn(turn_id=other.turn_id, reason="the team converged"))
                 other.status = "idle"
         turn_id = next(self._turn_ids)
         child.status, child.turn_id = "presenting", turn_id
         child.since = child.last_activity = self.ctx.clock()
         assert self.tally is not None
-        self.send(child.peer, PresentFinal, turn_id=turn_id, task=self.run.question, history=self.run.history,
-                  view=self.coord.view(), votes=self.tally.votes, strategy=strategy, own_label=child.spec.label)
+        self.tell(child.peer, PresentFinal(turn_id=turn_id, task=self.run.question, history=self.run.history,
+                                           view=self.coord.view(), votes=self.tally.votes, strategy=strategy,
+                                           own_label=child.spec.label))
 
     def _presented(self, text: str) -> None:
         """A presentation may reword the winning answer, never change the result the team agreed on."""
@@ -439,12 +473,12 @@ class Supervisor(TracedActor):
         reason = self.spent.exhausted()
         if reason is None:
             self.spent.charge_call()
-            return self.make(CallPermit, granted=True)
+            return self.stamp(CallPermit(granted=True))
         if self.phase == "presenting":
             self._finish("completed", f"the team converged; {reason}, so the winning answer is used as written")
         else:
             self._finish("budget", reason)
-        return self.make(CallPermit, granted=False, reason=reason)
+        return self.stamp(CallPermit(granted=False, reason=reason))
 
     # -- failures and restarts ------------------------------------------------------------------
 
@@ -460,27 +494,27 @@ class Supervisor(TracedActor):
             return
         child.last_error = reason
         if not reported:
-            self.ctx.record(self.make(ChildFailed, name=child.spec.agent_id, incarnation=child.incarnation,
-                                      error=reason, where=where))
+            self.record(ChildFailed(name=child.spec.agent_id, incarnation=child.incarnation,
+                                    error=reason, where=where))
         delay = None if permanent else child.history.record_failure(now)
         if delay is not None:
             delay = max(delay, child.not_before - now)  # restarting into an open breaker only fails again
         if delay is None:
             child.status = "failed"
-            self.ctx.record(self.make(AgentMarkedFailed, name=child.spec.agent_id, incarnation=child.incarnation,
-                                      reason=f"permanent error: {reason}" if permanent
-                                      else f"too many failures; last: {reason}"))
+            self.record(AgentMarkedFailed(name=child.spec.agent_id, incarnation=child.incarnation,
+                                          reason=f"permanent error: {reason}" if permanent
+                                          else f"too many failures; last: {reason}"))
             live = tuple(a for a, c in self.children.items() if c.status != "failed")
             assert self.judge is not None
-            self.send(self.judge, SetLiveAgents, agents=live)
+            self.tell(self.judge, SetLiveAgents(agents=live))
             if not live:
                 self._all_failed()
             else:
                 self._release_waiting()
             return
         child.status, child.restart_at = "restarting", now + delay
-        self.ctx.record(self.make(AgentRestarting, name=child.spec.agent_id, incarnation=child.incarnation,
-                                  delay_s=round(delay, 3), reason=reason))
+        self.record(AgentRestarting(name=child.spec.agent_id, incarnation=child.incarnation,
+                                    delay_s=round(delay, 3), reason=reason))
 
     def _all_failed(self) -> None:
         causes = "; ".join(f"{a}: {c.last_error}" for a, c in self.children.items() if c.last_error)
@@ -496,7 +530,7 @@ class Supervisor(TracedActor):
             return
         if now >= self.deadline:
             limit = self.deadline - self.started
-            self.ctx.record(self.make(DeadlineExpired, scope="run", detail=f"{limit:g} s"))
+            self.record(DeadlineExpired(scope="run", detail=f"{limit:g} s"))
             self._finish("timeout", f"the run deadline of {limit:g} s passed")
             return
         for agent_id in self.stragglers.due(now, self.coord.version):
@@ -513,7 +547,7 @@ class Supervisor(TracedActor):
             elif what == "stopped":
                 self._agent_failed(child, detail, "stopped")
             elif what == "present":
-                self.ctx.record(self.make(DeadlineExpired, scope="present", name=child.spec.agent_id, detail=detail))
+                self.record(DeadlineExpired(scope="present", name=child.spec.agent_id, detail=detail))
                 self._finish("completed", "the team converged; presentation timed out")
             else:
                 self._expire(child, what, detail)
@@ -528,20 +562,20 @@ class Supervisor(TracedActor):
                   f"last output {now - child.last_activity:.1f} s ago")
         if child.last_error:
             detail += f"; last error: {child.last_error}"
-        self.ctx.record(self.make(DeadlineExpired, scope="straggler", name=child.spec.agent_id, detail=detail))
+        self.record(DeadlineExpired(scope="straggler", name=child.spec.agent_id, detail=detail))
         if child.peer is not None:
             child.peer.ref.stop(block=False)
         child.status = "failed"
-        self.ctx.record(self.make(AgentMarkedFailed, name=child.spec.agent_id, incarnation=child.incarnation,
-                                  reason=f"straggler: {detail}"))
+        self.record(AgentMarkedFailed(name=child.spec.agent_id, incarnation=child.incarnation,
+                                      reason=f"straggler: {detail}"))
         assert self.judge is not None
-        self.send(self.judge, SetLiveAgents, agents=tuple(a for a, c in self.children.items() if c.status != "failed"))
+        self.tell(self.judge, SetLiveAgents(agents=tuple(a for a, c in self.children.items() if c.status != "failed")))
         self._release_waiting()  # the others may have been waiting for this agent's first answer
 
     def _expire(self, child: Child, scope: Literal["start", "turn", "idle"], detail: str) -> None:
-        self.ctx.record(self.make(DeadlineExpired, scope=scope, name=child.spec.agent_id, detail=detail))
+        self.record(DeadlineExpired(scope=scope, name=child.spec.agent_id, detail=detail))
         if child.peer is not None and child.turn_id is not None and scope != "start":
-            self.send(child.peer, CancelTurn, turn_id=child.turn_id, reason=detail)
+            self.tell(child.peer, CancelTurn(turn_id=child.turn_id, reason=detail))
         self._agent_failed(child, detail, "deadline")
 
     # -- the end ----------------------------------------------------------------------------------
@@ -562,10 +596,10 @@ class Supervisor(TracedActor):
         answer = final if final is not None else (chosen.content if chosen else None)
         changed = self.run.files.changed() if self.run.files else None
         if changed is not None:  # what the presenter wrote in context paths, listed with the answer
-            self.ctx.record(self.make(ContextChanged, **changed))
+            self.record(ContextChanged(**changed))
             answer = self.run.files.with_changes(answer, changed) if self.run.files else answer
-        self.ctx.record(self.make(
-            RunFinished, status=status, reason=reason,
+        self.record(RunFinished(
+            status=status, reason=reason,
             winner=chosen.agent if chosen else None, winner_label=chosen.label if chosen else None,
             final_answer=answer,
             partial=not converged, elapsed_s=round(self.ctx.clock() - self.started, 3),

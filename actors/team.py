@@ -43,6 +43,7 @@ from massgen.messages import (
     SetRunTimeout,
     ToolSpec,
 )
+from massgen.messages.writing import Flush
 
 USER = Sender(name="user", incarnation=0)
 _GRACE_S = 15.0
@@ -341,7 +342,7 @@ class Team:
         if self._trace is None:
             return
         try:
-            self._trace.ask("flush", timeout=5.0)
+            self._trace.ask(Flush(), timeout=5.0)
         except (pykka.Timeout, pykka.ActorDeadError):
             pass
 
@@ -349,7 +350,7 @@ class Team:
         if self._trace is None:
             return
         try:
-            self._trace.ask("flush", timeout=5.0)
+            self._trace.ask(Flush(), timeout=5.0)
             self._trace.stop(timeout=5.0)
         except (pykka.Timeout, pykka.ActorDeadError):
             pass
