@@ -89,7 +89,7 @@ class RemoteContext(RunContext):
 class ActorHost:
     """Hosts ``cls(ctx, *args)``; ``Peer`` arguments without a ref become outbox peers."""
 
-    def __init__(self, run_id: str, cls: type[TracedActor], args: tuple[Any, ...]) -> None:
+    def __init__(self, run_id: str, cls: type[TracedActor[Any]], args: tuple[Any, ...]) -> None:
         self.outbox: queue.Queue[Item] = queue.Queue()
         self.ctx = RemoteContext(run_id, self.outbox)
         self.outbox.put(("placed", ray.get_runtime_context().get_node_id()))

@@ -50,7 +50,7 @@ class RemoteError(RuntimeError):
 class Runtime(Protocol):
     """Where actors that may live elsewhere (agents) are started, and who hears when they go."""
 
-    def spawn(self, ctx: RunContext, cls: type[TracedActor], args: tuple[Any, ...], *, name: str,
+    def spawn(self, ctx: RunContext, cls: type[TracedActor[Any]], args: tuple[Any, ...], *, name: str,
               incarnation: int, beside: str | None = None) -> Any:
         """Start ``cls(ctx, *args)`` and return its ref (``tell``, ``stop``, ``actor_stopped``);
         ``beside``: on the node of that actor (an MCP stdio connection beside its agent)."""
@@ -66,7 +66,7 @@ class PykkaRuntime:
     """Every actor in this process. Pykka has no monitors: a stopped actor is noticed by the
     supervisor's deadline check of ``actor_stopped`` on each ``Tick`` (actors/children.py)."""
 
-    def spawn(self, ctx: RunContext, cls: type[TracedActor], args: tuple[Any, ...], *, name: str,
+    def spawn(self, ctx: RunContext, cls: type[TracedActor[Any]], args: tuple[Any, ...], *, name: str,
               incarnation: int, beside: str | None = None) -> pykka.ActorRef[Any]:
         return cls.start(ctx, *args)
 
@@ -105,7 +105,8 @@ class RunContext:
         self._lock = threading.Lock()
         self.runtime: Runtime = runtime or PykkaRuntime()
 
-    def spawn(self, cls: type[TracedActor], *args: Any, name: str, incarnation: int, beside: str | None = None) -> Any:
+    def spawn(self, cls: type[TracedActor[Any]], *args: Any, name: str, incarnation: int,
+              beside: str | None = None) -> Any:
         """Start an actor the runtime may place elsewhere (an agent, or beside one); the caller watches it."""
         return self.runtime.spawn(self, cls, args, name=name, incarnation=incarnation, beside=beside)
 
@@ -131,13 +132,12 @@ class RunContext:
 
     def dead_letter(self, message: object, to: Sender, why: str) -> None:
         """Record what ``to`` cannot accept (outside its protocol, or not now), with a short repr of it."""
-        is_message = isinstance(message, Message)
+        sender, cause = (str(message.sender), message.msg_id) if isinstance(message, Message) else ("", None)
         text = repr(message)
         self.record(DeadLetter(
-            run_id=self.run_id, sender=to, original_type=type(message).__name__,
-            original_sender=str(message.sender) if is_message else "", to=str(to), why=why,
-            summary=text if len(text) <= _SUMMARY_CHARS else text[:_SUMMARY_CHARS] + "...",
-            causation_id=message.msg_id if is_message else None,
+            run_id=self.run_id, sender=to, original_type=type(message).__name__, original_sender=sender,
+            to=str(to), why=why, summary=text if len(text) <= _SUMMARY_CHARS else text[:_SUMMARY_CHARS] + "...",
+            causation_id=cause,
         ))
 
     # -- messaging ----------------------------------------------------------------------

@@ -85,6 +85,7 @@ from massgen.messages import (
 )
 from massgen.messages.files import ToolDenied
 from massgen.messages.protocols import AgentReport, RunControl, SupervisorInbox, TurnReport, members
+from massgen.messages.supervision import FailureWhere
 
 if TYPE_CHECKING:
     from massgen.files import RunFiles
@@ -374,7 +375,7 @@ class Supervisor(TracedActor[SupervisorInbox]):
                 continue
             if other.status == "idle":
                 self._next_turn(other)
-            elif other.status == "in_turn" and self.coord.count(other.spec.agent_id) > 0:
+            elif other.status == "in_turn" and other.turn_id is not None and self.coord.count(other.spec.agent_id) > 0:
                 self.tell(other.peer, InjectAnswers(turn_id=other.turn_id, view=view))
         self._next_turn(child)
 
@@ -433,7 +434,8 @@ class Supervisor(TracedActor[SupervisorInbox]):
         self.first_done.update(self.children)
         self._release_waiting()
         for child in self.children.values():
-            if child.status == "in_turn" and child.peer is not None and self.coord.answers:
+            if child.status == "in_turn" and child.peer is not None and child.turn_id is not None \
+                    and self.coord.answers:
                 self.tell(child.peer, CancelTurn(turn_id=child.turn_id, reason="answer now"))
                 self._start_turn(child)
 
@@ -447,7 +449,8 @@ class Supervisor(TracedActor[SupervisorInbox]):
         self.phase, self.presenter = "presenting", winner
         for other in self.children.values():
             if other.status == "in_turn" and other.peer is not None:
-                self.tell(other.peer, CancelTurn(turn_id=other.turn_id, reason="the team converged"))
+                if other.turn_id is not None:  # always, in a turn
+                    self.tell(other.peer, CancelTurn(turn_id=other.turn_id, reason="the team converged"))
                 other.status = "idle"
         turn_id = next(self._turn_ids)
         child.status, child.turn_id = "presenting", turn_id
@@ -482,7 +485,7 @@ class Supervisor(TracedActor[SupervisorInbox]):
 
     # -- failures and restarts ------------------------------------------------------------------
 
-    def _agent_failed(self, child: Child, reason: str, where: str, reported: bool = False,
+    def _agent_failed(self, child: Child, reason: str, where: FailureWhere, reported: bool = False,
                       permanent: bool = False) -> None:
         if child.status in ("failed", "restarting") or self.phase == "finished":
             return
@@ -539,7 +542,7 @@ class Supervisor(TracedActor[SupervisorInbox]):
             self.children[agent_id].last_activity = now
         for child in list(self.children.values()):
             due = overdue(child, now, self.timeouts)
-            if self.phase == "finished" or due is None:
+            if self._over() or due is None:  # a deadline of an earlier child may have ended the run
                 continue
             what, detail = due
             if what == "restart":
@@ -577,6 +580,9 @@ class Supervisor(TracedActor[SupervisorInbox]):
         if child.peer is not None and child.turn_id is not None and scope != "start":
             self.tell(child.peer, CancelTurn(turn_id=child.turn_id, reason=detail))
         self._agent_failed(child, detail, "deadline")
+
+    def _over(self) -> bool:
+        return self.phase == "finished"
 
     # -- the end ----------------------------------------------------------------------------------
 

@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any, assert_never
+from typing import IO, Any, assert_never, cast
 
 import pykka
 
@@ -72,7 +72,7 @@ class TraceWriter(pykka.ThreadingActor):
         if not isinstance(message, _ACCEPTS):
             self._dead_letter(message)
             return None
-        return self.handle(message)
+        return self.handle(cast(TraceWriterInbox, message))
 
     def handle(self, message: TraceWriterInbox) -> int | None:
         match message:

@@ -392,7 +392,7 @@ class TurnRunner:
 
     async def present(self, msg: PresentFinal) -> None:
         own = next((a.content for a in msg.view.answers if a.agent == msg.own_label), None)
-        if self.settings.client_tools and client_tools.decode(own) is not None:
+        if own is not None and self.settings.client_tools and client_tools.decode(own) is not None:
             # A winning client tool call goes back as written: a presentation would turn it into prose.
             self.io.emit(FinalPresented(causation_id=msg.msg_id, turn_id=msg.turn_id, content=own))
             return
