@@ -9,51 +9,42 @@ messages sent by one scheduler thread, read through the run's clock.
 from __future__ import annotations
 
 import itertools
-import threading
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, assert_never
+from typing import Any, assert_never
 
 import pykka
 
 from massgen.actors.agent import AgentActor, AgentSpec
 from massgen.actors.budget import Spending
-from massgen.actors.children import Child, Ticker, overdue
+from massgen.actors.children import Child, Ticker
 from massgen.actors.coordination import Coordination
 from massgen.actors.deadlines import effective
+from massgen.actors.failures import FailureHandling
 from massgen.actors.judge import Judge
 from massgen.actors.mcp.supervision import ActorPort, McpSupervision
 from massgen.actors.notes import NoteBoard
 from massgen.actors.restarts import RestartHistory
 from massgen.actors.restore import restore
-from massgen.actors.results import explicit_result, final_result
-from massgen.actors.resume import ResumeState
-from massgen.actors.runtime import Peer, RunContext, TracedActor
+from massgen.actors.run_spec import RunSpec as RunSpec  # imported from here by the run handle
+from massgen.actors.runtime import Peer, RunContext
 from massgen.actors.stragglers import StragglerWatch
+from massgen.actors.turn_handout import TurnHandout
 from massgen.configs.schema import TeamConfig
 from massgen.logs.calls import REPLAYED
 from massgen.messages import (
     AgentChunk,
-    AgentMarkedFailed,
-    AgentRestarting,
-    AnswerAccepted,
     AnswerNow,
     AnswerProposed,
-    AnswerView,
     BackendEvent,
     CallPermit,
     CallPermitRequest,
     CancelRun,
-    CancelTurn,
     ChildFailed,
     ChildStarted,
     ContextChanged,
     DeadLetter,
-    DeadlineExpired,
     Down,
     FinalPresented,
-    InjectAnswers,
     InjectNote,
-    InvalidateVotes,
     KillAgent,
     McpCallTool,
     McpCancelCall,
@@ -63,61 +54,30 @@ from massgen.messages import (
     ModelCallFinished,
     ModelCallStarted,
     NoteDelivered,
-    PresentFinal,
-    RecordVote,
     RestartAgent,
     RunFinished,
     RunStarted,
     RunStatus,
     SendNote,
-    SetLiveAgents,
     SetRunTimeout,
-    SnapshotTaken,
-    StartTurn,
     TallyUpdated,
     Tick,
     ToolCallRequested,
     ToolCallResult,
     TurnCorrection,
     TurnFailed,
-    TurnStarted,
     VoteProposed,
 )
 from massgen.messages.files import ToolDenied
 from massgen.messages.protocols import AgentReport, RunControl, SupervisorInbox, TurnReport, members
-from massgen.messages.supervision import FailureWhere
-
-if TYPE_CHECKING:
-    from massgen.files import RunFiles
 
 _STOP_GRACE_S = 3.0
 
 
-@dataclass(frozen=True)
-class RunSpec:
-    """Everything a run needs that is not the config: the question and where logs go."""
+class Supervisor(TurnHandout, FailureHandling):
+    """Routes its protocol (below), hands out turns (``TurnHandout``), handles failures and deadlines
+    (``FailureHandling``) and ends the run; the state they share is declared in ``SupervisorState``."""
 
-    run_id: str
-    question: str
-    log_dir: str
-    versions: dict[str, str]
-    history: tuple[tuple[str, str], ...] = ()
-    tick_interval_s: float = 0.05
-    turn: int = 1
-    attempt: int = 1
-    # Resuming: the state rebuilt from the trace of the attempt it continues, and where that logged.
-    resume: ResumeState | None = None
-    resumed_from: str | None = None
-    # Workspaces, snapshots and context paths (massgen/files); None when no agent works with files.
-    files: RunFiles | None = None
-    # Set once the supervisor has stopped its children (agents, MCP servers and their processes).
-    # Pykka sets ``actor_stopped`` *before* on_stop runs, so waiting for that is not enough.
-    children_stopped: threading.Event = field(default_factory=threading.Event, compare=False, repr=False)
-    # Set once RunFinished is handed to the trace writer (which may still have a backlog to write).
-    finish_recorded: threading.Event = field(default_factory=threading.Event, compare=False, repr=False)
-
-
-class Supervisor(TracedActor[SupervisorInbox]):
     accepts = members(SupervisorInbox)
 
     def __init__(self, ctx: RunContext, config: TeamConfig, run: RunSpec, specs: list[AgentSpec]) -> None:
@@ -130,22 +90,19 @@ class Supervisor(TracedActor[SupervisorInbox]):
         order = [s.agent_id for s in specs]
         self.coord = Coordination(order, {s.agent_id: s.label for s in specs}, self.rules)
         self.spent = Spending(self.rules.budget)
-        self.tally: TallyUpdated | None = None
-        self.phase: Literal["coordinating", "presenting", "finished"] = "coordinating"
+        self.tally = None
+        self.phase = "coordinating"
         self.presenter: str | None = None
         self.winner: str | None = None
         self.started = ctx.clock()
         self.deadline = self.started + self.timeouts.orchestrator_timeout_seconds
         self._turn_ids = itertools.count(1)
-        # Agents whose first turn ended (an answer or a vote). Until every live agent's has, an agent
-        # that already answered waits: a turn that shows it only its own answer is a wasted call.
-        self.first_done: set[str] = set()
-        self.waiting: set[str] = set()
-        self.judge: Peer | None = None
+        self.first_done = set()
+        self.waiting = set()
+        self.judge = None
         self._ticker: Ticker | None = None
-        # MCP tool servers: started, routed, restarted and withdrawn by actors/mcp/supervision.py.
         self.mcp = McpSupervision(ActorPort(self), specs, self.rules.restart, self._live_agent)
-        self.notes = NoteBoard(order)  # notes from the user, until each agent has them
+        self.notes = NoteBoard(order)
 
     # -- life cycle ---------------------------------------------------------------------------
 
@@ -323,153 +280,6 @@ class Supervisor(TracedActor[SupervisorInbox]):
             case _ as unreachable:
                 assert_never(unreachable)
 
-    # -- coordination ---------------------------------------------------------------------------
-
-    def _start_turn(self, child: Child) -> None:
-        assert child.peer is not None
-        turn_id = next(self._turn_ids)
-        vote_only = self.coord.vote_only(child.spec.agent_id)
-        redo, child.resume_turn = child.resume_turn, None
-        if redo is not None:  # resumed mid-turn: that turn again, as it was, then what came since
-            view, vote_only = redo
-        else:
-            # A first turn shows no answers, however late the agent starts: first answers are independent
-            # samples, and the judge counts their agreement as evidence (actors/judge.py).
-            first = child.spec.agent_id not in self.first_done and not vote_only
-            view = AnswerView() if first else self.coord.view()
-        child.status, child.turn_id = "in_turn", turn_id
-        child.since = child.last_activity = self.ctx.clock()
-        self.waiting.discard(child.spec.agent_id)
-        self.record(TurnStarted(
-            agent=child.spec.agent_id, incarnation=child.incarnation, turn_id=turn_id,
-            vote_only=vote_only, view_labels=tuple(a.label for a in view.answers),
-        ))
-        for note_id, text in self.notes.pending(child.spec.agent_id):  # before the turn: its first call has them
-            self.tell(child.peer, InjectNote(turn_id=turn_id, note_id=note_id, text=text))
-        self.tell(child.peer, StartTurn(turn_id=turn_id, task=self.run.question, history=self.run.history,
-                                        view=view, vote_only=vote_only, own_label=child.spec.label))
-        if view.version != self.coord.version and self.coord.count(child.spec.agent_id) > 0:
-            self.tell(child.peer, InjectAnswers(turn_id=turn_id, view=self.coord.view()))
-
-    def _on_answer(self, child: Child, message: AnswerProposed) -> None:
-        agent_id = child.spec.agent_id
-        child.status = "idle"
-        if self.phase != "coordinating":
-            return
-        if self.coord.vote_only(agent_id):
-            self._start_turn(child)  # a cap was reached while this turn ran
-            return
-        answer = self.coord.add_answer(agent_id, message.content, independent=message.view_version == 0)
-        self.first_done.add(agent_id)
-        self.record(AnswerAccepted(agent=agent_id, label=answer.label, content=answer.content,
-                                   round=self.coord.version, result=answer.result, independent=answer.independent))
-        taken = self.run.files.snapshot(agent_id, answer.label) if self.run.files else None
-        if taken is not None:  # before anyone is shown the answer, so its files are there to read
-            self.record(SnapshotTaken(**taken))
-        assert self.judge is not None
-        self.tell(self.judge, InvalidateVotes(reason=f"new answer {answer.label}", round=self.coord.version,
-                                              answers=self.coord.results()))
-        view = self.coord.view()
-        for other in self.children.values():
-            if other is child or other.peer is None:
-                continue
-            if other.status == "idle":
-                self._next_turn(other)
-            elif other.status == "in_turn" and other.turn_id is not None and self.coord.count(other.spec.agent_id) > 0:
-                self.tell(other.peer, InjectAnswers(turn_id=other.turn_id, view=view))
-        self._next_turn(child)
-
-    def _awaiting_first_turns(self) -> bool:
-        return any(agent not in self.first_done and c.status != "failed" for agent, c in self.children.items())
-
-    def _next_turn(self, child: Child) -> None:
-        """A new turn now, or once every live agent has ended its first (independent) turn."""
-        if child.spec.agent_id in self.first_done and self._awaiting_first_turns():
-            child.status = "idle"
-            self.waiting.add(child.spec.agent_id)
-            self._watch_stragglers()
-        else:
-            self._start_turn(child)
-
-    def _watch_stragglers(self, converged: bool = False) -> None:
-        """Done: voted this round, or answered and waiting for the others' first answers."""
-        tally = self.tally
-        voters = {v.voter for v in tally.votes} if tally is not None and tally.round == self.coord.version else set()
-        live = [a for a, c in self.children.items() if c.status != "failed"]
-        self.stragglers.observe(voters | self.waiting, live, self.coord.version, self.ctx.clock(), converged)
-
-    def _release_waiting(self) -> None:
-        if self.phase != "coordinating" or self._awaiting_first_turns():
-            return
-        for agent in [a for a in self.children if a in self.waiting]:
-            child = self.children[agent]
-            if child.status == "idle" and child.peer is not None:
-                self._start_turn(child)
-        self.waiting.clear()
-
-    def _on_vote(self, child: Child, message: VoteProposed) -> None:
-        child.status = "idle"
-        if self.phase != "coordinating":
-            return
-        target = self.coord.agent_of_label(message.target)
-        answer = self.coord.latest(target) if target else None
-        if message.view_version != self.coord.version or answer is None or target is None:
-            self._start_turn(child)  # voted on an outdated view: look again
-            return
-        assert self.judge is not None
-        self.first_done.add(child.spec.agent_id)
-        self.tell(self.judge, RecordVote(voter=child.spec.agent_id, target=target, target_label=answer.label,
-                                         reason=message.reason, round=self.coord.version, target_result=answer.result,
-                                         agreement=message.agreement is not None))
-        self._release_waiting()
-
-    def _on_tally(self, tally: TallyUpdated) -> None:
-        self.tally = tally
-        self._watch_stragglers(tally.converged)
-        if tally.converged and tally.round == self.coord.version and tally.winner and self.phase == "coordinating":
-            self._conclude(tally.winner)
-
-    def _answer_now(self) -> None:
-        self.coord.answer_now = True
-        self.first_done.update(self.children)
-        self._release_waiting()
-        for child in self.children.values():
-            if child.status == "in_turn" and child.peer is not None and child.turn_id is not None \
-                    and self.coord.answers:
-                self.tell(child.peer, CancelTurn(turn_id=child.turn_id, reason="answer now"))
-                self._start_turn(child)
-
-    def _conclude(self, winner: str) -> None:
-        self.winner = winner
-        child = self.children[winner]
-        strategy = self.rules.final_answer_strategy
-        if strategy == "winner_reuse" or child.status == "failed" or child.peer is None:
-            self._finish("completed", "the team converged")
-            return
-        self.phase, self.presenter = "presenting", winner
-        for other in self.children.values():
-            if other.status == "in_turn" and other.peer is not None:
-                if other.turn_id is not None:  # always, in a turn
-                    self.tell(other.peer, CancelTurn(turn_id=other.turn_id, reason="the team converged"))
-                other.status = "idle"
-        turn_id = next(self._turn_ids)
-        child.status, child.turn_id = "presenting", turn_id
-        child.since = child.last_activity = self.ctx.clock()
-        assert self.tally is not None
-        self.tell(child.peer, PresentFinal(turn_id=turn_id, task=self.run.question, history=self.run.history,
-                                           view=self.coord.view(), votes=self.tally.votes, strategy=strategy,
-                                           own_label=child.spec.label))
-
-    def _presented(self, text: str) -> None:
-        """A presentation may reword the winning answer, never change the result the team agreed on."""
-        chosen = self.coord.latest(self.winner) if self.winner else None
-        agreed = explicit_result(chosen.content) if chosen else ""
-        if self.rules.final_answer_strategy == "winner_present" and agreed and final_result(text) != agreed:
-            self._finish("completed", f"the team converged; the presentation changed the final answer"
-                         f" ({agreed!r} to {final_result(text)!r}), so the winning answer is used as written")
-            return
-        self._finish("completed", "the team converged", final=text or None)
-
     # -- budgets --------------------------------------------------------------------------------
 
     def _permit(self) -> CallPermit:
@@ -482,107 +292,6 @@ class Supervisor(TracedActor[SupervisorInbox]):
         else:
             self._finish("budget", reason)
         return self.stamp(CallPermit(granted=False, reason=reason))
-
-    # -- failures and restarts ------------------------------------------------------------------
-
-    def _agent_failed(self, child: Child, reason: str, where: FailureWhere, reported: bool = False,
-                      permanent: bool = False) -> None:
-        if child.status in ("failed", "restarting") or self.phase == "finished":
-            return
-        now = self.ctx.clock()
-        if child.peer is not None:
-            child.peer.ref.stop(block=False)  # a hung incarnation never reads it: it is abandoned
-        if self.phase == "presenting" and child.spec.agent_id == self.presenter:
-            self._finish("completed", f"the team converged; presentation failed ({reason})")
-            return
-        child.last_error = reason
-        if not reported:
-            self.record(ChildFailed(name=child.spec.agent_id, incarnation=child.incarnation,
-                                    error=reason, where=where))
-        delay = None if permanent else child.history.record_failure(now)
-        if delay is not None:
-            delay = max(delay, child.not_before - now)  # restarting into an open breaker only fails again
-        if delay is None:
-            child.status = "failed"
-            self.record(AgentMarkedFailed(name=child.spec.agent_id, incarnation=child.incarnation,
-                                          reason=f"permanent error: {reason}" if permanent
-                                          else f"too many failures; last: {reason}"))
-            live = tuple(a for a, c in self.children.items() if c.status != "failed")
-            assert self.judge is not None
-            self.tell(self.judge, SetLiveAgents(agents=live))
-            if not live:
-                self._all_failed()
-            else:
-                self._release_waiting()
-            return
-        child.status, child.restart_at = "restarting", now + delay
-        self.record(AgentRestarting(name=child.spec.agent_id, incarnation=child.incarnation,
-                                    delay_s=round(delay, 3), reason=reason))
-
-    def _all_failed(self) -> None:
-        causes = "; ".join(f"{a}: {c.last_error}" for a, c in self.children.items() if c.last_error)
-        if self.coord.answers:
-            self._finish("partial", f"every agent failed before the team converged ({causes})")
-        else:
-            self._finish("failed", f"every agent failed and no agent produced an answer ({causes})")
-
-    # -- time -----------------------------------------------------------------------------------
-
-    def _on_tick(self, now: float) -> None:
-        if self.phase == "finished":
-            return
-        if now >= self.deadline:
-            limit = self.deadline - self.started
-            self.record(DeadlineExpired(scope="run", detail=f"{limit:g} s"))
-            self._finish("timeout", f"the run deadline of {limit:g} s passed")
-            return
-        for agent_id in self.stragglers.due(now, self.coord.version):
-            self._drop_straggler(self.children[agent_id], now)
-        for agent_id in self.mcp.on_tick(now):  # a tool call in flight is activity; it has its own deadline
-            self.children[agent_id].last_activity = now
-        for child in list(self.children.values()):
-            due = overdue(child, now, self.timeouts)
-            if self._over() or due is None:  # a deadline of an earlier child may have ended the run
-                continue
-            what, detail = due
-            if what == "restart":
-                self._spawn(child)
-            elif what == "stopped":
-                self._agent_failed(child, detail, "stopped")
-            elif what == "present":
-                self.record(DeadlineExpired(scope="present", name=child.spec.agent_id, detail=detail))
-                self._finish("completed", "the team converged; presentation timed out")
-            else:
-                self._expire(child, what, detail)
-
-    def _drop_straggler(self, child: Child, now: float) -> None:
-        """Every other agent voted and the grace ran out: this agent is failed for the round."""
-        if child.status == "failed" or self.phase != "coordinating":
-            return
-        doing = {"in_turn": "still in its turn", "restarting": "restarting", "starting": "starting"}
-        detail = (f"no vote {self.timeouts.straggler_grace_seconds:g} s after every other agent was done; "
-                  f"{doing.get(child.status, child.status)} for {now - child.since:.1f} s, "
-                  f"last output {now - child.last_activity:.1f} s ago")
-        if child.last_error:
-            detail += f"; last error: {child.last_error}"
-        self.record(DeadlineExpired(scope="straggler", name=child.spec.agent_id, detail=detail))
-        if child.peer is not None:
-            child.peer.ref.stop(block=False)
-        child.status = "failed"
-        self.record(AgentMarkedFailed(name=child.spec.agent_id, incarnation=child.incarnation,
-                                      reason=f"straggler: {detail}"))
-        assert self.judge is not None
-        self.tell(self.judge, SetLiveAgents(agents=tuple(a for a, c in self.children.items() if c.status != "failed")))
-        self._release_waiting()  # the others may have been waiting for this agent's first answer
-
-    def _expire(self, child: Child, scope: Literal["start", "turn", "idle"], detail: str) -> None:
-        self.record(DeadlineExpired(scope=scope, name=child.spec.agent_id, detail=detail))
-        if child.peer is not None and child.turn_id is not None and scope != "start":
-            self.tell(child.peer, CancelTurn(turn_id=child.turn_id, reason=detail))
-        self._agent_failed(child, detail, "deadline")
-
-    def _over(self) -> bool:
-        return self.phase == "finished"
 
     # -- the end ----------------------------------------------------------------------------------
 
