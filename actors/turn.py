@@ -13,8 +13,8 @@ from typing import Any
 
 from massgen.actors import client_tools, prompts, results
 from massgen.actors.stream_guard import StreamLimits, guard
+from massgen.actors.workflow_checks import copies_ours, with_work, workflow_problem
 from massgen.backends import Backend
-from massgen.backends.toolcall_text import strip_tool_calls
 from massgen.messages import (
     AgentChunk,
     AnswerProposed,
@@ -50,8 +50,6 @@ ToolExecutor = Callable[[str, dict[str, Any]], Awaitable[tuple[str, bool]]]
 
 # The decision after free text is one small JSON object; a cut-off one is corrected like any broken call.
 DECISION_MAX_TOKENS = 160
-_BARE_ANSWER_CHARS = 200
-_MIN_COPY_CHARS = 12
 
 
 class ModelCallError(Exception):
@@ -239,7 +237,7 @@ class TurnRunner:
                         messages.append(await self._run_tool(start.turn_id, cause, call))
                     continue
             else:
-                problem = self._problem(workflow, view, start.vote_only, result.text)
+                problem = workflow_problem(workflow, view, start.vote_only, result.text)
                 if problem is None:
                     call = workflow[0]
                     if call.name == NEW_ANSWER:
@@ -297,7 +295,7 @@ class TurnRunner:
                     return
                 continue  # decide again, on the view as it is now
             workflow = [c for c in result.calls if c.name in WORKFLOW_TOOLS]
-            problem = self._problem(workflow, view, start.vote_only, result.text, need_content=False)
+            problem = workflow_problem(workflow, view, start.vote_only, result.text, need_content=False)
             if problem is None:
                 if workflow[0].name == NEW_ANSWER:
                     self._answer(start.turn_id, cause, text, view)
@@ -321,29 +319,6 @@ class TurnRunner:
             return False
         return True
 
-    def _problem(self, workflow: list[ToolCall], view: AnswerView, vote_only: bool, text: str,
-                 need_content: bool = True) -> str | None:
-        if not workflow:
-            return "You did not call new_answer or vote." if text else "Your reply was empty."
-        if len(workflow) > 1:
-            return f"You made {len(workflow)} workflow calls; make exactly one."
-        call = workflow[0]
-        if call.parse_error:
-            return f"The arguments of your {call.name} call were not valid JSON ({call.parse_error})."
-        if call.name == NEW_ANSWER:
-            if vote_only:
-                return "New answers are closed for you."
-            content = call.arguments.get(CONTENT)
-            if need_content and (not isinstance(content, str) or not content.strip()):
-                return "new_answer needs a non-empty 'content' string."
-            return None
-        target = vote_target(call.arguments.get(AGENT_ID))
-        if not view.answers:
-            return "There are no answers to vote for yet."
-        if target not in view.labels():
-            return f"vote agent_id must be one of {', '.join(view.labels())}."
-        return None
-
     def _answer(self, turn_id: int, cause: str, content: str, view: AnswerView) -> None:
         """Propose ``content`` as a new answer, unless it agrees with one in view (then that is a vote)."""
         if self._agrees(turn_id, cause, content, view):
@@ -366,7 +341,7 @@ class TurnRunner:
 
     def _vote(self, turn_id: int, cause: str, call: ToolCall, view: AnswerView) -> None:
         reason = str(call.arguments.get(REASON, "")).strip()
-        if _copies_ours(reason, self._ours):
+        if copies_ours(reason, self._ours):
             reason = ""  # a reason is the model's own words, never our correction text echoed back
         self.io.emit(VoteProposed(
             causation_id=cause, turn_id=turn_id, target=vote_target(call.arguments.get(AGENT_ID)),
@@ -412,25 +387,4 @@ class TurnRunner:
             for call in result.calls:
                 messages.append(await self._run_tool(msg.turn_id, msg.msg_id, call))
         self.io.emit(FinalPresented(causation_id=msg.msg_id, turn_id=msg.turn_id, content=result.text.strip()))
-
-
-def _normalise(text: str) -> str:
-    return " ".join(text.lower().split()).rstrip(".!")
-
-
-def with_work(content: str, reasoning: str) -> str:
-    """An answer carries its work: a bare one-line answer after reasoning text gets that text before it."""
-    content, reasoning = content.strip(), strip_tool_calls(reasoning)
-    if not reasoning or "\n" in content or len(content) > _BARE_ANSWER_CHARS:
-        return content
-    if results.final_result(reasoning) == results.final_result(content):
-        return reasoning  # the reasoning already ends with the answer
-    return f"{reasoning}\n\n{content}"
-
-
-def _copies_ours(reason: str, ours: list[str]) -> bool:
-    mine = _normalise(reason)
-    if len(mine) < _MIN_COPY_CHARS:
-        return False
-    return any(mine in _normalise(text) or _normalise(text) in mine for text in ours)
 
