@@ -193,7 +193,10 @@ class TracedActor(pykka.ThreadingActor, Generic[Inbox]):
         self._handling: str | None = None
 
     def make(self, cls: type[M], causation_id: str | None = None, **fields: Any) -> M:
-        """Build a message from this actor, caused by the message being handled now."""
+        """Build a message from this actor, caused by the message being handled now.
+
+        The keyword form (and ``send``), kept for ``actors/restore.py``; new code builds the message
+        as a typed object and uses ``tell``/``record``, so the type checker sees its fields."""
         return cls(
             run_id=self.ctx.run_id,
             sender=self.me,

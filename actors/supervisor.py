@@ -97,8 +97,8 @@ class Supervisor(TurnHandout, FailureHandling):
         self.started = ctx.clock()
         self.deadline = self.started + self.timeouts.orchestrator_timeout_seconds
         self._turn_ids = itertools.count(1)
-        self.first_done = set()
-        self.waiting = set()
+        self.first_done = set[str]()
+        self.waiting = set[str]()
         self.judge = None
         self._ticker: Ticker | None = None
         self.mcp = McpSupervision(ActorPort(self), specs, self.rules.restart, self._live_agent)
