@@ -13,10 +13,10 @@ import concurrent.futures
 import threading
 from collections.abc import Coroutine
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, assert_never
 
 from massgen import backends
-from massgen.actors.mcp_tools import AgentTools
+from massgen.actors.mcp.tools import AgentTools
 from massgen.actors.replay import CallRecorder
 from massgen.actors.runtime import Peer, RunContext, TracedActor
 from massgen.actors.turn import BudgetDenied, ModelCallError, TurnIO, TurnRunner, TurnSettings
@@ -39,6 +39,7 @@ from massgen.messages import (
     PresentFinal,
     StartTurn,
 )
+from massgen.messages.protocols import AgentInbox, members
 
 if TYPE_CHECKING:
     from massgen.files import AgentFiles, RunFiles
@@ -98,7 +99,9 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-class AgentActor(TracedActor):
+class AgentActor(TracedActor[AgentInbox]):
+    accepts = members(AgentInbox)
+
     def __init__(self, ctx: RunContext, spec: AgentSpec, incarnation: int, supervisor: Peer) -> None:
         super().__init__(ctx, spec.agent_id, incarnation)
         self.spec = spec
@@ -151,17 +154,17 @@ class AgentActor(TracedActor):
                 io.call_tool = self._files.chain(io.call_tool)
             self._runner = TurnRunner(self._backend, io, self.spec.settings)
         except Exception as exc:
-            self.send(self.supervisor, ChildFailed, name=self.name, incarnation=self.incarnation,
-                      error=_describe(exc), where="on_start",
-                      permanent=isinstance(exc, backends.PermanentBackendError))
+            self.tell(self.supervisor, ChildFailed(name=self.name, incarnation=self.incarnation, error=_describe(exc),
+                                                   where="on_start",
+                                                   permanent=isinstance(exc, backends.PermanentBackendError)))
             # Stop instead of raising: Pykka reports neither on_failure nor on_stop for on_start.
             self.actor_ref.stop(block=False)
             return
-        self.send(self.supervisor, ChildStarted, name=self.name, incarnation=self.incarnation)
+        self.tell(self.supervisor, ChildStarted(name=self.name, incarnation=self.incarnation))
 
     def on_failure(self, exception_type: Any, exception_value: Any, traceback: Any) -> None:
-        self.send(self.supervisor, ChildFailed, name=self.name, incarnation=self.incarnation,
-                  error=_describe(exception_value), where="handler")
+        self.tell(self.supervisor, ChildFailed(name=self.name, incarnation=self.incarnation,
+                                               error=_describe(exception_value), where="handler"))
         self._shutdown()
 
     def on_stop(self) -> None:
@@ -182,23 +185,32 @@ class AgentActor(TracedActor):
 
     # -- messages -----------------------------------------------------------------------------
 
-    def handle(self, message: Message) -> Any:
-        if isinstance(message, StartTurn):
-            self._begin(message.turn_id, "turn", message)
-        elif isinstance(message, PresentFinal):
-            self._begin(message.turn_id, "present", message)
-        elif isinstance(message, InjectAnswers) and self._is_current(message.turn_id):
-            if self._loop is not None and self._runner is not None:
-                view = self._files.rewrite(message.view) if self._files else message.view
-                self._loop.call_soon_threadsafe(self._inject, message.turn_id, view)
-        elif isinstance(message, InjectNote) and self._loop is not None and self._runner is not None:
-            self._loop.call_soon_threadsafe(self._runner.add_note, message)  # kept for the next safe point
-        elif isinstance(message, CancelTurn) and self._is_current(message.turn_id):
-            assert self._turn is not None
-            self._turn.cancel()
-        elif isinstance(message, McpToolsListed | McpToolsWithdrawn | McpToolResult) and self._tools and self._loop:
-            self._loop.call_soon_threadsafe(self._tools.on_message, message)
-        return None
+    def handle(self, message: AgentInbox) -> None:
+        # Injections and cancels for a turn that already ended are stale: the turn's own reports
+        # settled it, and the message itself is in the trace (every send is traced).
+        match message:
+            case StartTurn():
+                self._begin(message.turn_id, "turn", message)
+            case PresentFinal():
+                self._begin(message.turn_id, "present", message)
+            case InjectAnswers():
+                if self._is_current(message.turn_id) and self._loop is not None and self._runner is not None:
+                    view = self._files.rewrite(message.view) if self._files else message.view
+                    self._loop.call_soon_threadsafe(self._inject, message.turn_id, view)
+            case InjectNote():
+                if self._loop is not None and self._runner is not None:  # kept for the next safe point
+                    self._loop.call_soon_threadsafe(self._runner.add_note, message)
+            case CancelTurn():
+                if self._is_current(message.turn_id):
+                    assert self._turn is not None
+                    self._turn.cancel()
+            case McpToolsListed() | McpToolsWithdrawn() | McpToolResult():
+                if self._tools is not None and self._loop is not None:
+                    self._loop.call_soon_threadsafe(self._tools.on_message, message)
+                else:
+                    self.dead_letter(message, f"{self.me} offers no MCP tools")
+            case _ as unreachable:
+                assert_never(unreachable)
 
     def _is_current(self, turn_id: int) -> bool:
         """Messages about a turn that already ended are ignored."""
@@ -235,17 +247,18 @@ class AgentActor(TracedActor):
         except BudgetDenied:
             pass
         except ModelCallError as exc:
-            self._emit(ChildFailed, cause, {"name": self.name, "incarnation": self.incarnation,
-                                            "error": f"model call failed: {exc}", "where": "worker",
-                                            "permanent": exc.status in backends.PERMANENT_STATUSES})
+            self._emit(ChildFailed(causation_id=cause, name=self.name, incarnation=self.incarnation,
+                                   error=f"model call failed: {exc}", where="worker",
+                                   permanent=exc.status in backends.PERMANENT_STATUSES))
         except Exception as exc:
-            self._emit(ChildFailed, cause, {"name": self.name, "incarnation": self.incarnation,
-                                            "error": _describe(exc), "where": "worker"})
+            self._emit(ChildFailed(causation_id=cause, name=self.name, incarnation=self.incarnation,
+                                   error=_describe(exc), where="worker"))
 
     # -- what the turn worker uses (any thread) --------------------------------------------------
 
-    def _emit(self, cls: type[Message], cause: str, fields: dict[str, Any]) -> None:
-        self.ctx.tell(self.supervisor, self.make(cls, causation_id=cause, **fields))
+    def _emit(self, message: Message) -> None:
+        """A report of the turn worker (built with its cause) to the supervisor, signed by this incarnation."""
+        self.ctx.tell(self.supervisor, self.sign(message))
 
     def _inject(self, turn_id: int, view: AnswerView) -> None:
         if self._runner is not None and self._calling_turn == turn_id:
@@ -263,8 +276,8 @@ class AgentActor(TracedActor):
         self.ctx.record(self.make(cls, causation_id=self._cause, **fields))
 
     def _backend_event(self, event: str, info: dict[str, Any]) -> None:
-        self.ctx.tell(self.supervisor, self.make(BackendEvent, causation_id=self._cause, event=event, info=info))
+        self.ctx.tell(self.supervisor, self.sign(BackendEvent(causation_id=self._cause, event=event, info=info)))
 
     def _permit(self, turn_id: int, cause: str) -> CallPermit | None:
-        request = self.make(CallPermitRequest, causation_id=cause, turn_id=turn_id)
+        request = self.sign(CallPermitRequest(causation_id=cause, turn_id=turn_id))
         return self.ctx.ask(self.supervisor, request, CallPermit, timeout=_PERMIT_TIMEOUT_S)

@@ -19,18 +19,18 @@ the agent listed first: a rule users can predict beats a coin flip they cannot r
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import assert_never
 
 from massgen.actors.runtime import Peer, RunContext, TracedActor
 from massgen.messages import (
     AnswerResult,
     InvalidateVotes,
-    Message,
     RecordVote,
     SetLiveAgents,
     TallyUpdated,
     VoteEntry,
 )
+from massgen.messages.protocols import JudgeInbox, members
 
 
 def pick_winner(counts: dict[str, int], order: list[str]) -> str | None:
@@ -72,7 +72,9 @@ def decide(
     return winner, {r: n for r, n in support.items() if n > 0}
 
 
-class Judge(TracedActor):
+class Judge(TracedActor[JudgeInbox]):
+    accepts = members(JudgeInbox)
+
     def __init__(self, ctx: RunContext, supervisor: Peer, agent_order: list[str]) -> None:
         super().__init__(ctx, "judge")
         self.supervisor = supervisor
@@ -83,25 +85,25 @@ class Judge(TracedActor):
         self.answers: tuple[AnswerResult, ...] = ()
         self.round = 0
 
-    def handle(self, message: Message) -> Any:
-        if isinstance(message, RecordVote):
-            if message.round == self.round:
-                self.votes[message.voter] = VoteEntry(
-                    voter=message.voter, target=message.target, target_label=message.target_label,
-                    reason=message.reason, agreement=message.agreement,
-                )
-                self.vote_results[message.voter] = (message.target, message.target_result)
-        elif isinstance(message, InvalidateVotes):
-            self.votes.clear()
-            self.vote_results.clear()
-            self.round = message.round
-            self.answers = message.answers
-        elif isinstance(message, SetLiveAgents):
-            self.live = set(message.agents)
-        else:
-            return None
+    def handle(self, message: JudgeInbox) -> None:
+        match message:
+            case RecordVote():
+                if message.round == self.round:
+                    self.votes[message.voter] = VoteEntry(
+                        voter=message.voter, target=message.target, target_label=message.target_label,
+                        reason=message.reason, agreement=message.agreement,
+                    )
+                    self.vote_results[message.voter] = (message.target, message.target_result)
+            case InvalidateVotes():
+                self.votes.clear()
+                self.vote_results.clear()
+                self.round = message.round
+                self.answers = message.answers
+            case SetLiveAgents():
+                self.live = set(message.agents)
+            case _ as unreachable:
+                assert_never(unreachable)
         self._report()
-        return None
 
     def _report(self) -> None:
         live_votes = {voter: vote for voter, vote in self.votes.items() if voter in self.live}
@@ -111,13 +113,11 @@ class Judge(TracedActor):
         winner, support = decide(
             {v: r for v, r in self.vote_results.items() if v in live_votes}, self.answers, self.order)
         converged = bool(self.live) and self.live.issubset(live_votes)
-        self.send(
-            self.supervisor,
-            TallyUpdated,
+        self.tell(self.supervisor, TallyUpdated(
             round=self.round,
             counts=counts,
             votes=tuple(live_votes[v] for v in self.order if v in live_votes),
             converged=converged,
             winner=winner,
             support=support,
-        )
+        ))

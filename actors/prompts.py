@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from massgen.messages import AnswerView, ChatMessage, ToolSpec, VoteEntry
 
-NEW_ANSWER = "new_answer"
-VOTE = "vote"
-WORKFLOW_TOOLS = (NEW_ANSWER, VOTE)
+# The vocabulary is declared once, in messages/workflow.py; re-exported for readers of the prompts.
+from massgen.messages.workflow import NEW_ANSWER as NEW_ANSWER
+from massgen.messages.workflow import VOTE as VOTE
+from massgen.messages.workflow import WORKFLOW_TOOLS as WORKFLOW_TOOLS
+from massgen.messages.workflow import new_answer_tool, vote_tool
 
 _SYSTEM = (
     "You are one of several agents solving the same task. Work it out in your reply first, then end "
@@ -37,37 +39,6 @@ _DECIDE = (
 )
 _DECIDE_VOTE_ONLY = "Decide now: vote for the best answer shown (agent_id, and a short reason)."
 REASON_MAX_CHARS = 200
-
-
-def new_answer_tool(with_content: bool = True) -> ToolSpec:
-    """``new_answer``; in a decision (two-phase turn) it takes no content: the reply before it is the answer."""
-    if not with_content:
-        return ToolSpec(name=NEW_ANSWER, description="Post your reply above as your answer.",
-                        parameters={"type": "object", "properties": {}, "required": []})
-    return ToolSpec(
-        name=NEW_ANSWER,
-        description="Submit your complete answer to the task, with the working that supports it.",
-        parameters={
-            "type": "object",
-            "properties": {"content": {"type": "string", "description": "The full answer."}},
-            "required": ["content"],
-        },
-    )
-
-
-def vote_tool(targets: tuple[str, ...], reason_max: int | None = None) -> ToolSpec:
-    reason: dict[str, object] = {"type": "string"}
-    if reason_max is not None:
-        reason["maxLength"] = reason_max
-    return ToolSpec(
-        name=VOTE,
-        description="Vote for the best answer shown.",
-        parameters={
-            "type": "object",
-            "properties": {"agent_id": {"type": "string", "enum": list(targets)}, "reason": reason},
-            "required": ["agent_id", "reason"],
-        },
-    )
 
 
 def workflow_tools(view: AnswerView, vote_only: bool) -> tuple[ToolSpec, ...]:

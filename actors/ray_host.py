@@ -89,7 +89,7 @@ class RemoteContext(RunContext):
 class ActorHost:
     """Hosts ``cls(ctx, *args)``; ``Peer`` arguments without a ref become outbox peers."""
 
-    def __init__(self, run_id: str, cls: type[TracedActor], args: tuple[Any, ...],
+    def __init__(self, run_id: str, cls: type[TracedActor[Any]], args: tuple[Any, ...],
                  model_servers: dict[str, Any] | None = None) -> None:
         if model_servers:  # before the hosted agent starts its backend (backends/remote_server.py)
             from massgen.backends.remote_server import install

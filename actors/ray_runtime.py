@@ -349,7 +349,7 @@ class RayRuntime:
             return None
         return {"scheduling_strategy": NodeAffinitySchedulingStrategy(newest.node, soft=True)}, newest.node, False
 
-    def spawn(self, ctx: RunContext, cls: type[TracedActor], args: tuple[Any, ...], *, name: str,
+    def spawn(self, ctx: RunContext, cls: type[TracedActor[Any]], args: tuple[Any, ...], *, name: str,
               incarnation: int, beside: str | None = None) -> RayRef:
         targets = {str(a): a.ref for a in args if isinstance(a, Peer)}
         remote_args = tuple(Peer(a.name, a.incarnation, None) if isinstance(a, Peer) else a for a in args)

@@ -13,15 +13,19 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypeVar
+from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar, cast
 
 import pykka
 
 from massgen.backends.circuit import BreakerRegistry
 from massgen.messages import DeadLetter, Message, Sender
+from massgen.messages.writing import WriteRecord
 
 M = TypeVar("M", bound=Message)
+Inbox = TypeVar("Inbox")  # an actor's inbox: the closed union of its protocol (messages/protocols.py)
 Clock = Callable[[], float]
+
+_SUMMARY_CHARS = 160  # a dead letter's repr of what arrived: enough to recognise it
 
 # Why a watched actor went away, the same words on every runtime (``Down.reason``).
 DownReason = Literal["killed", "node_lost", "unavailable", "remote_error", "model_server_lost"]
@@ -46,7 +50,7 @@ class RemoteError(RuntimeError):
 class Runtime(Protocol):
     """Where actors that may live elsewhere (agents) are started, and who hears when they go."""
 
-    def spawn(self, ctx: RunContext, cls: type[TracedActor], args: tuple[Any, ...], *, name: str,
+    def spawn(self, ctx: RunContext, cls: type[TracedActor[Any]], args: tuple[Any, ...], *, name: str,
               incarnation: int, beside: str | None = None) -> Any:
         """Start ``cls(ctx, *args)`` and return its ref (``tell``, ``stop``, ``actor_stopped``);
         ``beside``: on the node of that actor (an MCP stdio connection beside its agent)."""
@@ -62,7 +66,7 @@ class PykkaRuntime:
     """Every actor in this process. Pykka has no monitors: a stopped actor is noticed by the
     supervisor's deadline check of ``actor_stopped`` on each ``Tick`` (actors/children.py)."""
 
-    def spawn(self, ctx: RunContext, cls: type[TracedActor], args: tuple[Any, ...], *, name: str,
+    def spawn(self, ctx: RunContext, cls: type[TracedActor[Any]], args: tuple[Any, ...], *, name: str,
               incarnation: int, beside: str | None = None) -> pykka.ActorRef[Any]:
         return cls.start(ctx, *args)
 
@@ -101,7 +105,8 @@ class RunContext:
         self._lock = threading.Lock()
         self.runtime: Runtime = runtime or PykkaRuntime()
 
-    def spawn(self, cls: type[TracedActor], *args: Any, name: str, incarnation: int, beside: str | None = None) -> Any:
+    def spawn(self, cls: type[TracedActor[Any]], *args: Any, name: str, incarnation: int,
+              beside: str | None = None) -> Any:
         """Start an actor the runtime may place elsewhere (an agent, or beside one); the caller watches it."""
         return self.runtime.spawn(self, cls, args, name=name, incarnation=incarnation, beside=beside)
 
@@ -112,7 +117,7 @@ class RunContext:
         if self._trace is None:
             return
         try:
-            self._trace.tell(("record", kind, to, message, extra))
+            self._trace.tell(WriteRecord(kind, message, to, extra))
         except pykka.ActorDeadError:
             pass
 
@@ -124,6 +129,16 @@ class RunContext:
         self.record(DeadLetter(run_id=self.run_id, original_type=type(message).__name__,
                                original_sender=str(message.sender), to=str(to), why=why,
                                causation_id=message.msg_id))
+
+    def dead_letter(self, message: object, to: Sender, why: str) -> None:
+        """Record what ``to`` cannot accept (outside its protocol, or not now), with a short repr of it."""
+        sender, cause = (str(message.sender), message.msg_id) if isinstance(message, Message) else ("", None)
+        text = repr(message)
+        self.record(DeadLetter(
+            run_id=self.run_id, sender=to, original_type=type(message).__name__, original_sender=sender,
+            to=str(to), why=why, summary=text if len(text) <= _SUMMARY_CHARS else text[:_SUMMARY_CHARS] + "...",
+            causation_id=cause,
+        ))
 
     # -- messaging ----------------------------------------------------------------------
 
@@ -157,14 +172,17 @@ class RunContext:
         return reply  # the replier traced it (TracedActor.on_receive), before it could stop
 
 
-class TracedActor(pykka.ThreadingActor):
-    """Base of our actors: knows its name and incarnation, and stamps envelopes.
+class TracedActor(pykka.ThreadingActor, Generic[Inbox]):
+    """Base of our actors: knows its name and incarnation, stamps envelopes, guards its inbox.
 
-    Daemon threads, because a hung handler cannot be interrupted in Python; the
+    ``TracedActor[P]`` accepts the messages of protocol ``P`` (a union, ``messages/protocols.py``)
+    and declares them in ``accepts``; ``handle`` gets only those, anything else becomes a
+    ``DeadLetter``. Daemon threads, because a hung handler cannot be interrupted in Python; the
     supervisor abandons such an incarnation and the process must still be able to exit.
     """
 
     use_daemon_thread = True
+    accepts: ClassVar[tuple[type, ...]] = (Message,)  # members(P), checked on every receive
 
     def __init__(self, ctx: RunContext, name: str, incarnation: int = 1) -> None:
         super().__init__()
@@ -175,7 +193,10 @@ class TracedActor(pykka.ThreadingActor):
         self._handling: str | None = None
 
     def make(self, cls: type[M], causation_id: str | None = None, **fields: Any) -> M:
-        """Build a message from this actor, caused by the message being handled now."""
+        """Build a message from this actor, caused by the message being handled now.
+
+        The keyword form (and ``send``), kept for ``actors/restore.py``; new code builds the message
+        as a typed object and uses ``tell``/``record``, so the type checker sees its fields."""
         return cls(
             run_id=self.ctx.run_id,
             sender=self.me,
@@ -186,12 +207,37 @@ class TracedActor(pykka.ThreadingActor):
     def send(self, to: Peer, cls: type[Message], **fields: Any) -> bool:
         return self.ctx.tell(to, self.make(cls, **fields))
 
+    def sign(self, message: M) -> M:
+        """``message`` (built as a typed object) with this actor's envelope; its cause as built.
+
+        For messages built off the actor's thread, where the message being handled is not theirs.
+        """
+        return message.model_copy(update={"run_id": self.ctx.run_id, "sender": self.me})
+
+    def stamp(self, message: M) -> M:
+        """Signed, and caused by the message being handled now unless it names its own cause."""
+        cause = message.causation_id if message.causation_id is not None else self._handling
+        return message.model_copy(update={"run_id": self.ctx.run_id, "sender": self.me, "causation_id": cause})
+
+    def tell(self, to: Peer, message: Message) -> bool:
+        """Send a typed message from this actor (stamped, traced); False if ``to`` is gone."""
+        return self.ctx.tell(to, self.stamp(message))
+
+    def record(self, message: Message) -> None:
+        """Trace a decision of this actor that is sent to nobody."""
+        self.ctx.record(self.stamp(message))
+
+    def dead_letter(self, message: object, why: str) -> None:
+        """What this actor cannot accept: traced, never dropped silently."""
+        self.ctx.dead_letter(message, self.me, why)
+
     def on_receive(self, message: Any) -> Any:
-        if not isinstance(message, Message):
-            raise TypeError(f"{self.name} got a non-message: {type(message).__name__}")
+        if not isinstance(message, Message) or not self._accepts(message):
+            self.dead_letter(message, f"outside the protocol of {self.name}")
+            return None
         self._handling = message.msg_id
         try:
-            reply = self.handle(message)
+            reply = self.handle(cast(Inbox, message))
         finally:
             self._handling = None
         if isinstance(reply, Message):
@@ -199,5 +245,8 @@ class TracedActor(pykka.ThreadingActor):
             self.ctx.trace("reply", reply, to=str(message.sender))
         return reply
 
-    def handle(self, message: Message) -> Any:  # pragma: no cover - every actor overrides it
+    def _accepts(self, message: Message) -> bool:
+        return isinstance(message, self.accepts)
+
+    def handle(self, message: Inbox) -> Any:  # pragma: no cover - every actor overrides it
         raise NotImplementedError

@@ -9,115 +9,77 @@ messages sent by one scheduler thread, read through the run's clock.
 from __future__ import annotations
 
 import itertools
-import threading
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, assert_never
 
 import pykka
 
 from massgen.actors.agent import AgentActor, AgentSpec
 from massgen.actors.budget import Spending
-from massgen.actors.children import Child, Ticker, overdue
+from massgen.actors.children import Child, Ticker
 from massgen.actors.coordination import Coordination
 from massgen.actors.deadlines import effective
+from massgen.actors.failures import FailureHandling
 from massgen.actors.judge import Judge
-from massgen.actors.mcp_supervision import McpSupervision
+from massgen.actors.mcp.supervision import ActorPort, McpSupervision
 from massgen.actors.notes import NoteBoard
 from massgen.actors.restarts import RestartHistory
 from massgen.actors.restore import restore
-from massgen.actors.results import explicit_result, final_result
-from massgen.actors.resume import ResumeState
-from massgen.actors.runtime import Peer, RunContext, TracedActor
+from massgen.actors.run_spec import RunSpec as RunSpec  # imported from here by the run handle
+from massgen.actors.runtime import Peer, RunContext
 from massgen.actors.stragglers import StragglerWatch
+from massgen.actors.turn_handout import TurnHandout
 from massgen.configs.schema import TeamConfig
 from massgen.logs.calls import REPLAYED
 from massgen.messages import (
     AgentChunk,
-    AgentExcluded,
-    AgentMarkedFailed,
-    AgentRejoined,
-    AgentRestarting,
-    AnswerAccepted,
     AnswerNow,
     AnswerProposed,
-    AnswerView,
     BackendEvent,
     CallPermit,
     CallPermitRequest,
     CancelRun,
-    CancelTurn,
     ChildFailed,
     ChildStarted,
     ContextChanged,
     DeadLetter,
-    DeadlineExpired,
     Down,
     FinalPresented,
-    InjectAnswers,
     InjectNote,
-    InvalidateVotes,
     KillAgent,
     McpCallTool,
     McpCancelCall,
-    Message,
+    McpServerFailed,
+    McpToolResult,
+    McpToolsListed,
     ModelCallFinished,
     ModelCallStarted,
     NoteDelivered,
-    PresentFinal,
-    RecordVote,
     RestartAgent,
     RunFinished,
     RunStarted,
     RunStatus,
     SendNote,
-    SetLiveAgents,
     SetRunTimeout,
-    SnapshotTaken,
-    StartTurn,
     TallyUpdated,
     Tick,
     ToolCallRequested,
     ToolCallResult,
     TurnCorrection,
     TurnFailed,
-    TurnStarted,
     VoteProposed,
 )
-
-if TYPE_CHECKING:
-    from massgen.files import RunFiles
+from massgen.messages.files import ToolDenied
+from massgen.messages.protocols import AgentReport, RunControl, SupervisorInbox, TurnReport, members
 
 _STOP_GRACE_S = 3.0
-_ACTIVITY = (
-    AgentChunk, BackendEvent, ModelCallStarted, ModelCallFinished, ToolCallRequested, ToolCallResult, TurnCorrection,
-)
 
 
-@dataclass(frozen=True)
-class RunSpec:
-    """Everything a run needs that is not the config: the question and where logs go."""
+class Supervisor(TurnHandout, FailureHandling):
+    """Routes its protocol (below), hands out turns (``TurnHandout``), handles failures and deadlines
+    (``FailureHandling``) and ends the run; the state they share is declared in ``SupervisorState``."""
 
-    run_id: str
-    question: str
-    log_dir: str
-    versions: dict[str, str]
-    history: tuple[tuple[str, str], ...] = ()
-    tick_interval_s: float = 0.05
-    turn: int = 1
-    attempt: int = 1
-    # Resuming: the state rebuilt from the trace of the attempt it continues, and where that logged.
-    resume: ResumeState | None = None
-    resumed_from: str | None = None
-    # Workspaces, snapshots and context paths (massgen/files); None when no agent works with files.
-    files: RunFiles | None = None
-    # Set once the supervisor has stopped its children (agents, MCP servers and their processes).
-    # Pykka sets ``actor_stopped`` *before* on_stop runs, so waiting for that is not enough.
-    children_stopped: threading.Event = field(default_factory=threading.Event, compare=False, repr=False)
-    # Set once RunFinished is handed to the trace writer (which may still have a backlog to write).
-    finish_recorded: threading.Event = field(default_factory=threading.Event, compare=False, repr=False)
+    accepts = members(SupervisorInbox)
 
-
-class Supervisor(TracedActor):
     def __init__(self, ctx: RunContext, config: TeamConfig, run: RunSpec, specs: list[AgentSpec]) -> None:
         super().__init__(ctx, "supervisor")
         self.config, self.run = config, run
@@ -128,28 +90,25 @@ class Supervisor(TracedActor):
         order = [s.agent_id for s in specs]
         self.coord = Coordination(order, {s.agent_id: s.label for s in specs}, self.rules)
         self.spent = Spending(self.rules.budget)
-        self.tally: TallyUpdated | None = None
-        self.phase: Literal["coordinating", "presenting", "finished"] = "coordinating"
+        self.tally = None
+        self.phase = "coordinating"
         self.presenter: str | None = None
         self.winner: str | None = None
         self.started = ctx.clock()
         self.deadline = self.started + self.timeouts.orchestrator_timeout_seconds
         self._turn_ids = itertools.count(1)
-        # Agents whose first turn ended (an answer or a vote). Until every live agent's has, an agent
-        # that already answered waits: a turn that shows it only its own answer is a wasted call.
-        self.first_done: set[str] = set()
-        self.waiting: set[str] = set()
-        self.judge: Peer | None = None
+        self.first_done = set[str]()
+        self.waiting = set[str]()
+        self.judge = None
         self._ticker: Ticker | None = None
-        # MCP tool servers: started, routed, restarted and withdrawn by actors/mcp_supervision.py.
-        self.mcp = McpSupervision(self, specs, self.rules.restart, self._live_agent)
-        self.notes = NoteBoard(order)  # notes from the user, until each agent has them
+        self.mcp = McpSupervision(ActorPort(self), specs, self.rules.restart, self._live_agent)
+        self.notes = NoteBoard(order)
 
     # -- life cycle ---------------------------------------------------------------------------
 
     def on_start(self) -> None:
-        self.ctx.record(self.make(
-            RunStarted, question=self.run.question, history=self.run.history,
+        self.record(RunStarted(
+            question=self.run.question, history=self.run.history,
             agents=tuple(self.children), labels=tuple(c.spec.label for c in self.children.values()),
             config=self.config.redacted(), versions=self.run.versions, log_dir=self.run.log_dir,
             turn=self.run.turn, attempt=self.run.attempt, resumed_from=self.run.resumed_from,
@@ -206,243 +165,120 @@ class Supervisor(TracedActor):
 
     # -- dispatch -----------------------------------------------------------------------------
 
-    def handle(self, message: Message) -> Any:
+    def handle(self, message: SupervisorInbox) -> CallPermit | None:
+        """Route by type: time, the runtime, the judge, the user, MCP servers, then agents."""
         if isinstance(message, Tick):
             self._on_tick(message.now)
             return None
         if self.phase == "finished":
+            # The run is over and its children are being stopped: what they still say was traced
+            # when sent, and nothing can change the outcome. An ask is settled by its (traced) reply.
             if isinstance(message, CallPermitRequest):
-                return self.make(CallPermit, granted=False, reason="run finished")
+                return self.stamp(CallPermit(granted=False, reason="run finished"))
             return None
-        if isinstance(message, Down):  # the runtime lost an agent; an older incarnation's Down is stale
-            child = self.children.get(message.name)
-            if child is not None and message.incarnation == child.incarnation:
-                self._agent_failed(child, f"{message.reason}: {message.detail}", "down")
-            return None
-        if self.mcp.owns(message.sender.name):
-            self.mcp.from_server(message)
-            return None
-        if message.sender.name in self.children:
-            return self._from_agent(self.children[message.sender.name], message)
-        if isinstance(message, TallyUpdated):
-            self._on_tally(message)
-        elif isinstance(message, CancelRun):
-            self._finish("interrupted", message.reason)
-        elif isinstance(message, AnswerNow):
-            self._answer_now()
-        elif isinstance(message, SetRunTimeout):
-            self.deadline = self.started + message.seconds
-        elif isinstance(message, KillAgent | RestartAgent) and message.name in self.children:
-            verb = "killed" if isinstance(message, KillAgent) else "restart requested"
-            self._agent_failed(self.children[message.name], f"{verb} by user", "user")
-        elif isinstance(message, SendNote):
-            for agent_id in self.notes.post(message):
-                child = self.children[agent_id]
-                if child.status == "in_turn" and child.peer is not None and child.turn_id is not None:
-                    self.send(child.peer, InjectNote, turn_id=child.turn_id, note_id=message.msg_id,
-                              text=message.text)
+        match message:
+            case Down():  # the runtime lost an agent; an older incarnation's Down is stale
+                child = self.children.get(message.name)
+                if child is not None and message.incarnation == child.incarnation:
+                    self._agent_failed(child, f"{message.reason}: {message.detail}", "down")
+            case TallyUpdated():
+                self._on_tally(message)
+            case CancelRun() | AnswerNow() | SetRunTimeout() | KillAgent() | RestartAgent() | SendNote():
+                self._on_control(message)
+            case McpToolsListed() | McpToolResult() | McpServerFailed():
+                if self.mcp.owns(message.sender.name):
+                    self.mcp.from_server(message)
+                else:
+                    self.dead_letter(message, "no MCP server of this run has that name")
+            case _:
+                return self._from_agent(message)
         return None
 
-    def _from_agent(self, child: Child, message: Message) -> Any:
-        if message.sender.incarnation != child.incarnation or child.status in ("failed", "restarting"):
+    def _on_control(self, message: RunControl) -> None:
+        match message:
+            case CancelRun():
+                self._finish("interrupted", message.reason)
+            case AnswerNow():
+                self._answer_now()
+            case SetRunTimeout():
+                self.deadline = self.started + message.seconds
+            case KillAgent() | RestartAgent():
+                if message.name not in self.children:
+                    self.dead_letter(message, f"no agent named {message.name!r}")
+                    return
+                verb = "killed" if isinstance(message, KillAgent) else "restart requested"
+                self._agent_failed(self.children[message.name], f"{verb} by user", "user")
+            case SendNote():
+                for agent_id in self.notes.post(message):
+                    child = self.children[agent_id]
+                    if child.status == "in_turn" and child.peer is not None and child.turn_id is not None:
+                        self.tell(child.peer, InjectNote(turn_id=child.turn_id, note_id=message.msg_id,
+                                                         text=message.text))
+            case _ as unreachable:
+                assert_never(unreachable)
+
+    def _from_agent(self, message: AgentReport) -> CallPermit | None:
+        child = self.children.get(message.sender.name)
+        if child is None or message.sender.incarnation != child.incarnation \
+                or child.status in ("failed", "restarting"):
             if isinstance(message, CallPermitRequest):  # an ask is settled by its (traced) reply
-                return self.make(CallPermit, granted=False, reason="stale incarnation")
-            self.ctx.record(self.make(
-                DeadLetter, original_type=type(message).__name__, original_sender=str(message.sender),
-                to="supervisor", why=f"sender is not the live incarnation ({child.incarnation})",
-            ))
+                return self.stamp(CallPermit(granted=False, reason="stale incarnation"))
+            why = ("no agent of this run has that name" if child is None
+                   else f"sender is not the live incarnation ({child.incarnation})")
+            self.record(DeadLetter(original_type=type(message).__name__, original_sender=str(message.sender),
+                                   to="supervisor", why=why))
             return None
-        if isinstance(message, CallPermitRequest):
-            return self._permit()
-        if isinstance(message, McpCallTool | McpCancelCall) and child.peer is not None:
-            self.mcp.from_agent(child.peer, message)
-            return None
-        if isinstance(message, ChildStarted):
-            if child.status == "starting":  # not "presenting": a resumed run may conclude before it
-                child.status, child.since = "idle", self.ctx.clock()
-                if self.phase == "coordinating" and child.voted_round != self.coord.version:
-                    self._next_turn(child)  # a restarted agent that has answered waits like the others
-            child.voted_round = None
-            return None
-        if isinstance(message, ChildFailed):
-            self._agent_failed(child, message.error, message.where, reported=True, permanent=message.permanent)
-            return None
-        if isinstance(message, NoteDelivered):  # whichever turn heard it, this incarnation has it
-            self.notes.delivered(child.spec.agent_id, message.note_id)
-            return None
-        turn_id = getattr(message, "turn_id", None)
-        if turn_id is not None and turn_id != child.turn_id:
-            return None  # a late message of a cancelled turn
-        if isinstance(message, _ACTIVITY):
-            child.last_activity = self.ctx.clock()
-            if isinstance(message, ModelCallFinished):
+        match message:
+            case CallPermitRequest():
+                return self._permit()
+            case McpCallTool() | McpCancelCall():
+                if child.peer is not None:
+                    self.mcp.from_agent(child.peer, message)
+            case ChildStarted():
+                if child.status == "starting":  # not "presenting": a resumed run may conclude before it
+                    child.status, child.since = "idle", self.ctx.clock()
+                    if self.phase == "coordinating" and child.voted_round != self.coord.version:
+                        self._next_turn(child)  # a restarted agent that has answered waits like the others
+                child.voted_round = None
+            case ChildFailed():
+                self._agent_failed(child, message.error, message.where, reported=True,
+                                   permanent=message.permanent)
+            case NoteDelivered():  # whichever turn heard it, this incarnation has it
+                self.notes.delivered(child.spec.agent_id, message.note_id)
+            case BackendEvent():
+                child.last_activity = self.ctx.clock()
+                if message.info.get("outcome") == "circuit_open":
+                    child.not_before = child.last_activity + float(str(message.info.get("retry_in_s") or 0))
+            case _:
+                self._from_turn(child, message)
+        return None
+
+    def _from_turn(self, child: Child, message: TurnReport) -> None:
+        if message.turn_id != child.turn_id:
+            return  # a late report of a turn already ended (cancelled, superseded): traced when sent
+        match message:
+            case ModelCallFinished():
+                child.last_activity = self.ctx.clock()
                 self.spent.add_usage(message.input_tokens, message.output_tokens, message.cost_usd)
                 if message.finish_reason == REPLAYED:
                     self.spent.calls -= 1  # answered from the trace this run resumes: no call was made
-            elif isinstance(message, BackendEvent) and message.info.get("outcome") == "circuit_open":
-                child.not_before = child.last_activity + float(str(message.info.get("retry_in_s") or 0))
-        elif isinstance(message, AnswerProposed):
-            self._on_answer(child, message)
-        elif isinstance(message, VoteProposed):
-            self._on_vote(child, message)
-        elif isinstance(message, TurnFailed):
-            self._agent_failed(child, message.reason, "worker")
-        elif isinstance(message, FinalPresented) and child.spec.agent_id == self.presenter:
-            self._presented(message.content)
-        return None
-
-    # -- coordination ---------------------------------------------------------------------------
-
-    def _start_turn(self, child: Child) -> None:
-        assert child.peer is not None
-        turn_id = next(self._turn_ids)
-        vote_only = self.coord.vote_only(child.spec.agent_id)
-        redo, child.resume_turn = child.resume_turn, None
-        if redo is not None:  # resumed mid-turn: that turn again, as it was, then what came since
-            view, vote_only = redo
-        else:
-            # A first turn shows no answers, however late the agent starts: first answers are independent
-            # samples, and the judge counts their agreement as evidence (actors/judge.py).
-            first = child.spec.agent_id not in self.first_done and not vote_only
-            view = AnswerView() if first else self.coord.view()
-        child.status, child.turn_id = "in_turn", turn_id
-        child.since = child.last_activity = self.ctx.clock()
-        self.waiting.discard(child.spec.agent_id)
-        self.ctx.record(self.make(
-            TurnStarted, agent=child.spec.agent_id, incarnation=child.incarnation, turn_id=turn_id,
-            vote_only=vote_only, view_labels=tuple(a.label for a in view.answers),
-        ))
-        for note_id, text in self.notes.pending(child.spec.agent_id):  # before the turn: its first call has them
-            self.send(child.peer, InjectNote, turn_id=turn_id, note_id=note_id, text=text)
-        self.send(child.peer, StartTurn, turn_id=turn_id, task=self.run.question, history=self.run.history,
-                  view=view, vote_only=vote_only, own_label=child.spec.label)
-        if view.version != self.coord.version and self.coord.count(child.spec.agent_id) > 0:
-            self.send(child.peer, InjectAnswers, turn_id=turn_id, view=self.coord.view())
-
-    def _on_answer(self, child: Child, message: AnswerProposed) -> None:
-        agent_id = child.spec.agent_id
-        child.status = "idle"
-        if self.phase != "coordinating":
-            return
-        self._rejoin(child)
-        if self.coord.vote_only(agent_id):
-            self._start_turn(child)  # a cap was reached while this turn ran
-            return
-        answer = self.coord.add_answer(agent_id, message.content, independent=message.view_version == 0)
-        self.first_done.add(agent_id)
-        self.ctx.record(self.make(AnswerAccepted, agent=agent_id, label=answer.label, content=answer.content,
-                                  round=self.coord.version, result=answer.result, independent=answer.independent))
-        taken = self.run.files.snapshot(agent_id, answer.label) if self.run.files else None
-        if taken is not None:  # before anyone is shown the answer, so its files are there to read
-            self.ctx.record(self.make(SnapshotTaken, **taken))
-        assert self.judge is not None
-        self.send(self.judge, InvalidateVotes, reason=f"new answer {answer.label}", round=self.coord.version,
-                  answers=self.coord.results())
-        view = self.coord.view()
-        awaiting = self._awaiting_first_turns()  # one scan per answer, not one per agent (1,000 agents)
-        for other in self.children.values():
-            if other is child or other.peer is None:
-                continue
-            if other.status == "idle":
-                if awaiting and other.spec.agent_id in self.waiting:
-                    continue  # still waiting for the first answers: nothing changes for it
-                self._next_turn(other)
-            elif other.status == "in_turn" and self.coord.count(other.spec.agent_id) > 0:
-                self.send(other.peer, InjectAnswers, turn_id=other.turn_id, view=view)
-        self._next_turn(child)
-
-    def _awaiting_first_turns(self) -> bool:
-        return any(agent not in self.first_done and c.status != "failed" and self.stragglers.counted(agent)
-                   for agent, c in self.children.items())
-
-    def _counted(self) -> tuple[str, ...]:
-        """The agents the round waits for: live, and not left out of it as stragglers."""
-        return tuple(a for a, c in self.children.items() if c.status != "failed" and self.stragglers.counted(a))
-
-    def _next_turn(self, child: Child) -> None:
-        """A new turn now, or once every live agent has ended its first (independent) turn."""
-        if child.spec.agent_id in self.first_done and self._awaiting_first_turns():
-            child.status = "idle"
-            self.waiting.add(child.spec.agent_id)
-            self._watch_stragglers()
-        else:
-            self._start_turn(child)
-
-    def _watch_stragglers(self, converged: bool = False) -> None:
-        """Done: voted this round, or answered and waiting for the others' first answers."""
-        tally = self.tally
-        voters = {v.voter for v in tally.votes} if tally is not None and tally.round == self.coord.version else set()
-        self.stragglers.observe(voters | self.waiting, self._counted(), self.coord.version, self.ctx.clock(), converged)
-
-    def _release_waiting(self) -> None:
-        if self.phase != "coordinating" or self._awaiting_first_turns():
-            return
-        for agent in [a for a in self.children if a in self.waiting]:
-            child = self.children[agent]
-            if child.status == "idle" and child.peer is not None:
-                self._start_turn(child)
-        self.waiting.clear()
-
-    def _on_vote(self, child: Child, message: VoteProposed) -> None:
-        child.status = "idle"
-        if self.phase != "coordinating":
-            return
-        self._rejoin(child)
-        target = self.coord.agent_of_label(message.target)
-        answer = self.coord.latest(target) if target else None
-        if message.view_version != self.coord.version or answer is None or target is None:
-            self._start_turn(child)  # voted on an outdated view: look again
-            return
-        assert self.judge is not None
-        self.first_done.add(child.spec.agent_id)
-        self.send(self.judge, RecordVote, voter=child.spec.agent_id, target=target, target_label=answer.label,
-                  reason=message.reason, round=self.coord.version, target_result=answer.result,
-                  agreement=message.agreement is not None)
-        self._release_waiting()
-
-    def _on_tally(self, tally: TallyUpdated) -> None:
-        self.tally = tally
-        self._watch_stragglers(tally.converged)
-        if tally.converged and tally.round == self.coord.version and tally.winner and self.phase == "coordinating":
-            self._conclude(tally.winner)
-
-    def _answer_now(self) -> None:
-        self.coord.answer_now = True
-        self.first_done.update(self.children)
-        self._release_waiting()
-        for child in self.children.values():
-            if child.status == "in_turn" and child.peer is not None and self.coord.answers:
-                self.send(child.peer, CancelTurn, turn_id=child.turn_id, reason="answer now")
-                self._start_turn(child)
-
-    def _conclude(self, winner: str) -> None:
-        self.winner = winner
-        child = self.children[winner]
-        strategy = self.rules.final_answer_strategy
-        if strategy == "winner_reuse" or child.status == "failed" or child.peer is None:
-            self._finish("completed", "the team converged")
-            return
-        self.phase, self.presenter = "presenting", winner
-        for other in self.children.values():
-            if other.status == "in_turn" and other.peer is not None:
-                self.send(other.peer, CancelTurn, turn_id=other.turn_id, reason="the team converged")
-                other.status = "idle"
-        turn_id = next(self._turn_ids)
-        child.status, child.turn_id = "presenting", turn_id
-        child.since = child.last_activity = self.ctx.clock()
-        assert self.tally is not None
-        self.send(child.peer, PresentFinal, turn_id=turn_id, task=self.run.question, history=self.run.history,
-                  view=self.coord.view(), votes=self.tally.votes, strategy=strategy, own_label=child.spec.label)
-
-    def _presented(self, text: str) -> None:
-        """A presentation may reword the winning answer, never change the result the team agreed on."""
-        chosen = self.coord.latest(self.winner) if self.winner else None
-        agreed = explicit_result(chosen.content) if chosen else ""
-        if self.rules.final_answer_strategy == "winner_present" and agreed and final_result(text) != agreed:
-            self._finish("completed", f"the team converged; the presentation changed the final answer"
-                         f" ({agreed!r} to {final_result(text)!r}), so the winning answer is used as written")
-            return
-        self._finish("completed", "the team converged", final=text or None)
+            case AgentChunk() | ModelCallStarted() | ToolCallRequested() | ToolCallResult() | TurnCorrection():
+                child.last_activity = self.ctx.clock()
+            case AnswerProposed():
+                self._on_answer(child, message)
+            case VoteProposed():
+                self._on_vote(child, message)
+            case TurnFailed():
+                self._agent_failed(child, message.reason, "worker")
+            case FinalPresented():
+                if child.spec.agent_id == self.presenter:
+                    self._presented(message.content)
+                else:
+                    self.dead_letter(message, f"{child.spec.agent_id} is not presenting")
+            case ToolDenied():
+                pass  # the model got a tool error; the denial is in the trace for the logs
+            case _ as unreachable:
+                assert_never(unreachable)
 
     # -- budgets --------------------------------------------------------------------------------
 
@@ -450,119 +286,12 @@ class Supervisor(TracedActor):
         reason = self.spent.exhausted()
         if reason is None:
             self.spent.charge_call()
-            return self.make(CallPermit, granted=True)
+            return self.stamp(CallPermit(granted=True))
         if self.phase == "presenting":
             self._finish("completed", f"the team converged; {reason}, so the winning answer is used as written")
         else:
             self._finish("budget", reason)
-        return self.make(CallPermit, granted=False, reason=reason)
-
-    # -- failures and restarts ------------------------------------------------------------------
-
-    def _agent_failed(self, child: Child, reason: str, where: str, reported: bool = False,
-                      permanent: bool = False) -> None:
-        if child.status in ("failed", "restarting") or self.phase == "finished":
-            return
-        now = self.ctx.clock()
-        if child.peer is not None:
-            child.peer.ref.stop(block=False)  # a hung incarnation never reads it: it is abandoned
-        if self.phase == "presenting" and child.spec.agent_id == self.presenter:
-            self._finish("completed", f"the team converged; presentation failed ({reason})")
-            return
-        child.last_error = reason
-        if not reported:
-            self.ctx.record(self.make(ChildFailed, name=child.spec.agent_id, incarnation=child.incarnation,
-                                      error=reason, where=where))
-        delay = None if permanent else child.history.record_failure(now)
-        if delay is not None:
-            delay = max(delay, child.not_before - now)  # restarting into an open breaker only fails again
-        if delay is None:
-            child.status = "failed"
-            self.ctx.record(self.make(AgentMarkedFailed, name=child.spec.agent_id, incarnation=child.incarnation,
-                                      reason=f"permanent error: {reason}" if permanent
-                                      else f"too many failures; last: {reason}"))
-            live = tuple(a for a, c in self.children.items() if c.status != "failed")
-            assert self.judge is not None
-            self.send(self.judge, SetLiveAgents, agents=self._counted())
-            if not live:
-                self._all_failed()
-            else:
-                self._release_waiting()
-            return
-        child.status, child.restart_at = "restarting", now + delay
-        self.ctx.record(self.make(AgentRestarting, name=child.spec.agent_id, incarnation=child.incarnation,
-                                  delay_s=round(delay, 3), reason=reason))
-
-    def _all_failed(self) -> None:
-        causes = "; ".join(f"{a}: {c.last_error}" for a, c in self.children.items() if c.last_error)
-        if self.coord.answers:
-            self._finish("partial", f"every agent failed before the team converged ({causes})")
-        else:
-            self._finish("failed", f"every agent failed and no agent produced an answer ({causes})")
-
-    # -- time -----------------------------------------------------------------------------------
-
-    def _on_tick(self, now: float) -> None:
-        if self.phase == "finished":
-            return
-        if now >= self.deadline:
-            limit = self.deadline - self.started
-            self.ctx.record(self.make(DeadlineExpired, scope="run", detail=f"{limit:g} s"))
-            self._finish("timeout", f"the run deadline of {limit:g} s passed")
-            return
-        for agent_id in self.stragglers.due(now, self.coord.version):
-            self._drop_straggler(self.children[agent_id], now)
-        for agent_id in self.mcp.on_tick(now):  # a tool call in flight is activity; it has its own deadline
-            self.children[agent_id].last_activity = now
-        for child in list(self.children.values()):
-            due = overdue(child, now, self.timeouts)
-            if self.phase == "finished" or due is None:
-                continue
-            what, detail = due
-            if what == "restart":
-                self._spawn(child)
-            elif what == "stopped":
-                self._agent_failed(child, detail, "stopped")
-            elif what == "present":
-                self.ctx.record(self.make(DeadlineExpired, scope="present", name=child.spec.agent_id, detail=detail))
-                self._finish("completed", "the team converged; presentation timed out")
-            else:
-                self._expire(child, what, detail)
-
-    def _drop_straggler(self, child: Child, now: float) -> None:
-        """Every other agent voted and the grace ran out: this agent is left out of the round
-        (actors/stragglers.py); its turn goes on, and an answer or vote from it rejoins it."""
-        if child.status == "failed" or self.phase != "coordinating":
-            return
-        doing = {"in_turn": "still in its turn", "restarting": "restarting", "starting": "starting"}
-        detail = (f"no vote {self.timeouts.straggler_grace_seconds:g} s after every other agent was done; "
-                  f"{doing.get(child.status, child.status)} for {now - child.since:.1f} s, "
-                  f"last output {now - child.last_activity:.1f} s ago")
-        if child.last_error:
-            detail += f"; last error: {child.last_error}"
-        self.ctx.record(self.make(DeadlineExpired, scope="straggler", name=child.spec.agent_id, detail=detail))
-        self.stragglers.exclude(child.spec.agent_id, self.coord.version)
-        self.ctx.record(self.make(AgentExcluded, name=child.spec.agent_id, incarnation=child.incarnation,
-                                  round=self.coord.version, reason=f"straggler: {detail}"))
-        assert self.judge is not None
-        self.send(self.judge, SetLiveAgents, agents=self._counted())
-        self._release_waiting()  # the others may have been waiting for this agent's first answer
-
-    def _rejoin(self, child: Child) -> None:
-        """A straggler that answers or votes counts again, from the round it answers in."""
-        excluded_round = self.stragglers.rejoin(child.spec.agent_id)
-        if excluded_round is None:
-            return
-        self.ctx.record(self.make(AgentRejoined, name=child.spec.agent_id, incarnation=child.incarnation,
-                                  excluded_round=excluded_round, round=self.coord.version))
-        assert self.judge is not None
-        self.send(self.judge, SetLiveAgents, agents=self._counted())
-
-    def _expire(self, child: Child, scope: Literal["start", "turn", "idle"], detail: str) -> None:
-        self.ctx.record(self.make(DeadlineExpired, scope=scope, name=child.spec.agent_id, detail=detail))
-        if child.peer is not None and child.turn_id is not None and scope != "start":
-            self.send(child.peer, CancelTurn, turn_id=child.turn_id, reason=detail)
-        self._agent_failed(child, detail, "deadline")
+        return self.stamp(CallPermit(granted=False, reason=reason))
 
     # -- the end ----------------------------------------------------------------------------------
 
@@ -582,10 +311,10 @@ class Supervisor(TracedActor):
         answer = final if final is not None else (chosen.content if chosen else None)
         changed = self.run.files.changed() if self.run.files else None
         if changed is not None:  # what the presenter wrote in context paths, listed with the answer
-            self.ctx.record(self.make(ContextChanged, **changed))
+            self.record(ContextChanged(**changed))
             answer = self.run.files.with_changes(answer, changed) if self.run.files else answer
-        self.ctx.record(self.make(
-            RunFinished, status=status, reason=reason,
+        self.record(RunFinished(
+            status=status, reason=reason,
             winner=chosen.agent if chosen else None, winner_label=chosen.label if chosen else None,
             final_answer=answer,
             partial=not converged, elapsed_s=round(self.ctx.clock() - self.started, 3),

@@ -42,6 +42,7 @@ from massgen.messages import (
     SetRunTimeout,
     ToolSpec,
 )
+from massgen.messages.writing import Flush
 from massgen.result import RunResult
 
 USER = Sender(name="user", incarnation=0)
@@ -270,7 +271,7 @@ class Team:
         if self._trace is None:
             return
         try:
-            self._trace.ask("flush", timeout=5.0)
+            self._trace.ask(Flush(), timeout=5.0)
         except (pykka.Timeout, pykka.ActorDeadError):
             pass
 
@@ -278,7 +279,7 @@ class Team:
         if self._trace is None:
             return
         try:
-            self._trace.ask("flush", timeout=5.0)
+            self._trace.ask(Flush(), timeout=5.0)
             self._trace.stop(timeout=5.0)
         except (pykka.Timeout, pykka.ActorDeadError):
             pass

@@ -15,14 +15,19 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, assert_never, cast
 
 import pykka
 
 from massgen.logs import LogProjection, write_all, write_atomic
 from massgen.logs.files import TRACE_FILE, render_status
-from massgen.messages import Message
+from massgen.messages import DeadLetter, Message, Sender
+from massgen.messages.protocols import TraceWriterInbox, members
 from massgen.messages.trace import to_record
+from massgen.messages.writing import Flush, WriteRecord, WriteStatus
+
+_ACCEPTS = members(TraceWriterInbox)
+_ME = Sender(name="trace_writer", incarnation=1)
 
 Subscriber = Callable[[dict[str, Any], LogProjection], None]
 
@@ -39,6 +44,7 @@ class TraceWriter(pykka.ThreadingActor):
         self.projection = LogProjection()
         self.subscribers = list(subscribers or [])
         self._seq = 0
+        self._run_id = ""  # of the records written so far, for the writer's own dead letters
         self._file: IO[str] | None = None
         self._last_status_at = float("-inf")
         self._trailing: threading.Timer | None = None
@@ -63,18 +69,34 @@ class TraceWriter(pykka.ThreadingActor):
         self.closed.set()
 
     def on_receive(self, message: Any) -> Any:
-        if isinstance(message, tuple) and message and message[0] == "record":
-            _, kind, to, msg, extra = message
-            self._write(kind, to, msg, extra)
+        if not isinstance(message, _ACCEPTS):
+            self._dead_letter(message)
             return None
-        if message == "flush":
-            return self._seq
-        if message == "status":  # the trailing write
-            self._trailing = None
-            if self._file is not None and self.projection.finished is None:
-                self._write_status()
-            return None
-        raise TypeError(f"trace writer got {message!r}")
+        return self.handle(cast(TraceWriterInbox, message))
+
+    def handle(self, message: TraceWriterInbox) -> int | None:
+        match message:
+            case WriteRecord(kind=kind, message=msg, to=to, extra=extra):
+                self._write(kind, to, msg, extra)
+                return None
+            case Flush():
+                return self._seq
+            case WriteStatus():  # the trailing write
+                self._trailing = None
+                if self._file is not None and self.projection.finished is None:
+                    self._write_status()
+                return None
+            case _ as unreachable:
+                assert_never(unreachable)
+
+    def _dead_letter(self, message: object) -> None:
+        """Outside the writer's protocol: written as a dead letter into the trace itself."""
+        text = repr(message)
+        letter = DeadLetter(run_id=self._run_id, sender=_ME, original_type=type(message).__name__,
+                            original_sender=str(message.sender) if isinstance(message, Message) else "",
+                            to=str(_ME), why="outside the protocol of the trace writer",
+                            summary=text if len(text) <= 160 else text[:160] + "...")
+        self._write("event", "", letter, {})
 
     def _write_status(self) -> None:
         self._last_status_at = time.monotonic()
@@ -82,7 +104,7 @@ class TraceWriter(pykka.ThreadingActor):
 
     def _ask_status(self) -> None:
         try:
-            self.actor_ref.tell("status")
+            self.actor_ref.tell(WriteStatus())
         except pykka.ActorDeadError:
             pass
 
@@ -90,6 +112,7 @@ class TraceWriter(pykka.ThreadingActor):
         if self._file is None:
             return
         self._seq += 1
+        self._run_id = msg.run_id
         record = to_record(self._seq, kind, to, msg, extra)
         try:
             self._file.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")

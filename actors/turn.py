@@ -15,8 +15,8 @@ from typing import Any
 from massgen.actors import client_tools, prompts, results
 from massgen.actors.call_retry import RETRY_EVENT, CallRetry
 from massgen.actors.stream_guard import StreamLimits, guard
+from massgen.actors.workflow_checks import copies_ours, with_work, workflow_problem
 from massgen.backends import Backend
-from massgen.backends.toolcall_text import strip_tool_calls
 from massgen.messages import (
     AgentChunk,
     AnswerProposed,
@@ -46,14 +46,13 @@ from massgen.messages import (
     Usage,
     VoteProposed,
 )
+from massgen.messages.workflow import AGENT_ID, CONTENT, NEW_ANSWER, REASON, VOTE, WORKFLOW_TOOLS, vote_target
 
 ToolExecutor = Callable[[str, dict[str, Any]], Awaitable[tuple[str, bool]]]
 
 
 # The decision after free text is one small JSON object; a cut-off one is corrected like any broken call.
 DECISION_MAX_TOKENS = 160
-_BARE_ANSWER_CHARS = 200
-_MIN_COPY_CHARS = 12
 
 
 class ModelCallError(Exception):
@@ -76,7 +75,7 @@ class BudgetDenied(Exception):
 class TurnIO:
     """How a turn reaches the outside world; all three are thread-safe."""
 
-    emit: Callable[[type[Message], str, dict[str, Any]], None]
+    emit: Callable[[Message], None]  # a report built with its cause; the agent signs and sends it
     permit: Callable[[int, str], CallPermit | None]
     call_tool: ToolExecutor | None = None
     extra_tools: tuple[ToolSpec, ...] = ()
@@ -129,7 +128,7 @@ class TurnRunner:
             messages.append(ChatMessage(role="user", content=f"A note from the person watching this run: {note.text}"))
             self._notes_delivered.add(note_id)
             del self._notes[note_id]
-            self.io.emit(NoteDelivered, cause, {"turn_id": turn_id, "note_id": note_id})
+            self.io.emit(NoteDelivered(causation_id=cause, turn_id=turn_id, note_id=note_id))
 
     # -- one streamed call ----------------------------------------------------------------
 
@@ -145,10 +144,10 @@ class TurnRunner:
                     retry, retryable=exc.retryable, had_output=exc.output_chars > 0, had_tool_call=exc.tool_calls > 0)
                 if delay is None:
                     raise
-                self.io.emit(BackendEvent, cause, {"event": RETRY_EVENT, "info": {
+                self.io.emit(BackendEvent(causation_id=cause, event=RETRY_EVENT, info={
                     "turn_id": turn_id, "retry": retry, "max_retries": self.settings.call_retry.max_retries,
                     "error": str(exc), "dropped_chars": exc.output_chars, "retry_in_s": round(delay, 4),
-                }})
+                }))
                 await asyncio.sleep(delay)
 
     async def _call_once(self, turn_id: int, cause: str, request: ModelRequest) -> CallResult:
@@ -160,10 +159,10 @@ class TurnRunner:
         prompt_chars = sum(len(m.content) for m in request.messages) + sum(
             len(str(t.parameters)) + len(t.description) for t in request.tools
         )
-        self.io.emit(ModelCallStarted, cause, {
-            "turn_id": turn_id, "call_index": index, "prompt_chars": prompt_chars,
-            "messages": len(request.messages), "tools": tuple(t.name for t in request.tools),
-        })
+        self.io.emit(ModelCallStarted(
+            causation_id=cause, turn_id=turn_id, call_index=index, prompt_chars=prompt_chars,
+            messages=len(request.messages), tools=tuple(t.name for t in request.tools),
+        ))
         result = CallResult()
         usage = Usage()
         finish = "stop"
@@ -172,10 +171,10 @@ class TurnRunner:
         async for event in guard(self.backend.stream(request), self.settings.stream_limits):
             if isinstance(event, TextDelta):
                 result.text += event.text
-                self.io.emit(AgentChunk, cause, {"turn_id": turn_id, "kind": "text", "text": event.text})
+                self.io.emit(AgentChunk(causation_id=cause, turn_id=turn_id, kind="text", text=event.text))
             elif isinstance(event, ReasoningDelta):
                 reasoning_chars += len(event.text)
-                self.io.emit(AgentChunk, cause, {"turn_id": turn_id, "kind": "reasoning", "text": event.text})
+                self.io.emit(AgentChunk(causation_id=cause, turn_id=turn_id, kind="reasoning", text=event.text))
             elif isinstance(event, ToolCallEvent):
                 if not result.calls:
                     result.preamble = result.text
@@ -187,11 +186,11 @@ class TurnRunner:
                 break
             else:
                 finish = event.reason
-        self.io.emit(ModelCallFinished, cause, {
-            "turn_id": turn_id, "call_index": index, "input_tokens": usage.input_tokens,
-            "output_tokens": usage.output_tokens, "cost_usd": usage.cost_usd,
-            "finish_reason": "error" if error else finish, "error": error.message if error else None,
-        })
+        self.io.emit(ModelCallFinished(
+            causation_id=cause, turn_id=turn_id, call_index=index, input_tokens=usage.input_tokens,
+            output_tokens=usage.output_tokens, cost_usd=usage.cost_usd,
+            finish_reason="error" if error else finish, error=error.message if error else None,
+        ))
         if error is not None:
             raise ModelCallError(error.message, error.status, error.retryable,
                                  len(result.text) + reasoning_chars, len(result.calls))
@@ -234,15 +233,15 @@ class TurnRunner:
                 max_tokens=self.settings.max_tokens, vote_targets=view.labels(),
             )
             result = await self._call(start.turn_id, cause, request)
-            workflow = [c for c in result.calls if c.name in prompts.WORKFLOW_TOOLS]
-            others = [c for c in result.calls if c.name not in prompts.WORKFLOW_TOOLS]
+            workflow = [c for c in result.calls if c.name in WORKFLOW_TOOLS]
+            others = [c for c in result.calls if c.name not in WORKFLOW_TOOLS]
             client_calls = [c for c in others if c.name in client_names]
             if result.text or result.calls:
                 messages.append(ChatMessage(role="assistant", content=result.text, tool_calls=tuple(others)))
 
             if self._pending_view is not None:  # safe point: new answers arrived mid-turn
                 view, self._pending_view = self._pending_view, None
-                if len(workflow) == 1 and workflow[0].name == prompts.VOTE:
+                if len(workflow) == 1 and workflow[0].name == VOTE:
                     workflow = []  # a vote cast on an outdated view is worthless
                 messages.append(prompts.injection_message(view, start.own_label))
                 if not workflow and not others:
@@ -251,10 +250,10 @@ class TurnRunner:
             if not workflow and client_calls:  # a client tool call is this turn's answer
                 problem = client_tools.problem(client_calls)
                 if problem is None:
-                    self.io.emit(AnswerProposed, cause, {
-                        "turn_id": start.turn_id, "content": client_tools.encode(client_calls),
-                        "view_version": view.version,
-                    })
+                    self.io.emit(AnswerProposed(
+                        causation_id=cause, turn_id=start.turn_id, content=client_tools.encode(client_calls),
+                        view_version=view.version,
+                    ))
                     return
                 messages.extend(ChatMessage(role="tool", content=problem, tool_call_id=c.id, name=c.name)
                                 for c in others)
@@ -267,11 +266,11 @@ class TurnRunner:
                         messages.append(await self._run_tool(start.turn_id, cause, call))
                     continue
             else:
-                problem = self._problem(workflow, view, start.vote_only, result.text)
+                problem = workflow_problem(workflow, view, start.vote_only, result.text)
                 if problem is None:
                     call = workflow[0]
-                    if call.name == prompts.NEW_ANSWER:
-                        content = with_work(str(call.arguments["content"]), result.preamble)
+                    if call.name == NEW_ANSWER:
+                        content = with_work(str(call.arguments[CONTENT]), result.preamble)
                         self._answer(start.turn_id, cause, content, view)
                     else:
                         self._vote(start.turn_id, cause, call, view)
@@ -324,10 +323,10 @@ class TurnRunner:
                 if self._agrees(start.turn_id, cause, text, view):
                     return
                 continue  # decide again, on the view as it is now
-            workflow = [c for c in result.calls if c.name in prompts.WORKFLOW_TOOLS]
-            problem = self._problem(workflow, view, start.vote_only, result.text, need_content=False)
+            workflow = [c for c in result.calls if c.name in WORKFLOW_TOOLS]
+            problem = workflow_problem(workflow, view, start.vote_only, result.text, need_content=False)
             if problem is None:
-                if workflow[0].name == prompts.NEW_ANSWER:
+                if workflow[0].name == NEW_ANSWER:
                     self._answer(start.turn_id, cause, text, view)
                 else:
                     self._vote(start.turn_id, cause, workflow[0], view)
@@ -340,44 +339,22 @@ class TurnRunner:
 
     def _corrected(self, turn_id: int, cause: str, attempt: int, problem: str) -> bool:
         """Trace a correction; False (and ``TurnFailed``) once the attempts are used up."""
-        self.io.emit(TurnCorrection, cause, {"turn_id": turn_id, "attempt": attempt, "problem": problem})
+        self.io.emit(TurnCorrection(causation_id=cause, turn_id=turn_id, attempt=attempt, problem=problem))
         if attempt >= self.settings.max_attempts:
-            self.io.emit(TurnFailed, cause, {
-                "turn_id": turn_id, "reason": f"no valid workflow call after {attempt} attempts: {problem}",
-            })
+            self.io.emit(TurnFailed(
+                causation_id=cause, turn_id=turn_id,
+                reason=f"no valid workflow call after {attempt} attempts: {problem}",
+            ))
             return False
         return True
-
-    def _problem(self, workflow: list[ToolCall], view: AnswerView, vote_only: bool, text: str,
-                 need_content: bool = True) -> str | None:
-        if not workflow:
-            return "You did not call new_answer or vote." if text else "Your reply was empty."
-        if len(workflow) > 1:
-            return f"You made {len(workflow)} workflow calls; make exactly one."
-        call = workflow[0]
-        if call.parse_error:
-            return f"The arguments of your {call.name} call were not valid JSON ({call.parse_error})."
-        if call.name == prompts.NEW_ANSWER:
-            if vote_only:
-                return "New answers are closed for you."
-            content = call.arguments.get("content")
-            if need_content and (not isinstance(content, str) or not content.strip()):
-                return "new_answer needs a non-empty 'content' string."
-            return None
-        target = _vote_target(call.arguments.get("agent_id"))
-        if not view.answers:
-            return "There are no answers to vote for yet."
-        if target not in view.labels():
-            return f"vote agent_id must be one of {', '.join(view.labels())}."
-        return None
 
     def _answer(self, turn_id: int, cause: str, content: str, view: AnswerView) -> None:
         """Propose ``content`` as a new answer, unless it agrees with one in view (then that is a vote)."""
         if self._agrees(turn_id, cause, content, view):
             return
-        self.io.emit(AnswerProposed, cause, {
-            "turn_id": turn_id, "content": content.strip(), "view_version": view.version,
-        })
+        self.io.emit(AnswerProposed(
+            causation_id=cause, turn_id=turn_id, content=content.strip(), view_version=view.version,
+        ))
 
     def _agrees(self, turn_id: int, cause: str, text: str, view: AnswerView) -> bool:
         """Agreement is evidence: a result equal to an answer in view is a vote for that answer."""
@@ -385,43 +362,43 @@ class TurnRunner:
         same = next((a for a in view.answers if mine and results.final_result(a.content) == mine), None)
         if same is None:
             return False
-        self.io.emit(VoteProposed, cause, {
-            "turn_id": turn_id, "target": same.agent, "reason": results.conclusion(text),
-            "view_version": view.version, "agreement": text.strip(), "target_content": same.content,
-        })
+        self.io.emit(VoteProposed(
+            causation_id=cause, turn_id=turn_id, target=same.agent, reason=results.conclusion(text),
+            view_version=view.version, agreement=text.strip(), target_content=same.content,
+        ))
         return True
 
     def _vote(self, turn_id: int, cause: str, call: ToolCall, view: AnswerView) -> None:
-        reason = str(call.arguments.get("reason", "")).strip()
-        if _copies_ours(reason, self._ours):
+        reason = str(call.arguments.get(REASON, "")).strip()
+        if copies_ours(reason, self._ours):
             reason = ""  # a reason is the model's own words, never our correction text echoed back
-        self.io.emit(VoteProposed, cause, {
-            "turn_id": turn_id, "target": _vote_target(call.arguments.get("agent_id")),
-            "reason": reason, "view_version": view.version,
-        })
+        self.io.emit(VoteProposed(
+            causation_id=cause, turn_id=turn_id, target=vote_target(call.arguments.get(AGENT_ID)),
+            reason=reason, view_version=view.version,
+        ))
 
     async def _run_tool(self, turn_id: int, cause: str, call: ToolCall) -> ChatMessage:
-        self.io.emit(ToolCallRequested, cause, {
-            "turn_id": turn_id, "call_id": call.id, "name": call.name, "arguments": call.arguments,
-        })
+        self.io.emit(ToolCallRequested(
+            causation_id=cause, turn_id=turn_id, call_id=call.id, name=call.name, arguments=call.arguments,
+        ))
         if call.parse_error:
             content, is_error = f"arguments were not valid JSON: {call.parse_error}", True
         elif self.io.call_tool is None:
             content, is_error = f"unknown tool {call.name!r}", True
         else:
             content, is_error = await self.io.call_tool(call.name, call.arguments)
-        self.io.emit(ToolCallResult, cause, {
-            "turn_id": turn_id, "call_id": call.id, "name": call.name, "content": content, "is_error": is_error,
-        })
+        self.io.emit(ToolCallResult(
+            causation_id=cause, turn_id=turn_id, call_id=call.id, name=call.name, content=content, is_error=is_error,
+        ))
         return ChatMessage(role="tool", content=content, tool_call_id=call.id, name=call.name)
 
     # -- the final presentation ---------------------------------------------------------------
 
     async def present(self, msg: PresentFinal) -> None:
         own = next((a.content for a in msg.view.answers if a.agent == msg.own_label), None)
-        if self.settings.client_tools and client_tools.decode(own) is not None:
+        if own is not None and self.settings.client_tools and client_tools.decode(own) is not None:
             # A winning client tool call goes back as written: a presentation would turn it into prose.
-            self.io.emit(FinalPresented, msg.msg_id, {"turn_id": msg.turn_id, "content": own})
+            self.io.emit(FinalPresented(causation_id=msg.msg_id, turn_id=msg.turn_id, content=own))
             return
         messages = prompts.present_messages(
             msg.task, msg.view, msg.votes, msg.own_label, msg.strategy == "synthesize",
@@ -438,32 +415,5 @@ class TurnRunner:
             messages.append(ChatMessage(role="assistant", content=result.text, tool_calls=tuple(result.calls)))
             for call in result.calls:
                 messages.append(await self._run_tool(msg.turn_id, msg.msg_id, call))
-        self.io.emit(FinalPresented, msg.msg_id, {"turn_id": msg.turn_id, "content": result.text.strip()})
+        self.io.emit(FinalPresented(causation_id=msg.msg_id, turn_id=msg.turn_id, content=result.text.strip()))
 
-
-def _normalise(text: str) -> str:
-    return " ".join(text.lower().split()).rstrip(".!")
-
-
-def with_work(content: str, reasoning: str) -> str:
-    """An answer carries its work: a bare one-line answer after reasoning text gets that text before it."""
-    content, reasoning = content.strip(), strip_tool_calls(reasoning)
-    if not reasoning or "\n" in content or len(content) > _BARE_ANSWER_CHARS:
-        return content
-    if results.final_result(reasoning) == results.final_result(content):
-        return reasoning  # the reasoning already ends with the answer
-    return f"{reasoning}\n\n{content}"
-
-
-def _copies_ours(reason: str, ours: list[str]) -> bool:
-    mine = _normalise(reason)
-    if len(mine) < _MIN_COPY_CHARS:
-        return False
-    return any(mine in _normalise(text) or _normalise(text) in mine for text in ours)
-
-
-def _vote_target(value: object) -> str:
-    """Accept ``agent2`` and, leniently, ``agent2.3``: a vote is for an agent's latest answer."""
-    text = str(value or "").strip()
-    head, _, tail = text.partition(".")
-    return head if tail.isdigit() else text

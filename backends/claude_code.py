@@ -21,7 +21,7 @@ from typing import Any
 
 from massgen.backends.base import BackendContext, BackendError, FileScope
 from massgen.backends.cli_agent import ARGV_PROMPT_LIMIT, CliBackend, CliRun, mcp_server_entries, render_prompt
-from massgen.backends.workflow_mcp import SERVER_NAME, WORKFLOW_TOOLS, tool_name
+from massgen.backends.workflow_mcp import SERVER_NAME, tool_name
 from massgen.configs.schema import BackendConfig, ClaudeCodeBackendConfig
 from massgen.messages.stream import (
     Finish,
@@ -32,6 +32,7 @@ from massgen.messages.stream import (
     TextDelta,
     Usage,
 )
+from massgen.messages.workflow import WORKFLOW_TOOLS
 
 INSTALL_HINT = (
     "Install Claude Code with `npm install @anthropic-ai/claude-code` (or `npm install -g "

@@ -30,6 +30,7 @@ from massgen.backends.keys import redact
 from massgen.backends.workflow_mcp import WorkflowToolServer, queue_deliverer
 from massgen.configs.schema import BackendConfig, McpServerConfig
 from massgen.messages.stream import ModelRequest, StreamError, StreamEvent
+from massgen.messages.workflow import WORKFLOW_TOOLS
 
 # Prompts longer than this go through stdin: one argv string is capped (128 KiB on Linux),
 # and a long argument is also visible to every user in ``ps``.
@@ -74,7 +75,7 @@ def render_prompt(request: ModelRequest, tool_label: Callable[[str], str]) -> st
             body = f"{body}\n{calls}" if body else calls
         role = f"tool result: {message.name}" if message.role == "tool" else message.role
         blocks.append(f"[{role}]\n{body}")
-    offered = [t.name for t in request.tools if t.name in ("new_answer", "vote")]
+    offered = [t.name for t in request.tools if t.name in WORKFLOW_TOOLS]
     if request.kind == "present" or not offered:
         blocks.append("[instructions]\nReply with the final answer text only. Do not call any tools.")
     else:

@@ -27,6 +27,7 @@ from massgen.messages.stream import (
     ToolCallEvent,
     Usage,
 )
+from massgen.messages.workflow import AGENT_ID, CONTENT, NEW_ANSWER, REASON, VOTE
 
 _HANG_SECONDS = 3600.0
 
@@ -126,9 +127,9 @@ class ScriptedBackend:
             elif step.new_answer is not None:
                 content = step.new_answer.replace(LAST_TOOL_RESULT, _last_tool_result(request))
                 emitted += len(content)
-                yield self._tool_call("new_answer", {"content": content})
+                yield self._tool_call(NEW_ANSWER, {CONTENT: content})
             elif step.vote is not None:
-                yield self._tool_call("vote", {"agent_id": step.vote, "reason": step.reason})
+                yield self._tool_call(VOTE, {AGENT_ID: step.vote, REASON: step.reason})
             elif step.tool is not None:
                 yield self._tool_call(step.tool, dict(step.args))
             elif step.fault is not None:
@@ -157,7 +158,7 @@ class ScriptedBackend:
             yield ToolCallEvent(
                 call=ToolCall(
                     id=f"call_bad_{next(self._ids)}",
-                    name="new_answer",
+                    name=NEW_ANSWER,
                     raw_arguments=raw,
                     parse_error="Unterminated string starting at: line 1 column 13 (char 12)",
                 )

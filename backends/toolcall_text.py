@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Literal
 
 from massgen.messages.stream import ChatMessage, ToolCall, ToolSpec
+from massgen.messages.workflow import AGENT_ID, CONTENT, NEW_ANSWER, REASON, VOTE
 
 _TAGGED = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
 _FENCED = re.compile(r"```(?:json|tool_call|tool)?\s*\n?(.*?)```", re.DOTALL)
@@ -52,14 +53,14 @@ def action_schema(tools: Sequence[ToolSpec], vote_targets: Sequence[str] = ()) -
         properties: dict[str, Any] = {"action": {"type": "string", "enum": [tool.name]}}
         properties.update(params.get("properties", {}))
         required = ["action", *params.get("required", [])]
-        if tool.name == "vote":
+        if tool.name == VOTE:
             if not vote_targets:
                 continue
-            properties["agent_id"] = {"type": "string", "enum": list(vote_targets)}
-            properties.setdefault("reason", {"type": "string"})
-            required = ["action", "agent_id", "reason"]
-        elif tool.name == "new_answer" and "content" in properties:
-            required = ["action", "content"]  # a decision's new_answer has no content: the reply is the answer
+            properties[AGENT_ID] = {"type": "string", "enum": list(vote_targets)}
+            properties.setdefault(REASON, {"type": "string"})
+            required = ["action", AGENT_ID, REASON]
+        elif tool.name == NEW_ANSWER and CONTENT in properties:
+            required = ["action", CONTENT]  # a decision's new_answer has no content: the reply is the answer
         branches.append({
             "type": "object", "properties": properties,
             "required": list(dict.fromkeys(required)), "additionalProperties": False,

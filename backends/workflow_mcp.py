@@ -37,11 +37,9 @@ from mcp.server import Server, ServerRequestContext
 
 from massgen.backends.base import BackendError
 from massgen.messages.stream import ToolCall, ToolCallEvent, ToolSpec
+from massgen.messages.workflow import AGENT_ID, CONTENT, NEW_ANSWER, WORKFLOW_TOOLS, vote_target
 
 SERVER_NAME = "massgen"
-NEW_ANSWER = "new_answer"
-VOTE = "vote"
-WORKFLOW_TOOLS = (NEW_ANSWER, VOTE)
 _START_TIMEOUT_S = 10.0
 _STOP_TIMEOUT_S = 3.0
 
@@ -60,12 +58,6 @@ def queue_deliverer(queue: asyncio.Queue[Any], loop: asyncio.AbstractEventLoop) 
 def tool_name(name: str) -> str:
     """How a CLI names our tool (``mcp__<server>__<tool>``, the Claude Code convention)."""
     return f"mcp__{SERVER_NAME}__{name}"
-
-
-def _vote_label(value: object) -> str:
-    """``agent2.3`` means agent2's latest answer, as the turn runner reads it too."""
-    head, _, tail = str(value or "").strip().partition(".")
-    return head if tail.isdigit() else str(value or "").strip()
 
 
 class _Turn:
@@ -215,13 +207,13 @@ class WorkflowToolServer:
 def _check(spec: ToolSpec, arguments: dict[str, Any]) -> str | None:
     """The argument errors a model can fix in the same session (the turn runner re-checks)."""
     if spec.name == NEW_ANSWER:
-        content = arguments.get("content")
+        content = arguments.get(CONTENT)
         if not isinstance(content, str) or not content.strip():
             return "new_answer needs a non-empty 'content' string."
         return None
     properties = spec.parameters.get("properties", {})
-    targets = [str(t) for t in properties.get("agent_id", {}).get("enum", [])]
-    label = _vote_label(arguments.get("agent_id"))
+    targets = [str(t) for t in properties.get(AGENT_ID, {}).get("enum", [])]
+    label = vote_target(arguments.get(AGENT_ID))
     if (targets and label not in targets) or not label:
         return f"vote agent_id must be one of: {', '.join(targets) or '(no answers yet)'}."
     return None

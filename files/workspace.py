@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 WORKSPACE_BASE_ENV = "MASSGEN_WORKSPACE_BASE_DIR"
 CLI_BACKENDS = frozenset({"claude_code", "antigravity_cli"})
-Emit = Callable[[type[Message], str, dict[str, Any]], None]
+Emit = Callable[[Message], None]  # a report built with its cause; the agent signs and sends it
 ToolExecutor = Callable[[str, dict[str, Any]], Any]
 
 # ``@path`` or ``@path:w`` in a question: a context path, read-only or writable by the presenter.
@@ -287,8 +287,8 @@ class AgentFiles:
             guard = self.guard()  # decided now, on the loop, in this call's phase
             return await asyncio.to_thread(self.ops.run, name, arguments, guard), False
         except PathDenied as denied:
-            self.emit(ToolDenied, self.cause, {"agent": self.agent_id, "turn_id": self.turn_id, "tool": name,
-                                               "path": denied.path, "reason": denied.reason})
+            self.emit(ToolDenied(causation_id=self.cause, agent=self.agent_id, turn_id=self.turn_id, tool=name,
+                                 path=denied.path, reason=denied.reason))
             return f"Permission denied: {denied}", True
         except ToolArgumentError as exc:
             return f"{name}: {exc}", True

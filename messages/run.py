@@ -39,9 +39,11 @@ class RunFinished(Message):
 
 
 class DeadLetter(Message):
-    """A message that could not be delivered, or came from a dead incarnation."""
+    """A message that could not be delivered, came from a dead incarnation, or lies outside the
+    recipient's protocol (``to`` is the actor; ``summary`` a short repr of what arrived)."""
 
     original_type: str
     original_sender: str
     to: str
     why: str
+    summary: str = ""

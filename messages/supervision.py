@@ -16,11 +16,16 @@ class ChildStarted(Message):
     incarnation: int
 
 
+# Where a child's failure was found: its start, a handler, a deadline, a stopped actor, its turn
+# worker, the user (kill or restart), or the runtime (its node or worker lost).
+FailureWhere = Literal["on_start", "handler", "deadline", "stopped", "worker", "user", "down"]
+
+
 class ChildFailed(Message):
     name: str
     incarnation: int
     error: str
-    where: Literal["on_start", "handler", "deadline", "stopped", "worker", "user", "down"]
+    where: FailureWhere
     # No restart can help (a missing key or model, 401/403/404): the agent is marked failed at once.
     permanent: bool = False
 

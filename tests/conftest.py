@@ -18,7 +18,7 @@ MCP_TEST_SERVER = Path(__file__).parent / "mcp_servers" / "weather.py"
 
 logging.getLogger("pykka").setLevel(logging.CRITICAL)
 
-# actors/mcp_stdio.OWNER_ENV, spelled out so the guard costs no import of the MCP client.
+# actors/mcp/stdio.OWNER_ENV, spelled out so the guard costs no import of the MCP client.
 MCP_OWNER_ENV = "MASSGEN_MCP_OWNER_PID"
 
 

@@ -28,14 +28,15 @@ from mcp_support import (
 from support import FACTOR, scripted, team_config
 
 from massgen.actors.mcp import McpConfigError, McpServerSpec, select_tools
-from massgen.actors.mcp_server import McpServerActor
-from massgen.actors.mcp_stdio import OWNER_ENV
-from massgen.actors.mcp_supervision import McpSupervision
+from massgen.actors.mcp.server import McpServerActor
+from massgen.actors.mcp.stdio import OWNER_ENV
+from massgen.actors.mcp.supervision import ActorPort, McpSupervision
 from massgen.actors.runtime import Peer, RunContext, TracedActor
 from massgen.actors.team import agent_specs
 from massgen.configs import ConfigError, validate_data
 from massgen.configs.schema import McpServerConfig, RestartPolicy
 from massgen.messages import McpCallTool, McpServerFailed, McpToolResult, McpToolsListed, Message, Sender
+from massgen.messages.writing import WriteRecord
 
 # -- an McpServer actor on its own, with a probe as its supervisor ------------------------------
 
@@ -142,22 +143,22 @@ def test_bad_transport_config_is_rejected_when_the_config_loads(server: dict[str
 # -- the supervisor's routing, without threads or servers -----------------------------------------------
 
 
-class _Routing(McpSupervision):
-    """McpSupervision with probes where the McpServer actors would be."""
+class _ProbePort(ActorPort):
+    """The supervisor's port, with probes where the McpServer actors would be."""
 
+    def spawn(self, spec: McpServerSpec, incarnation: int, supervisor: Peer) -> Any:
+        return Probe.start(queue.Queue())
+
+
+class _Routing(McpSupervision):
     def __init__(self, inbox: queue.Queue[Any], clock: list[float]) -> None:
         self.trace = Probe.start(inbox)
         ctx = RunContext("test", self.trace, clock=lambda: clock[0])
-        owner = TracedActor(ctx, "supervisor")
         agent = scripted("a", mcp_servers=[stdio(call_timeout_seconds=5)])
         spec = agent_specs(team_config(agent))[0]
         self.agent = Peer("a", 1, Probe.start(inbox))
-        super().__init__(owner, [spec], RestartPolicy(backoff_base_seconds=1.0), lambda _: self.agent)
-
-    def _spawn(self, server: Any) -> None:
-        server.incarnation += 1
-        server.peer = Peer(server.spec.name, server.incarnation, Probe.start(queue.Queue()))
-        server.status, server.since = "starting", self.ctx.clock()
+        port = _ProbePort(TracedActor(ctx, "supervisor"))
+        super().__init__(port, [spec], RestartPolicy(backoff_base_seconds=1.0), lambda _: self.agent)
 
 
 def test_the_supervisor_routes_calls_to_live_incarnations_only() -> None:
@@ -172,8 +173,8 @@ def test_the_supervisor_routes_calls_to_live_incarnations_only() -> None:
         out = []
         while not inbox.empty():
             item = inbox.get()
-            if isinstance(item, tuple):  # ("record", kind, to, message, extra); the rest went to a probe
-                out.append((item[1], type(item[3]).__name__, item[2]))
+            if isinstance(item, WriteRecord):  # the rest went to a probe
+                out.append((item.kind, type(item.message).__name__, item.to))
         return out
 
     def from_server(sender: int, cls: type[Message], **fields: Any) -> None:

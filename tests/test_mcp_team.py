@@ -236,7 +236,7 @@ _OWNER_SCRIPT = """
 import queue, sys, threading
 import pykka
 from massgen.actors.mcp import McpServerSpec
-from massgen.actors.mcp_server import McpServerActor
+from massgen.actors.mcp.server import McpServerActor
 from massgen.actors.runtime import Peer, RunContext
 from massgen.configs.schema import McpServerConfig
 from massgen.messages import McpCallTool

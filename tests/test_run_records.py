@@ -26,6 +26,7 @@ from massgen.configs.schema import BACKEND_TYPES, BackendConfig
 from massgen.logs import TraceWarning, read_trace, read_trace_file, rebuild_from_trace
 from massgen.logs.calls import model_calls
 from massgen.messages import DeadLetter, RunFinished, RunStarted, Sender
+from massgen.messages.writing import Flush
 
 CONFIGS = Path(__file__).parent / "configs"
 EXAMPLE = "@examples/basic/scripted_three_agents"
@@ -60,7 +61,7 @@ def _record_run_started(log_dir: Path, config: dict[str, Any]) -> None:
     ctx.record(RunFinished(run_id="r1", status="failed", reason="test", winner=None, winner_label=None,
                            final_answer=None, partial=True, elapsed_s=0.0, model_calls=0, input_tokens=0,
                            output_tokens=0, cost_usd=0.0))
-    writer.ask("flush")
+    writer.ask(Flush())
     writer.stop()
 
 
@@ -240,7 +241,7 @@ def test_records_after_run_finished_reach_the_live_files_too(tmp_path: Path) -> 
     ctx.record(DeadLetter(run_id="r1", sender=Sender(name="agent_a", incarnation=1), original_type="AgentChunk",
                           original_sender="agent_a#1", to="supervisor#1", why="recipient stopped",
                           timestamp=time.time() + 0.5))
-    writer.ask("flush")
+    writer.ask(Flush())
     writer.stop()
     events = json.loads((log_dir / "coordination_events.json").read_text())
     assert events[-1]["type"] == "DeadLetter"

@@ -31,7 +31,7 @@ from mcp.client._transport import TransportStreams
 from mcp.client.stdio import get_default_environment
 from mcp.shared.message import SessionMessage
 
-from massgen.actors.mcp import McpConfigError
+from massgen.actors.mcp.spec import McpConfigError
 from massgen.configs.schema import McpServerConfig
 
 # Set in every server's environment: lets tests (and an operator) find what a run started,

@@ -2,7 +2,7 @@
 
 The SDK's ``ClientSession`` speaks the protocol (initialize, tools/list, tools/call with
 its deadline and ``notifications/cancelled``, ping). The stdio transport and the server
-process are ours (``actors/mcp_stdio.py``); streamable HTTP is the SDK's.
+process are ours (``actors/mcp/stdio.py``); streamable HTTP is the SDK's.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from anyio.streams.memory import MemoryObjectReceiveStream
 from mcp import ClientSession
 from mcp.shared.message import SessionMessage
 
-from massgen.actors.mcp import McpConfigError
-from massgen.actors.mcp_stdio import OWNER_ENV, REAP_S, StdioServer, Streams
+from massgen.actors.mcp.spec import McpConfigError
+from massgen.actors.mcp.stdio import OWNER_ENV, REAP_S, StdioServer, Streams
 
 __all__ = ["OWNER_ENV", "McpConnection"]  # OWNER_ENV: re-exported for callers of the session
 from massgen.configs.schema import McpServerConfig

@@ -10,6 +10,10 @@ incarnations are alive. A call reaches the server incarnation that is alive now;
 result reaches the agent incarnation that asked, or becomes a dead letter. No actor
 ever needs another's mailbox reference in a message, which keeps messages plain data.
 
+It reaches the world through a small port (``McpPort``: tell, record, spawn, clock), not
+through its host actor, so it holds no reference to the supervisor and a test can drive it
+with probes where the McpServer actors would be.
+
 Calls made while a server is (re)starting wait here, up to the server's
 ``call_timeout_seconds``, so a model that retries right after a crash reaches the new
 incarnation instead of an error. Calls in flight when a server fails get a clear tool
@@ -18,13 +22,14 @@ error from here at once; the dead incarnation's late replies become dead letters
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol, TypeVar
 
 from massgen import backends
 from massgen.actors.agent import AgentSpec
-from massgen.actors.mcp import McpServerSpec, exposed_name
+from massgen.actors.mcp.spec import McpServerSpec, exposed_name
 from massgen.actors.restarts import RestartHistory
 from massgen.actors.runtime import Peer, TracedActor
 from massgen.configs.schema import RestartPolicy
@@ -38,8 +43,11 @@ from massgen.messages import (
     McpToolsListed,
     McpToolsWithdrawn,
     Message,
+    new_msg_id,
 )
 from massgen.messages.mcp import McpFailureKind
+
+M = TypeVar("M", bound=Message)
 
 # Past its own start deadline, an actor that has said nothing is presumed hung.
 _START_GRACE_S = 5.0
@@ -71,6 +79,55 @@ class _Pending:
     deadline: float
 
 
+class McpPort(Protocol):
+    """What MCP supervision needs of the actor it runs in, and nothing else of it."""
+
+    @property
+    def name(self) -> str:
+        """The host's name, as dead letters name the recipient."""
+
+    def clock(self) -> float:
+        """The run's clock."""
+
+    def tell(self, to: Peer, message: Message) -> bool:
+        """Send ``message`` from the host (its envelope; traced); False if ``to`` is gone."""
+
+    def record(self, message: Message) -> None:
+        """Trace a decision sent to nobody, as the host's."""
+
+    def spawn(self, spec: McpServerSpec, incarnation: int, supervisor: Peer) -> Any:
+        """Start an McpServer actor for ``spec`` that reports to ``supervisor``; returns its ref."""
+
+
+class ActorPort:
+    """``McpPort`` as one of our actors offers it (the supervisor)."""
+
+    def __init__(self, actor: TracedActor[Any]) -> None:
+        self._actor = actor
+
+    @property
+    def name(self) -> str:
+        return self._actor.name
+
+    def clock(self) -> float:
+        return self._actor.ctx.clock()
+
+    def tell(self, to: Peer, message: Message) -> bool:
+        return self._actor.tell(to, message)
+
+    def record(self, message: Message) -> None:
+        self._actor.record(message)
+
+    def spawn(self, spec: McpServerSpec, incarnation: int, supervisor: Peer) -> Any:
+        from massgen.actors.mcp.server import McpServerActor  # the SDK, only for runs that use it
+
+        ctx = self._actor.ctx
+        if spec.config.type == "stdio":  # the connection and its process live beside the agent
+            return ctx.spawn(McpServerActor, spec, incarnation, supervisor, name=spec.name,
+                             incarnation=incarnation, beside=spec.agent_id)
+        return McpServerActor.start(ctx, spec, incarnation, supervisor)  # a URL: reached from here
+
+
 def server_specs(agent: AgentSpec) -> list[McpServerSpec]:
     """One spec per configured server; none for an agent CLI, which runs its MCP servers itself."""
     backend = agent.config.backend
@@ -82,9 +139,9 @@ def server_specs(agent: AgentSpec) -> list[McpServerSpec]:
 
 
 class McpSupervision:
-    def __init__(self, owner: TracedActor, agents: Sequence[AgentSpec], policy: RestartPolicy,
+    def __init__(self, port: McpPort, agents: Sequence[AgentSpec], policy: RestartPolicy,
                  live_agent: Callable[[str], Peer | None]) -> None:
-        self.owner, self.ctx = owner, owner.ctx
+        self.port = port
         self.live_agent = live_agent
         self.agents = list(agents)
         self.servers = {s.name: _Server(s, RestartHistory(policy)) for a in agents for s in server_specs(a)}
@@ -102,7 +159,7 @@ class McpSupervision:
 
     def _check_allowed_names(self, agent: AgentSpec) -> None:
         """An ``allowed_tools``/``exclude_tools`` entry for a server that is not configured can never
-        match: say so (one rule for both lists; see ``actors/mcp.select_tools``)."""
+        match: say so (one rule for both lists; see ``actors/mcp/spec.select_tools``)."""
         backend = agent.config.backend
         names = [s.name for s in backend.mcp_servers]
         entries = [e for e in [*(backend.allowed_tools or []), *backend.exclude_tools] if e.startswith("mcp__")]
@@ -111,25 +168,19 @@ class McpSupervision:
         for entry in entries:
             if not any(entry.startswith(exposed_name(n, "")) for n in names):
                 server = entry.split("__")[1] if entry.count("__") >= 2 else entry
-                self.ctx.record(self.owner.make(
-                    McpServerFailed, agent=agent.agent_id, server=server, name=f"mcp:{agent.agent_id}:{server}",
+                self.port.record(McpServerFailed(
+                    agent=agent.agent_id, server=server, name=f"mcp:{agent.agent_id}:{server}",
                     incarnation=0, where="config", permanent=True,
                     error=f"allowed_tools/exclude_tools names {entry!r} but no MCP server {server!r} is configured "
                           f"(configured: {', '.join(names) or 'none'})",
                 ))
 
     def _spawn(self, server: _Server) -> None:
-        from massgen.actors.mcp_server import McpServerActor  # the SDK, only for runs that use it
-
         assert self.me is not None
         server.incarnation += 1
-        if server.spec.config.type == "stdio":  # the connection and its process live beside the agent
-            ref = self.ctx.spawn(McpServerActor, server.spec, server.incarnation, self.me, name=server.spec.name,
-                                 incarnation=server.incarnation, beside=server.spec.agent_id)
-        else:  # a URL is reached from here, where the config was written
-            ref = McpServerActor.start(self.ctx, server.spec, server.incarnation, self.me)
+        ref = self.port.spawn(server.spec, server.incarnation, self.me)
         server.peer = Peer(server.spec.name, server.incarnation, ref)
-        server.status, server.since = "starting", self.ctx.clock()
+        server.status, server.since = "starting", self.port.clock()
 
     def peers(self) -> list[Peer]:
         """The incarnations to stop at the end of the run (each kills its server process)."""
@@ -144,20 +195,20 @@ class McpSupervision:
             if server.spec.agent_id != agent_id:
                 continue
             if server.status == "withdrawn":
-                self._send(peer, McpToolsWithdrawn, agent=agent_id, server=server.spec.server,
-                           reason=server.withdrawn or "withdrawn")
+                self.port.tell(peer, McpToolsWithdrawn(agent=agent_id, server=server.spec.server,
+                                                       reason=server.withdrawn or "withdrawn"))
             elif server.listed is not None:
-                self._send(peer, McpToolsListed, **_fields(server.listed))
+                self.port.tell(peer, _relayed(server.listed))
         for pending in list(self.pending.values()):  # nobody waits for these any more
             if pending.call.agent == agent_id and pending.agent_incarnation != peer.incarnation:
                 self._cancel(pending, "the calling agent incarnation is gone")
 
     # -- messages ---------------------------------------------------------------------------------
 
-    def from_agent(self, agent: Peer, message: Message) -> None:
+    def from_agent(self, agent: Peer, message: McpCallTool | McpCancelCall) -> None:
         if isinstance(message, McpCallTool):
             self._route_call(agent, message)
-        elif isinstance(message, McpCancelCall) and message.call_id in self.pending:
+        elif message.call_id in self.pending:  # else it was settled already: the result is on its way
             self._cancel(self.pending[message.call_id], message.reason)
 
     def _cancel(self, pending: _Pending, reason: str) -> None:
@@ -169,31 +220,32 @@ class McpSupervision:
             if server is not None and call.call_id in server.queued:
                 server.queued.remove(call.call_id)
         elif server is not None and server.peer is not None and server.incarnation == pending.server_incarnation:
-            self._send(server.peer, McpCancelCall, call_id=call.call_id, agent=call.agent, server=call.server,
-                       reason=reason)
+            self.port.tell(server.peer, McpCancelCall(call_id=call.call_id, agent=call.agent, server=call.server,
+                                                      reason=reason))
 
     def _route_call(self, agent: Peer, call: McpCallTool) -> None:
         server = self.servers.get(f"mcp:{call.agent}:{call.server}")
         if server is None or server.status == "withdrawn":
             why = server.withdrawn if server is not None else "no such server is configured for this agent"
-            self._send(agent, McpToolResult, call_id=call.call_id, agent=call.agent, server=call.server,
-                       tool=call.tool, is_error=True,
-                       content=f"{exposed_name(call.server, call.tool)} is unavailable: {why}")
+            self.port.tell(agent, McpToolResult(
+                call_id=call.call_id, agent=call.agent, server=call.server, tool=call.tool, is_error=True,
+                content=f"{exposed_name(call.server, call.tool)} is unavailable: {why}",
+            ))
         elif server.status == "ready" and server.peer is not None:
             self._forward(server, _Pending(call, agent.incarnation, 0, 0.0))
         else:
-            deadline = self.ctx.clock() + server.spec.config.call_timeout_seconds
+            deadline = self.port.clock() + server.spec.config.call_timeout_seconds
             self.pending[call.call_id] = _Pending(call, agent.incarnation, 0, deadline)
             server.queued.append(call.call_id)
 
     def _forward(self, server: _Server, pending: _Pending) -> None:
         assert server.peer is not None
-        deadline = self.ctx.clock() + server.spec.config.call_timeout_seconds + _REPLY_GRACE_S
+        deadline = self.port.clock() + server.spec.config.call_timeout_seconds + _REPLY_GRACE_S
         self.pending[pending.call.call_id] = _Pending(pending.call, pending.agent_incarnation, server.incarnation,
                                                       deadline)
-        self._send(server.peer, McpCallTool, **_fields(pending.call))
+        self.port.tell(server.peer, _relayed(pending.call))
 
-    def from_server(self, message: Message) -> None:
+    def from_server(self, message: McpToolsListed | McpToolResult | McpServerFailed) -> None:
         server = self.servers[message.sender.name]
         if message.sender.incarnation != server.incarnation or server.status in ("restarting", "withdrawn"):
             self._dead_letter(message, f"sender is not the live incarnation ({server.incarnation})")
@@ -202,7 +254,7 @@ class McpSupervision:
             server.status, server.listed = "ready", message
             agent = self.live_agent(server.spec.agent_id)
             if agent is not None:
-                self._send(agent, McpToolsListed, **_fields(message))
+                self.port.tell(agent, _relayed(message))
             queued, server.queued = server.queued, []
             for call_id in queued:
                 if call_id in self.pending:
@@ -213,20 +265,20 @@ class McpSupervision:
                 self._dead_letter(message, "no call of this incarnation is waiting for it")
                 return
             self._answer(pending, message.content, message.is_error)
-        elif isinstance(message, McpServerFailed):
+        else:
             self._failed(server, message.error, message.where, message.permanent, reported=True)
 
     def _answer(self, pending: _Pending, content: str, is_error: bool) -> None:
         call = pending.call
         agent = self.live_agent(call.agent)
         if agent is None or agent.incarnation != pending.agent_incarnation:
-            self.ctx.record(self.owner.make(
-                DeadLetter, original_type="McpToolResult", original_sender=self.owner.name,
+            self.port.record(DeadLetter(
+                original_type="McpToolResult", original_sender=self.port.name,
                 to=f"{call.agent}#{pending.agent_incarnation}", why="the calling agent incarnation is gone",
             ))
             return
-        self._send(agent, McpToolResult, call_id=call.call_id, agent=call.agent, server=call.server,
-                   tool=call.tool, content=content, is_error=is_error)
+        self.port.tell(agent, McpToolResult(call_id=call.call_id, agent=call.agent, server=call.server,
+                                            tool=call.tool, content=content, is_error=is_error))
 
     # -- failures -----------------------------------------------------------------------------------
 
@@ -238,19 +290,19 @@ class McpSupervision:
             server.peer.ref.stop(block=False)  # its on_stop kills the server process group
         spec = server.spec
         if not reported:
-            self.ctx.record(self.owner.make(
-                McpServerFailed, agent=spec.agent_id, server=spec.server, name=spec.name,
+            self.port.record(McpServerFailed(
+                agent=spec.agent_id, server=spec.server, name=spec.name,
                 incarnation=server.incarnation, error=error, where=where, permanent=permanent,
             ))
-        delay = None if permanent else server.history.record_failure(self.ctx.clock())
+        delay = None if permanent else server.history.record_failure(self.port.clock())
         if delay is None:
             reason = error if permanent else f"too many failures; last: {error}"
             self._withdraw(server, reason)
             outcome = "Its tools have been withdrawn."
         else:
-            server.status, server.restart_at = "restarting", self.ctx.clock() + delay
-            self.ctx.record(self.owner.make(McpServerRestarting, name=spec.name, incarnation=server.incarnation,
-                                            delay_s=round(delay, 3), reason=error))
+            server.status, server.restart_at = "restarting", self.port.clock() + delay
+            self.port.record(McpServerRestarting(name=spec.name, incarnation=server.incarnation,
+                                                 delay_s=round(delay, 3), reason=error))
             outcome = "It is being restarted; the call may be retried."
         for call_id, pending in list(self.pending.items()):
             if pending.call.agent == spec.agent_id and pending.call.server == spec.server \
@@ -262,11 +314,10 @@ class McpSupervision:
         server.status, server.withdrawn, server.listed = "withdrawn", reason, None
         agent = self.live_agent(server.spec.agent_id)
         if agent is not None:
-            self._send(agent, McpToolsWithdrawn, agent=server.spec.agent_id, server=server.spec.server,
-                       reason=reason)
+            self.port.tell(agent, McpToolsWithdrawn(agent=server.spec.agent_id, server=server.spec.server,
+                                                    reason=reason))
         else:
-            self.ctx.record(self.owner.make(McpToolsWithdrawn, agent=server.spec.agent_id,
-                                            server=server.spec.server, reason=reason))
+            self.port.record(McpToolsWithdrawn(agent=server.spec.agent_id, server=server.spec.server, reason=reason))
         queued, server.queued = server.queued, []
         for call_id in queued:
             pending = self.pending.pop(call_id, None)
@@ -317,17 +368,12 @@ class McpSupervision:
 
     # -- helpers -----------------------------------------------------------------------------------------
 
-    def _send(self, to: Peer, cls: type[Message], **fields: Any) -> None:
-        self.ctx.tell(to, self.owner.make(cls, **fields))
-
     def _dead_letter(self, message: Message, why: str) -> None:
-        self.ctx.record(self.owner.make(
-            DeadLetter, original_type=type(message).__name__, original_sender=str(message.sender),
-            to=self.owner.name, why=why,
+        self.port.record(DeadLetter(
+            original_type=type(message).__name__, original_sender=str(message.sender), to=self.port.name, why=why,
         ))
 
 
-def _fields(message: Message) -> dict[str, Any]:
-    """A message's payload as fields for the copy the supervisor forwards (with its own envelope)."""
-    return {name: getattr(message, name) for name in type(message).model_fields
-            if name not in ("msg_id", "run_id", "sender", "causation_id", "timestamp")}
+def _relayed(message: M) -> M:
+    """The copy the supervisor passes on: the same payload under an envelope of its own (the port signs it)."""
+    return message.model_copy(update={"msg_id": new_msg_id(), "timestamp": time.time(), "causation_id": None})

@@ -1,4 +1,4 @@
-"""The McpServer actor itself; see ``actors/mcp.py`` for the design and what users see."""
+"""The McpServer actor itself; see ``actors/mcp/__init__.py`` for the design and what users see."""
 
 from __future__ import annotations
 
@@ -6,13 +6,13 @@ import asyncio
 import contextlib
 import json
 import threading
-from typing import Any
+from typing import Any, assert_never
 
 import mcp_types
 from mcp.shared.exceptions import MCPError
 
-from massgen.actors.mcp import McpConfigError, McpServerSpec, exposed_name, select_tools
-from massgen.actors.mcp_session import McpConnection
+from massgen.actors.mcp.session import McpConnection
+from massgen.actors.mcp.spec import McpConfigError, McpServerSpec, exposed_name, select_tools
 from massgen.actors.runtime import Peer, RunContext, TracedActor
 from massgen.messages import (
     McpCallTool,
@@ -23,6 +23,7 @@ from massgen.messages import (
     Message,
 )
 from massgen.messages.mcp import McpFailureKind
+from massgen.messages.protocols import McpServerInbox, members
 
 _STOP_S = 2.5  # below the supervisor's stop grace, so the process is always killed in time
 _PING_S = 5.0
@@ -65,7 +66,9 @@ def _run_loop(loop: asyncio.AbstractEventLoop) -> None:
         loop.close()
 
 
-class McpServerActor(TracedActor):
+class McpServerActor(TracedActor[McpServerInbox]):
+    accepts = members(McpServerInbox)
+
     def __init__(self, ctx: RunContext, spec: McpServerSpec, incarnation: int, supervisor: Peer) -> None:
         super().__init__(ctx, spec.name, incarnation)
         self.spec = spec
@@ -143,23 +146,25 @@ class McpServerActor(TracedActor):
         offered, hidden = select_tools(self.spec, tools)
         self._offered = frozenset(t.name for t in offered)
         self._ready = True
-        self._tell(McpToolsListed, None, agent=self.spec.agent_id, server=self.spec.server, tools=offered,
-                   hidden=hidden)
+        self._tell(McpToolsListed(agent=self.spec.agent_id, server=self.spec.server, tools=offered, hidden=hidden))
 
     # -- messages (actor thread) --------------------------------------------------------------
 
-    def handle(self, message: Message) -> Any:
-        if isinstance(message, McpCallTool):
-            full = exposed_name(self.spec.server, message.tool)
-            if not self._ready or self._loop is None:
-                self._reply(message, f"MCP server {self.spec.server!r} is not connected", True)
-            elif full not in self._offered:
-                self._reply(message, f"unknown tool {full!r}", True)
-            else:
-                asyncio.run_coroutine_threadsafe(self._call(message), self._loop)
-        elif isinstance(message, McpCancelCall) and self._loop is not None:
-            self._loop.call_soon_threadsafe(self._cancel, message.call_id)
-        return None
+    def handle(self, message: McpServerInbox) -> None:
+        match message:
+            case McpCallTool():
+                full = exposed_name(self.spec.server, message.tool)
+                if not self._ready or self._loop is None:
+                    self._reply(message, f"MCP server {self.spec.server!r} is not connected", True)
+                elif full not in self._offered:
+                    self._reply(message, f"unknown tool {full!r}", True)
+                else:
+                    asyncio.run_coroutine_threadsafe(self._call(message), self._loop)
+            case McpCancelCall():
+                if self._loop is not None:  # no loop: nothing runs that could be cancelled
+                    self._loop.call_soon_threadsafe(self._cancel, message.call_id)
+            case _ as unreachable:
+                assert_never(unreachable)
 
     # -- calls (loop thread) ------------------------------------------------------------------
 
@@ -203,17 +208,17 @@ class McpServerActor(TracedActor):
     # -- reporting (any thread) -----------------------------------------------------------------
 
     def _reply(self, call: McpCallTool, content: str, is_error: bool) -> None:
-        self._tell(McpToolResult, call.msg_id, call_id=call.call_id, agent=call.agent, server=call.server,
-                   tool=call.tool, content=content, is_error=is_error)
+        self._tell(McpToolResult(causation_id=call.msg_id, call_id=call.call_id, agent=call.agent,
+                                 server=call.server, tool=call.tool, content=content, is_error=is_error))
 
     def _report(self, error: str, where: McpFailureKind, permanent: bool = False) -> None:
         if self._failed:
             return
         self._failed = True
         text = error if error.startswith("MCP server") else f"MCP server {self.spec.server!r}: {error}"
-        self._tell(McpServerFailed, None, agent=self.spec.agent_id, server=self.spec.server, name=self.name,
-                   incarnation=self.incarnation, error=text, where=where, permanent=permanent)
+        self._tell(McpServerFailed(agent=self.spec.agent_id, server=self.spec.server, name=self.name,
+                                   incarnation=self.incarnation, error=text, where=where, permanent=permanent))
 
-    def _tell(self, cls: type[Message], cause: str | None, **fields: Any) -> None:
-        """Send from any thread; the cause is explicit because ``_handling`` belongs to the actor thread."""
-        self.ctx.tell(self.supervisor, cls(run_id=self.ctx.run_id, sender=self.me, causation_id=cause, **fields))
+    def _tell(self, message: Message) -> None:
+        """Send from any thread; signed, not stamped: ``_handling`` belongs to the actor thread."""
+        self.ctx.tell(self.supervisor, self.sign(message))

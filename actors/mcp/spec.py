@@ -1,37 +1,4 @@
-"""MCP tool servers as supervised actors: names, specs, filters and the design in short.
-
-Files: ``mcp.py`` (this; light, imported by every run), ``mcp_server.py`` (the actor),
-``mcp_session.py`` (session and server process, on the actor's loop), ``mcp_supervision.py``
-(the supervisor's side: start, route, restart, withdraw), ``mcp_tools.py`` (the agent's side).
-The SDK is imported only when a run has MCP servers.
-
-One McpServer actor per configured server per agent, one incarnation per (re)start. It
-owns the client session and, for stdio, the server process, on an event loop thread of
-its own, so its mailbox stays free while calls run: calls overlap, and cancel and stop
-are handled at once. It reports to the supervisor only: ``McpToolsListed`` once started,
-``McpToolResult`` per call, ``McpServerFailed`` when the server cannot start, dies, or
-stops answering. It never restarts itself; the supervisor decides (backoff, intensity)
-and starts a new incarnation, which re-initialises the session and lists the tools again.
-When it gives up, the agent is told to withdraw the server's tools and the run goes on.
-Agents reach tools only by messages (``McpCallTool``), routed by the supervisor.
-
-No server process outlives its run: each runs in its own process group, killed on stop
-(stdin closed, then SIGTERM, then SIGKILL for the whole group), and on Linux the kernel
-kills it if our process dies without stopping it (``PR_SET_PDEATHSIG``).
-
-What a user sees on bad config (decided here, enforced by the supervisor): the run goes
-on without that server. A command that does not exist, a missing cwd or a name in
-``allowed_tools`` that the server lacks is a *permanent* failure: reported once, clearly,
-in the trace, and the server's tools are never offered. A server that exits at start or
-cannot be reached may be a passing problem, so it is restarted like any failure, and
-withdrawn when the restart intensity is exceeded. A team with a broken tool server still
-answers, and the trace says why the tools were missing. (Unknown transports and missing
-``command``/``url`` are rejected earlier, when the config is loaded.)
-
-Every call has a deadline (``call_timeout_seconds``): on expiry the SDK sends
-``notifications/cancelled`` for the request and the model gets a tool error. The server
-is then pinged; no answer means it hangs, and it is reported failed so it is restarted.
-"""
+"""Names, specs and tool filters of MCP connections: light, imported by every run (no SDK)."""
 
 from __future__ import annotations
 

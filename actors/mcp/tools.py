@@ -17,13 +17,13 @@ import itertools
 from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
-from massgen.actors.mcp import exposed_name
+from massgen.actors.mcp.spec import exposed_name
 from massgen.actors.turn import TurnIO
 from massgen.configs.schema import McpServerConfig
 from massgen.messages import McpCallTool, McpCancelCall, McpToolResult, McpToolsListed, McpToolsWithdrawn, Message
 from massgen.messages.stream import ToolSpec
 
-Emit = Callable[[type[Message], str, dict[str, Any]], None]
+Emit = Callable[[Message], None]  # a message built with its cause; the agent signs and sends it
 
 _BACKSTOP_S = 10.0
 
@@ -96,19 +96,20 @@ class AgentTools:
         if name not in {t.name for t in self._tools.get(server.name, ())}:
             return f"unknown tool {name!r}", True
         call_id = next(self._ids)
-        fields = {"call_id": call_id, "agent": self.agent_id, "server": server.name}
         future: asyncio.Future[tuple[str, bool]] = asyncio.get_running_loop().create_future()
         self._calls[call_id] = future
-        self.emit(McpCallTool, self.cause, {**fields, "tool": name[len(exposed_name(server.name, "")):],
-                                            "arguments": arguments})
+        self.emit(McpCallTool(causation_id=self.cause, call_id=call_id, agent=self.agent_id, server=server.name,
+                              tool=name[len(exposed_name(server.name, "")):], arguments=arguments))
         backstop = 2 * server.call_timeout_seconds + _BACKSTOP_S
         try:
             return await asyncio.wait_for(future, backstop)
         except TimeoutError:
-            self.emit(McpCancelCall, self.cause, {**fields, "reason": f"no reply within {backstop:g} s"})
+            self.emit(McpCancelCall(causation_id=self.cause, call_id=call_id, agent=self.agent_id,
+                                    server=server.name, reason=f"no reply within {backstop:g} s"))
             return f"{name}: no reply from MCP server {server.name!r} within {backstop:g} s", True
         except asyncio.CancelledError:
-            self.emit(McpCancelCall, self.cause, {**fields, "reason": "the turn was cancelled"})
+            self.emit(McpCancelCall(causation_id=self.cause, call_id=call_id, agent=self.agent_id,
+                                    server=server.name, reason="the turn was cancelled"))
             raise
         finally:
             self._calls.pop(call_id, None)
