@@ -15,6 +15,8 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from massgen.backends.retry import exponential_backoff
+
 RETRY_EVENT = "call.retry"
 
 
@@ -35,4 +37,4 @@ class CallRetry:
         error with no output at all was already retried by the backend's own policy."""
         if not retryable or not had_output or had_tool_call or retry > self.max_retries:
             return None
-        return min(self.max_delay_s, self.base_delay_s * 2 ** (retry - 1)) * (1 + self.rand() * self.jitter)
+        return exponential_backoff(retry, self.base_delay_s, self.max_delay_s, self.jitter, self.rand())

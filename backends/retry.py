@@ -50,6 +50,11 @@ def _transport_errors() -> tuple[type[BaseException], ...]:
     return errors
 
 
+def exponential_backoff(attempt: int, base_s: float, max_s: float, jitter: float, rand: float) -> float:
+    """``min(max, base * 2^(attempt-1)) * (1 + rand * jitter)``: the one backoff curve of every retry."""
+    return min(max_s, base_s * 2 ** (attempt - 1)) * (1 + rand * jitter)
+
+
 @dataclass(frozen=True)
 class RetryPolicy:
     """Knobs of the policy; the defaults suit cloud APIs, tests shrink them."""
@@ -67,12 +72,12 @@ class RetryPolicy:
     breaker_cooldown_s: float = 30.0
 
     def backoff(self, attempt: int, rand: float) -> float:
-        """Delay before attempt ``attempt + 1``: ``min(max, base * 2^(n-1)) * (1 + rand * jitter)``."""
-        return min(self.max_delay_s, self.base_delay_s * 2 ** (attempt - 1)) * (1 + rand * self.jitter)
+        """Delay before attempt ``attempt + 1``."""
+        return exponential_backoff(attempt, self.base_delay_s, self.max_delay_s, self.jitter, rand)
 
     def cut_backoff(self, attempt: int, rand: float) -> float:
         """The same curve from ``cut_base_delay_s``: for a stream that got going, then broke."""
-        return min(self.max_delay_s, self.cut_base_delay_s * 2 ** (attempt - 1)) * (1 + rand * self.jitter)
+        return exponential_backoff(attempt, self.cut_base_delay_s, self.max_delay_s, self.jitter, rand)
 
 
 @dataclass(frozen=True)
