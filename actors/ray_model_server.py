@@ -30,6 +30,8 @@ from massgen.configs.schema import LocalBackendConfig
 from massgen.messages import Down, Placed, Sender
 from massgen.messages.placement import ModelServerReady
 
+_ray: Any = ray  # Ray's API is untyped: one Any at the boundary, not an ignore per call
+
 RUNTIME = Sender(name="runtime", incarnation=0)
 _WATCH_WAIT_S = 1.0  # one watch call waits this long for a change
 _WATCH_DEADLINE_S = 30.0  # a watch unanswered this long: the node stopped answering
@@ -57,7 +59,7 @@ class ModelServerHost:
             path = resolve_model(self.config.model)
             self.server = LlamaServer(path, n_ctx=self.config.n_ctx, n_threads=self.config.n_threads,
                                       start_timeout=self.config.server_start_timeout_seconds,
-                                      host=ray.util.get_node_ip_address())
+                                      host=_ray.util.get_node_ip_address())
             if not self.stopping.is_set():
                 self.url = self.server.ensure_running()
         except Exception as exc:
@@ -177,7 +179,7 @@ class ModelServers:
 
     def _node(self) -> str | None:
         suspects = self._suspects()
-        for node in ray.nodes():
+        for node in _ray.nodes():
             if node.get("Alive") and node["NodeID"] not in suspects and \
                     all(node["Resources"].get(k, 0.0) >= v for k, v in self.resources.items()):
                 return str(node["NodeID"])

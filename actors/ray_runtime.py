@@ -21,7 +21,7 @@ import tempfile
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pykka
 import ray
@@ -41,6 +41,8 @@ from massgen.actors.runtime import (
 from massgen.backends.remote_server import RemoteServer, model_key
 from massgen.configs.schema import LocalBackendConfig, RuntimeConfig
 from massgen.messages import Down, Message, Placed, Sender
+
+_ray: Any = ray  # Ray's API is untyped: one Any at the boundary, not an ignore per call
 
 if TYPE_CHECKING:
     from massgen.actors.ray_model_server import ModelServers
@@ -329,7 +331,7 @@ class RayRuntime:
         any live node without them (a fallback), never on a suspect node."""
         with self._lock:
             suspects = set(self._suspects)
-        alive = [n for n in ray.nodes() if n.get("Alive") and n["NodeID"] not in suspects]
+        alive = [n for n in _ray.nodes() if n.get("Alive") and n["NodeID"] not in suspects]
         fits = [n for n in alive if all(n["Resources"].get(k, 0.0) >= v for k, v in resources.items())]
         if fits:
             node = fits[0]["NodeID"]
@@ -356,7 +358,7 @@ class RayRuntime:
         placed = self._beside(beside) if beside is not None else None
         options, node, fallback = placed or self._place(self.config.resources_for(beside or name))
         server = self._model_server(ctx, args)
-        handle = ActorHost.options(
+        handle = cast(Any, ActorHost).options(
             num_cpus=0, max_restarts=0, max_task_retries=0, lifetime=None,
             name=f"{ctx.run_id}:{name}#{incarnation}", namespace="massgen", **options,
         ).remote(ctx.run_id, cls, remote_args, *([{server[0]: server[1]}] if server else []))

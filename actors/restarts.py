@@ -33,4 +33,4 @@ class RestartHistory:
 
     def delay(self, attempt: int) -> float:
         base = min(self.policy.backoff_max_seconds, self.policy.backoff_base_seconds * (2**attempt))
-        return base * (1 + self.rng.random() * 0.2)
+        return float(base * (1 + self.rng.random() * 0.2))

@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from massgen.configs.schema import TeamConfig
 from massgen.errors import ResumeError as ResumeError  # re-exported: the one class, also importable here
@@ -92,7 +92,7 @@ def _redacted_fields(config: dict[str, Any]) -> tuple[str, ...]:
 @dataclass
 class _Agent:
     incarnation: int = 1
-    status: str = "live"
+    status: Literal["live", "restarting", "failed"] = "live"
     failures: list[float] = field(default_factory=list)
     restarts: int = 0
     played: list[dict[str, Any]] = field(default_factory=list)

@@ -52,7 +52,7 @@ def _transport_errors() -> tuple[type[BaseException], ...]:
 
 def exponential_backoff(attempt: int, base_s: float, max_s: float, jitter: float, rand: float) -> float:
     """``min(max, base * 2^(attempt-1)) * (1 + rand * jitter)``: the one backoff curve of every retry."""
-    return min(max_s, base_s * 2 ** (attempt - 1)) * (1 + rand * jitter)
+    return float(min(max_s, base_s * 2 ** (attempt - 1)) * (1 + rand * jitter))
 
 
 @dataclass(frozen=True)
