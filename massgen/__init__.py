@@ -30,6 +30,8 @@ _EXPORTS = {
     "DeadlineEvent": "massgen.events",
     "Event": "massgen.events",
     "FailureEvent": "massgen.events",
+    "ExcludedEvent": "massgen.events",
+    "RejoinedEvent": "massgen.events",
     "FinalAnswerEvent": "massgen.events",
     "RestartEvent": "massgen.events",
     "RunStartedEvent": "massgen.events",
@@ -138,8 +140,10 @@ if TYPE_CHECKING:
     from massgen.events import ChunkEvent as ChunkEvent
     from massgen.events import DeadlineEvent as DeadlineEvent
     from massgen.events import Event as Event
+    from massgen.events import ExcludedEvent as ExcludedEvent
     from massgen.events import FailureEvent as FailureEvent
     from massgen.events import FinalAnswerEvent as FinalAnswerEvent
+    from massgen.events import RejoinedEvent as RejoinedEvent
     from massgen.events import RestartEvent as RestartEvent
     from massgen.events import RunStartedEvent as RunStartedEvent
     from massgen.events import VoteEvent as VoteEvent
@@ -193,6 +197,7 @@ __all__ = [
     "ConfigError",
     "DeadlineEvent",
     "Event",
+    "ExcludedEvent",
     "FailureEvent",
     "FinalAnswerEvent",
     "LogDirError",
@@ -200,6 +205,7 @@ __all__ = [
     "LogProjection",
     "MassGenError",
     "PermanentBackendError",
+    "RejoinedEvent",
     "RestartEvent",
     "ResumeError",
     "ResumePoint",

@@ -101,6 +101,28 @@ class FailureEvent(_Event):
 
 
 @dataclass(frozen=True)
+class ExcludedEvent(_Event):
+    """A straggler is left out of ``round``: the team goes on without waiting; its turn goes on."""
+
+    type: ClassVar[str] = "excluded"
+    agent: str
+    label: str
+    round: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class RejoinedEvent(_Event):
+    """A straggler answered or voted after all: it counts again from ``round``."""
+
+    type: ClassVar[str] = "rejoined"
+    agent: str
+    label: str
+    excluded_round: int
+    round: int
+
+
+@dataclass(frozen=True)
 class DeadlineEvent(_Event):
     type: ClassVar[str] = "deadline"
     scope: str  # run | start | turn | idle | present | straggler
@@ -128,7 +150,7 @@ class FinalAnswerEvent(_Event):
 
 
 Event = (RunStartedEvent | ChunkEvent | AnswerEvent | VoteEvent | VotesInvalidatedEvent | RestartEvent
-         | FailureEvent | DeadlineEvent | FinalAnswerEvent)
+         | FailureEvent | ExcludedEvent | RejoinedEvent | DeadlineEvent | FinalAnswerEvent)
 
 
 def events_from_record(raw: Mapping[str, Any] | TraceRecord, projection: LogProjection, *,
@@ -167,6 +189,12 @@ def events_from_record(raw: Mapping[str, Any] | TraceRecord, projection: LogProj
     if mtype == "ChildFailed":
         return [FailureEvent(agent=p["name"], label=labels.get(p["name"], p["name"]),
                              incarnation=p["incarnation"], reason=p["error"], permanent=False)]
+    if mtype == "AgentExcluded":
+        return [ExcludedEvent(agent=p["name"], label=labels.get(p["name"], p["name"]), round=p["round"],
+                              reason=p["reason"])]
+    if mtype == "AgentRejoined":
+        return [RejoinedEvent(agent=p["name"], label=labels.get(p["name"], p["name"]),
+                              excluded_round=p["excluded_round"], round=p["round"])]
     if mtype == "DeadlineExpired":
         return [DeadlineEvent(scope=p["scope"], agent=p.get("name", ""), detail=p.get("detail", ""))]
     return []

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from support import assert_trace_invariants, of_type, records, run_team, scripted, step, team_config
 
+from massgen import ExcludedEvent, LogProjection, RejoinedEvent, events_from_record
 from massgen.actors.deadlines import effective
 from massgen.actors.stream_guard import StreamLimits, guard, repeated_period
 from massgen.configs import validate_data
@@ -115,6 +116,10 @@ def test_a_late_first_answer_rejoins_the_next_round(tmp_path: Path) -> None:
     assert not of_type(trace, "AgentMarkedFailed")
     status = json.loads((result.log_dir / "status.json").read_text())
     assert status["agents"]["slow"]["status"] == "done" and status["agents"]["slow"]["answers"] == 1
+    projection = LogProjection()  # what `--stream-events`, the API and serve show of it
+    events = [e for r in trace for e in (projection.apply(r), events_from_record(r, projection))[1]]
+    seen = [(e.type, e.agent, e.as_dict()["round"]) for e in events if isinstance(e, ExcludedEvent | RejoinedEvent)]
+    assert seen == [("excluded", "slow", 2), ("rejoined", "slow", 2)]
 
 
 def test_a_hung_agent_is_dropped_once_the_others_have_voted(tmp_path: Path) -> None:

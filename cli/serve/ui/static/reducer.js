@@ -185,6 +185,12 @@ export function apply(s, e, limit = Infinity) {
     case 'AgentMarkedFailed':
       s = withAgent(s, p.name, (a) => ({ ...a, status: 'dead', error: p.reason }));
       return note(s, e, 'failure', `${labelOf(s, p.name)} is out: ${p.reason}`, { agent: p.name });
+    case 'AgentExcluded':
+      s = withAgent(s, p.name, (a) => ({ ...a, status: 'excluded', error: p.reason }));
+      return note(s, e, 'failure', `${labelOf(s, p.name)} is left out of round ${p.round}: ${p.reason}`, { agent: p.name });
+    case 'AgentRejoined':
+      s = withAgent(s, p.name, (a) => ({ ...a, status: a.status === 'excluded' ? 'working' : a.status }));
+      return note(s, e, 'restart', `${labelOf(s, p.name)} rejoins in round ${p.round}`, { agent: p.name });
     case 'DeadlineExpired':
       return note(s, e, 'deadline', `deadline (${p.scope}) ${p.name ? labelOf(s, p.name) + ' ' : ''}${p.detail}`);
     case 'CancelTurn':
