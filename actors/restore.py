@@ -53,12 +53,14 @@ def restore(sup: Supervisor, state: ResumeState) -> None:
             child.resume_turn = (AnswerView.model_validate(carried.turn_view), carried.turn_vote_only)
         if carried.status == "failed":
             child.status = "failed"
+        elif carried.excluded_round is not None:
+            sup.stragglers.exclude(name, carried.excluded_round)
     if answers:
         sup.send(sup.judge, InvalidateVotes, reason="resumed: the answers of the attempt it continues",
                  round=sup.coord.version, answers=sup.coord.results())
     live = tuple(name for name, child in sup.children.items() if child.status != "failed")
-    if len(live) < len(sup.children):
-        sup.send(sup.judge, SetLiveAgents, agents=live)
+    if len(sup._counted()) < len(sup.children):
+        sup.send(sup.judge, SetLiveAgents, agents=sup._counted())
     for vote in state.votes:
         latest = sup.coord.latest(vote.target)
         if vote.voter in live and latest is not None and latest.label == vote.target_label:

@@ -98,6 +98,7 @@ class _Agent:
     played: list[dict[str, Any]] = field(default_factory=list)
     last_cause: str | None = None
     turn: dict[str, Any] | None = None  # the StartTurn payload of its last turn
+    excluded_round: int | None = None  # left out of that round as a straggler, not back yet
 
 
 def _fold(records: list[dict[str, Any]], agents: list[str], log_dir: Path, skipped: tuple[str, ...]) -> ResumeState:
@@ -157,6 +158,10 @@ def _fold(records: list[dict[str, Any]], agents: list[str], log_dir: Path, skipp
         elif kind == "AgentMarkedFailed" and p["name"] in state:
             state[p["name"]].failures.append(record.ts)
             state[p["name"]].status = "failed"
+        elif kind == "AgentExcluded" and p["name"] in state:
+            state[p["name"]].excluded_round = int(p["round"])
+        elif kind == "AgentRejoined" and p["name"] in state:
+            state[p["name"]].excluded_round = None
         elif kind == "ChildStarted" and p["name"] in state and state[p["name"]].status == "restarting":
             state[p["name"]].status = "live"
     calls = model_calls(records)
@@ -184,7 +189,7 @@ def _fold(records: list[dict[str, Any]], agents: list[str], log_dir: Path, skipp
             failures=tuple(agent.failures), restarts=agent.restarts, voted=name in votes,
             played=tuple(agent.played) if agent.status == "live" else (), replay=replay,
             turn_view=agent.turn["view"] if agent.turn and agent.status == "live" and name not in votes else None,
-            turn_vote_only=bool(agent.turn and agent.turn["vote_only"]),
+            turn_vote_only=bool(agent.turn and agent.turn["vote_only"]), excluded_round=agent.excluded_round,
         )
     return ResumeState(
         answers=tuple(answers), votes=tuple(votes.values()), agents=resumed,

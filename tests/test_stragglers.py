@@ -12,7 +12,9 @@ from support import assert_trace_invariants, of_type, records, run_team, scripte
 
 from massgen import ExcludedEvent, LogProjection, RejoinedEvent, events_from_record
 from massgen.actors.deadlines import effective
+from massgen.actors.resume import resume_point
 from massgen.actors.stream_guard import StreamLimits, guard, repeated_period
+from massgen.actors.team import Team
 from massgen.configs import validate_data
 from massgen.messages.stream import StreamError, StreamEvent, TextDelta
 
@@ -135,3 +137,31 @@ def test_a_looping_agent_fails_with_the_loop_named_and_is_then_dropped(tmp_path:
     trace = _assert_dropped_as_straggler(tmp_path, scripted("slow", [step(fault="stream_forever")]))
     errors = [r["payload"]["error"] for r in of_type(trace, "ChildFailed") if r["payload"]["name"] == "slow"]
     assert errors and all("stream guard: repetition" in e for e in errors)
+
+
+def test_a_straggler_left_out_when_the_run_was_killed_is_still_left_out_when_it_resumes(tmp_path: Path) -> None:
+    """The exclusion is in the trace, so a resumed run does not wait for the straggler either; it
+    rejoins the resumed run when it answers, as it would have in the first."""
+    slow_vote = [step(delay=3.0), step(vote="agent1", reason="right")]
+    config = team_config(
+        scripted("one", ANSWER, slow_vote, VOTE_1), scripted("two", ANSWER, slow_vote, VOTE_1),
+        scripted("slow", [step(delay=1.0), step(new_answer="Canberra")], VOTE_1),
+        straggler_grace=0.3, run_timeout=60,
+    )
+    whole = run_team(config, tmp_path / "whole")
+    lines = (whole.log_dir / "trace.jsonl").read_text().splitlines(keepends=True)
+    cut = next(i for i, line in enumerate(lines, 1) if '"type": "AgentExcluded"' in line)
+    killed = tmp_path / "killed" / "attempt_1"
+    killed.mkdir(parents=True)
+    (killed / "trace.jsonl").write_text("".join(lines[:cut]))  # what a SIGKILL right after it leaves
+
+    point = resume_point(killed)
+    assert point.state.agents["slow"].excluded_round == 2
+    result = Team(validate_data(point.config, "trace"), point.question, resume=point, tick_interval_s=0.02).run()
+
+    assert result.status == "completed" and result.final_answer == "Canberra"
+    trace = records(result)
+    resumed = of_type(trace, "RunResumed")[0]["payload"]
+    assert {a["agent"]: a["excluded_round"] for a in resumed["agents"]}["slow"] == 2
+    assert not of_type(trace, "AgentExcluded")  # not timed out again: it was already left out
+    assert [r["payload"]["excluded_round"] for r in of_type(trace, "AgentRejoined")] == [2]
