@@ -19,7 +19,8 @@ from massgen import backends
 from massgen.actors.mcp.tools import AgentTools
 from massgen.actors.replay import CallRecorder
 from massgen.actors.runtime import Peer, RunContext, TracedActor
-from massgen.actors.turn import BudgetDenied, ModelCallError, TurnIO, TurnRunner, TurnSettings
+from massgen.actors.turn import TurnRunner
+from massgen.actors.turn_io import BudgetDenied, ModelCallError, TurnIO, TurnSettings
 from massgen.configs.schema import AgentConfig
 from massgen.messages import (
     AgentResumeState,

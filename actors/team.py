@@ -22,7 +22,7 @@ from massgen.actors.resume import ResumePoint, carried_calls
 from massgen.actors.runtime import Peer, RunContext, Runtime
 from massgen.actors.supervisor import RunSpec, Supervisor
 from massgen.actors.trace_writer import Subscriber, TraceWriter
-from massgen.actors.turn import TurnSettings
+from massgen.actors.turn_io import TurnSettings
 from massgen.backends.preload import preload
 from massgen.configs.loader import ConfigError
 from massgen.configs.schema import TeamConfig

@@ -8,13 +8,11 @@ reports everything through ``TurnIO``: it never touches another actor.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
-from typing import Any
 
 from massgen.actors import client_tools, prompts, results
-from massgen.actors.call_retry import RETRY_EVENT, CallRetry
-from massgen.actors.stream_guard import StreamLimits, guard
+from massgen.actors.call_retry import RETRY_EVENT
+from massgen.actors.stream_guard import guard
+from massgen.actors.turn_io import BudgetDenied, CallResult, ModelCallError, TurnIO, TurnSettings
 from massgen.actors.workflow_checks import copies_ours, with_work, workflow_problem
 from massgen.backends import Backend
 from massgen.messages import (
@@ -22,11 +20,9 @@ from massgen.messages import (
     AnswerProposed,
     AnswerView,
     BackendEvent,
-    CallPermit,
     ChatMessage,
     FinalPresented,
     InjectNote,
-    Message,
     ModelCallFinished,
     ModelCallStarted,
     ModelRequest,
@@ -40,7 +36,6 @@ from massgen.messages import (
     ToolCallEvent,
     ToolCallRequested,
     ToolCallResult,
-    ToolSpec,
     TurnCorrection,
     TurnFailed,
     Usage,
@@ -48,59 +43,8 @@ from massgen.messages import (
 )
 from massgen.messages.workflow import AGENT_ID, CONTENT, NEW_ANSWER, REASON, VOTE, WORKFLOW_TOOLS, vote_target
 
-ToolExecutor = Callable[[str, dict[str, Any]], Awaitable[tuple[str, bool]]]
-
-
 # The decision after free text is one small JSON object; a cut-off one is corrected like any broken call.
 DECISION_MAX_TOKENS = 160
-
-
-class ModelCallError(Exception):
-    """The backend gave up on a call; the agent reports it as a failure of this incarnation."""
-
-    def __init__(self, message: str, status: int | None = None, retryable: bool = False,
-                 output_chars: int = 0, tool_calls: int = 0) -> None:
-        super().__init__(message)
-        self.status = status  # the provider's HTTP status, when it gave one
-        self.retryable = retryable
-        self.output_chars = output_chars  # text and reasoning streamed before the error
-        self.tool_calls = tool_calls
-
-
-class BudgetDenied(Exception):
-    """The supervisor refused a model call; the run is ending."""
-
-
-@dataclass
-class TurnIO:
-    """How a turn reaches the outside world; all three are thread-safe."""
-
-    emit: Callable[[Message], None]  # a report built with its cause; the agent signs and sends it
-    permit: Callable[[int, str], CallPermit | None]
-    call_tool: ToolExecutor | None = None
-    extra_tools: tuple[ToolSpec, ...] = ()
-    tools_in_present: bool = False  # file tools: the presenter writes the context paths
-
-
-@dataclass
-class TurnSettings:
-    system_message: str | None = None
-    temperature: float | None = None
-    max_tokens: int | None = None
-    max_attempts: int = 3
-    max_tool_rounds: int = 8
-    # Tools of an outside caller: offered to the model, never run here; calling one is an answer
-    # (see actors/client_tools.py). Empty for ordinary runs.
-    client_tools: tuple[ToolSpec, ...] = ()
-    stream_limits: StreamLimits = field(default_factory=StreamLimits)  # see actors/stream_guard.py
-    call_retry: CallRetry = field(default_factory=CallRetry)  # see actors/call_retry.py
-
-
-@dataclass
-class CallResult:
-    text: str = ""
-    calls: list[ToolCall] = field(default_factory=list)
-    preamble: str = ""  # the text streamed before the first tool call: the model's reasoning
 
 
 class TurnRunner:

@@ -1,0 +1,67 @@
+"""What a turn needs from its agent and what it reports back: the turn worker's port.
+
+``TurnRunner`` (``actors/turn.py``) talks to nothing but a ``TurnIO``; the agent actor
+(``actors/agent.py``) and MCP tool routing (``actors/mcp/tools.py``) build one. The
+settings and the two errors a turn raises to its agent live here with it, so the agent
+can read them without the turn's model-calling code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from massgen.actors.call_retry import CallRetry
+from massgen.actors.stream_guard import StreamLimits
+from massgen.messages import CallPermit, Message, ToolCall, ToolSpec
+
+ToolExecutor = Callable[[str, dict[str, Any]], Awaitable[tuple[str, bool]]]
+
+
+class ModelCallError(Exception):
+    """The backend gave up on a call; the agent reports it as a failure of this incarnation."""
+
+    def __init__(self, message: str, status: int | None = None, retryable: bool = False,
+                 output_chars: int = 0, tool_calls: int = 0) -> None:
+        super().__init__(message)
+        self.status = status  # the provider's HTTP status, when it gave one
+        self.retryable = retryable
+        self.output_chars = output_chars  # text and reasoning streamed before the error
+        self.tool_calls = tool_calls
+
+
+class BudgetDenied(Exception):
+    """The supervisor refused a model call; the run is ending."""
+
+
+@dataclass
+class TurnIO:
+    """How a turn reaches the outside world; all three are thread-safe."""
+
+    emit: Callable[[Message], None]  # a report built with its cause; the agent signs and sends it
+    permit: Callable[[int, str], CallPermit | None]
+    call_tool: ToolExecutor | None = None
+    extra_tools: tuple[ToolSpec, ...] = ()
+    tools_in_present: bool = False  # file tools: the presenter writes the context paths
+
+
+@dataclass
+class TurnSettings:
+    system_message: str | None = None
+    temperature: float | None = None
+    max_tokens: int | None = None
+    max_attempts: int = 3
+    max_tool_rounds: int = 8
+    # Tools of an outside caller: offered to the model, never run here; calling one is an answer
+    # (see actors/client_tools.py). Empty for ordinary runs.
+    client_tools: tuple[ToolSpec, ...] = ()
+    stream_limits: StreamLimits = field(default_factory=StreamLimits)  # see actors/stream_guard.py
+    call_retry: CallRetry = field(default_factory=CallRetry)  # see actors/call_retry.py
+
+
+@dataclass
+class CallResult:
+    text: str = ""
+    calls: list[ToolCall] = field(default_factory=list)
+    preamble: str = ""  # the text streamed before the first tool call: the model's reasoning
