@@ -13,7 +13,7 @@ from massgen.actors import client_tools, prompts, results
 from massgen.actors.call_retry import RETRY_EVENT
 from massgen.actors.stream_guard import guard
 from massgen.actors.turn_io import BudgetDenied, CallResult, ModelCallError, TurnIO, TurnSettings
-from massgen.actors.workflow_checks import copies_ours, with_work, workflow_problem
+from massgen.actors.workflow_checks import copies_ours, with_work, without_view_tags, workflow_problem
 from massgen.backends import Backend
 from massgen.messages import (
     AgentChunk,
@@ -294,6 +294,7 @@ class TurnRunner:
 
     def _answer(self, turn_id: int, cause: str, content: str, view: AnswerView) -> None:
         """Propose ``content`` as a new answer, unless it agrees with one in view (then that is a vote)."""
+        content = without_view_tags(content)
         if self._agrees(turn_id, cause, content, view):
             return
         self.io.emit(AnswerProposed(

@@ -8,6 +8,8 @@ own correction text.
 
 from __future__ import annotations
 
+import re
+
 from massgen.actors import results
 from massgen.backends.toolcall_text import strip_tool_calls
 from massgen.messages import AnswerView, ToolCall
@@ -15,6 +17,8 @@ from massgen.messages.workflow import AGENT_ID, CONTENT, NEW_ANSWER, vote_target
 
 _BARE_ANSWER_CHARS = 200
 _MIN_COPY_CHARS = 12
+# A line that is only one of the tags the view wraps answers in (actors/prompts.py): <agent2.1 (yours)>.
+_VIEW_TAG_LINE = re.compile(r"^[ \t]*</?agent\d+(?:\.\d+)?(?: \(yours\))?>[ \t]*$\n?", re.MULTILINE)
 
 
 def workflow_problem(workflow: list[ToolCall], view: AnswerView, vote_only: bool, text: str,
@@ -54,6 +58,12 @@ def with_work(content: str, reasoning: str) -> str:
     if results.final_result(reasoning) == results.final_result(content):
         return reasoning  # the reasoning already ends with the answer
     return f"{reasoning}\n\n{content}"
+
+
+def without_view_tags(content: str) -> str:
+    """An answer without the view's wrapping tags that a model copied into it: a closing tag on the
+    last line would otherwise be the answer's final result and end the team's final answer."""
+    return _VIEW_TAG_LINE.sub("", content).strip()
 
 
 def copies_ours(reason: str, ours: list[str]) -> bool:
