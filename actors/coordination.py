@@ -5,15 +5,26 @@ Pure data and rules, no actors or threads, so each rule is tested directly.
 A team of N agents asks for the view N times per new answer, so the view of a version is
 built once and shared (it is immutable: every message that carries it holds the same
 object), and each agent's latest answer and answer count are kept, not searched for.
+
+Each viewer sees the answers in its own order (``view_for``): the config order rotated so
+that the viewer's own answer comes last and each other answer heads some viewer's view. A
+model favours the answer it reads first; rotating spreads that bias over the answers instead
+of handing it to the agent listed first. Labels do not change, and the order each agent saw
+is traced (``TurnStarted.view_labels``, and the view in ``StartTurn``/``InjectAnswers``).
+At most ``VIEW_ORDERS`` orders are built per version, so a 1,000-agent team does not
+build 1,000 views of 1,000 answers per answer.
 """
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
 
 from massgen.actors.results import final_result
 from massgen.configs.schema import OrchestratorConfig
 from massgen.messages import AnswerEntry, AnswerResult, AnswerView, TallyUpdated
+
+VIEW_ORDERS = 8
 
 
 @dataclass
@@ -41,6 +52,9 @@ class Coordination:
     _latest: dict[str, Answer] = field(default_factory=dict, repr=False)
     _counts: dict[str, int] = field(default_factory=dict, repr=False)
     _view: AnswerView | None = field(default=None, repr=False)  # of the current version
+    _view_places: list[int] = field(default_factory=list, repr=False)  # config places of the view's answers
+    _place: dict[str, int] = field(default_factory=dict, repr=False)
+    _rotated: dict[int, AnswerView] = field(default_factory=dict, repr=False)  # of the current version, by shift
     _results: tuple[AnswerResult, ...] | None = field(default=None, repr=False)
 
     @property
@@ -63,6 +77,7 @@ class Coordination:
         self._latest[agent] = answer
         self._counts[agent] = self.count(agent) + 1
         self._view = self._results = None
+        self._rotated = {}
         return answer
 
     def results(self) -> tuple[AnswerResult, ...]:
@@ -81,12 +96,34 @@ class Coordination:
         if self._view is not None:
             return self._view
         entries = []
-        for agent in self.agents:
+        self._view_places = []
+        for place, agent in enumerate(self.agents):
             latest = self.latest(agent)
             if latest is not None:
                 entries.append(AnswerEntry(agent=self.labels[agent], label=latest.label, content=latest.content))
+                self._view_places.append(place)
         self._view = AnswerView(version=self.version, answers=tuple(entries))
         return self._view
+
+    def view_for(self, agent: str) -> AnswerView:
+        """The view as ``agent`` is shown it: the answers after its own place in the config first, its own last."""
+        view = self.view()
+        count = len(view.answers)
+        if count < 2 or agent not in self.labels:
+            return view
+        if not self._place:
+            self._place = {a: i for i, a in enumerate(self.agents)}
+        # The first answer of an agent listed after the viewer; wraps round to the start of the config.
+        shift = bisect.bisect_right(self._view_places, self._place[agent]) % count
+        if count > VIEW_ORDERS:
+            shift %= VIEW_ORDERS
+        if shift == 0:
+            return view
+        rotated = self._rotated.get(shift)
+        if rotated is None:
+            rotated = AnswerView(version=view.version, answers=view.answers[shift:] + view.answers[:shift])
+            self._rotated[shift] = rotated
+        return rotated
 
     def vote_only(self, agent: str) -> bool:
         """An agent may only vote once a cap is reached, or when the user asked to wrap up."""

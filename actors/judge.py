@@ -2,15 +2,37 @@
 
 Convergence means every live agent has voted (or agreed) since the last new answer.
 The winner is decided by final results (``actors/results.py``), not by agents, so that
-a team is at least as good as a majority vote over the same answers:
+a team is at least as good as a majority vote over the same answers.
 
-1. Each result's support = current-round votes for answers with that result, plus the
-   agreement among independent answers (first answers written with nothing in view):
-   k independent answers with one result count as k - 1 votes for it.
-2. Only results of answers in the current view can win. Ties go to the result with the
-   most answers overall, then to the result of the agent listed first in the config.
-3. The winning agent is, among those whose newest answer has that result, the one with
-   the most votes; then the one listed first in the config.
+A vote carries its voter's own result: what the voter's work in that turn concluded
+(``own_result``, "" when the target states no result to compare with). A vote whose own
+result equals its target's is a checked agreement; one whose own result differs is not
+agreement: it supports the voter's own result, never its target's (a model that recomputes
+456 and then votes for an answer of 457 because it was listed first has said 456).
+
+Support of a result = current-round votes for it (by the rule above), plus the agreement
+among independent answers (first answers written with nothing in view): k independent
+answers with one result count as k - 1 votes for it.
+
+Two rules pick the winner (``orchestrator.winner_rule``):
+
+``support`` (the default)
+    1. Only results of answers in the current view can win; the most support wins.
+    2. Ties go to the result with the most answers overall, then to the result of the agent
+       listed first in the config.
+
+``prior`` (the local team: its first agent decodes greedily)
+    The first agent's independent first answer is the prior: one greedy call is the baseline
+    a team must beat, and its agreement with the others is the common case. It is overturned
+    only when the first agent itself, shown the others' answers, concludes another result R
+    (its vote's own result, or the result of the answer it voted for) and R has at least the
+    support of the prior's result. A vote cast by habit (for the first answer listed) cannot
+    overturn it, and two hotter agents agreeing on a wrong result cannot outvote it.
+    When the prior is not in the view any more, the ``support`` rule decides.
+
+Either way the winning agent is, among those whose newest answer has the winning result, the
+one with the most votes; then the one listed first in the config (under ``prior``, the first
+agent when it holds that result).
 
 With no results at all (answers not told to the judge), most votes wins and ties go to
 the agent listed first: a rule users can predict beats a coin flip they cannot reproduce.
@@ -19,7 +41,7 @@ the agent listed first: a rule users can predict beats a coin flip they cannot r
 from __future__ import annotations
 
 from collections import Counter
-from typing import assert_never
+from typing import Literal, assert_never
 
 from massgen.actors.runtime import Peer, RunContext, TracedActor
 from massgen.messages import (
@@ -46,42 +68,78 @@ def _key(answer: AnswerResult) -> str:
     return answer.result or f"<{answer.label}>"
 
 
+Ballot = tuple[str, str, str]
+"""A vote as the judge weighs it: (target agent, target's result, voter's own result or "")."""
+
+
+def supported_result(ballot: Ballot) -> str:
+    """The result a vote supports: the voter's own when it differs from the target's, else the target's."""
+    _target, target_result, own = ballot
+    return own or target_result
+
+
 def decide(
-    vote_results: dict[str, tuple[str, str]], answers: tuple[AnswerResult, ...], order: list[str]
+    vote_results: dict[str, Ballot], answers: tuple[AnswerResult, ...], order: list[str],
+    rule: Literal["support", "prior"] = "support",
 ) -> tuple[str | None, dict[str, int]]:
-    """The winner and each result's support; ``vote_results`` maps voter to (target agent, target result)."""
-    counts = Counter(target for target, _ in vote_results.values())
+    """The winner and each result's support; ``vote_results`` maps a voter to its ballot."""
+    counts = Counter(ballot[0] for ballot in vote_results.values())
     latest = {a.agent: a for a in answers if a.latest}
     if not latest:
         return pick_winner(dict(counts), order), {}
     support: Counter[str] = Counter()
     labels = {a.label: _key(a) for a in answers}
-    for target, result in vote_results.values():
+    for target, result, own in vote_results.values():
         answer = latest.get(target)
-        support[result or (labels.get(answer.label, "") if answer else "")] += 1
+        support[supported_result((target, result or (labels.get(answer.label, "") if answer else ""), own))] += 1
     for result, n in Counter(_key(a) for a in answers if a.independent).items():
         support[result] += n - 1
     everywhere = Counter(_key(a) for a in answers)
     if not any(support.values()) and not counts:
         return None, {}  # no evidence yet: the caller falls back to the newest answer
     candidates = {_key(a) for a in latest.values()}
-    holder_rank = {_key(latest[agent]): -i for i, agent in reversed(list(enumerate(order))) if agent in latest}
-    best = max(candidates, key=lambda r: (support[r], everywhere[r], holder_rank.get(r, -len(order))))
+    shown = {r: n for r, n in support.items() if n > 0}
+    best = _prior_result(vote_results, answers, order, support, candidates) if rule == "prior" else None
+    if best is None:
+        holder_rank = {_key(latest[agent]): -i for i, agent in reversed(list(enumerate(order))) if agent in latest}
+        best = max(candidates, key=lambda r: (support[r], everywhere[r], holder_rank.get(r, -len(order))))
     holders = [agent for agent in order if agent in latest and _key(latest[agent]) == best]
     winner = max(holders, key=lambda agent: (counts[agent], -order.index(agent)))
-    return winner, {r: n for r, n in support.items() if n > 0}
+    return winner, shown
+
+
+def _prior_result(
+    vote_results: dict[str, Ballot], answers: tuple[AnswerResult, ...], order: list[str],
+    support: Counter[str], candidates: set[str],
+) -> str | None:
+    """The winning result under the "prior" rule; None when the prior is no longer in view."""
+    prior_agent = next((agent for agent in order if any(a.agent == agent and a.independent for a in answers)), None)
+    if prior_agent is None:
+        return None
+    prior = _key(next(a for a in answers if a.agent == prior_agent and a.independent))
+    if prior not in candidates:
+        return None
+    ballot = vote_results.get(prior_agent)
+    if ballot is None:
+        return prior
+    concluded = supported_result(ballot)
+    if concluded != prior and concluded in candidates and support[concluded] >= support[prior]:
+        return concluded
+    return prior
 
 
 class Judge(TracedActor[JudgeInbox]):
     accepts = members(JudgeInbox)
 
-    def __init__(self, ctx: RunContext, supervisor: Peer, agent_order: list[str]) -> None:
+    def __init__(self, ctx: RunContext, supervisor: Peer, agent_order: list[str],
+                 rule: Literal["support", "prior"] = "support") -> None:
         super().__init__(ctx, "judge")
         self.supervisor = supervisor
         self.order = list(agent_order)
+        self.rule = rule
         self.live: set[str] = set(agent_order)
         self.votes: dict[str, VoteEntry] = {}
-        self.vote_results: dict[str, tuple[str, str]] = {}
+        self.vote_results: dict[str, Ballot] = {}
         self.answers: tuple[AnswerResult, ...] = ()
         self.round = 0
 
@@ -91,9 +149,10 @@ class Judge(TracedActor[JudgeInbox]):
                 if message.round == self.round:
                     self.votes[message.voter] = VoteEntry(
                         voter=message.voter, target=message.target, target_label=message.target_label,
-                        reason=message.reason, agreement=message.agreement,
+                        reason=message.reason, agreement=message.agreement, own_result=message.own_result,
                     )
-                    self.vote_results[message.voter] = (message.target, message.target_result)
+                    own = message.own_result if message.own_result != message.target_result else ""
+                    self.vote_results[message.voter] = (message.target, message.target_result, own)
             case InvalidateVotes():
                 self.votes.clear()
                 self.vote_results.clear()
@@ -111,7 +170,7 @@ class Judge(TracedActor[JudgeInbox]):
         for vote in live_votes.values():
             counts[vote.target] = counts.get(vote.target, 0) + 1
         winner, support = decide(
-            {v: r for v, r in self.vote_results.items() if v in live_votes}, self.answers, self.order)
+            {v: r for v, r in self.vote_results.items() if v in live_votes}, self.answers, self.order, self.rule)
         converged = bool(self.live) and self.live.issubset(live_votes)
         self.tell(self.supervisor, TallyUpdated(
             round=self.round,

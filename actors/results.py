@@ -1,9 +1,19 @@
 """What an answer concludes: its final result, for counting agreement.
 
-Two answers agree when their final results are equal: the last ``Answer: ...`` line
-if the answer has one, else its last non-empty line, compared with case, spacing,
-emphasis and thousands separators aside. Pure functions, used by the turn (an agent
-that reaches an answer in view agrees with it), the supervisor and the judge.
+Two answers agree when their final results are equal, compared with case, spacing,
+emphasis and thousands separators aside. The result an answer *states* is, in order:
+
+1. the number on its last ``Answer: ...`` line ("**Final answer:** 42", "... is Answer: 42",
+   "The final answer to ... is \\boxed{913}");
+2. the content of its last ``\\boxed{...}`` (small models write LaTeX: ``\\[\\boxed{-336}\\]``);
+3. the number a concluding sentence ends with: "Therefore, the result of the expression ... is
+   -336.", "which is indeed 467", "= 507" (the last line, or the sentence before a closing
+   remark);
+4. the words on its last ``Answer: ...`` line, when they are not a number ("Answer: Paris").
+
+``final_result`` falls back to the normalised last non-empty line, so two prose answers agree
+only when they end the same way. Pure functions, used by the turn (an agent that reaches an
+answer in view agrees with it), the supervisor and the judge.
 """
 
 from __future__ import annotations
@@ -15,6 +25,15 @@ _ANSWER_LINE = re.compile(r"\banswer\b[\s*_]*(?:is\b)?[\s*_]*[:\uff1a=]?\s*(.+)$
 _LEADING_NUMBER = re.compile(r"^(-?\d+(?:\.\d+)?)(?![\d.]*\w)")
 _EMPHASIS = re.compile(r"[*_`$'\"]|\\\(|\\\)|\\\[|\\\]|\\boxed\{|\}")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
+_BOXED = re.compile(r"\\boxed\s*\{((?:[^{}]|\{[^{}]*\})*)\}")
+_LATEX_NOISE = re.compile(r"\\[()\[\]]|\$|\*\*|__|\\,|\\!|\\;|\\text\{[^}]*\}|\\quad")
+# A concluding sentence: "... is -336", "... indeed 467", "... equals 12", "... = 507", at its end.
+_CONCLUDING_NUMBER = re.compile(
+    r"(?:\bis\b|\bindeed\b|\bequals?\b|\bgives\b|\bget\b|\bbe\b|=|:)\s*(?:equal to\s*)?[(\[{\s]*"
+    r"(-?\s?\d[\d,]*(?:\.\d+)?)\s*[)\]}]*\s*[.!]?\s*$",
+    re.IGNORECASE,
+)
+_ONLY_NUMBER = re.compile(r"^[(\[{\s]*(-?\s?\d[\d,]*(?:\.\d+)?)\s*[)\]}]*\s*[.!]?$")
 
 
 def _normalise(text: str) -> str:
@@ -23,25 +42,79 @@ def _normalise(text: str) -> str:
     return " ".join(text.lower().split()).strip(" .!;")
 
 
-def explicit_result(text: str | None) -> str:
-    """The normalised value of the last ``Answer: ...`` line, or "" when there is none."""
-    for line in reversed((text or "").splitlines()):
+def _number(value: str) -> str:
+    """``-1,089`` and ``- 1089`` as ``-1089``; a decimal keeps its point."""
+    return value.replace(",", "").replace(" ", "")
+
+
+def _answer_line(text: str) -> str:
+    """The value of the last ``Answer: ...`` line (a boxed value in it is that value)."""
+    for line in reversed(text.splitlines()):
         # The last "answer" of the line: "the final answer is 'Answer: 155'" concludes 155.
         starts = [m.start() for m in re.finditer(r"\banswer\b", line, re.IGNORECASE)]
         for start in reversed(starts):
             match = _ANSWER_LINE.match(line, start)
-            if match and match.group(1).strip(" *_:'\""):
+            if match and match.group(1).strip(" *_:'\"\\[]()$"):
+                if _BOXED.search(match.group(1)):
+                    return _boxed(match.group(1))
                 value = _normalise(match.group(1))
                 number = _LEADING_NUMBER.match(value)
                 return number.group(1) if number else value
     return ""
 
 
+def _boxed(text: str) -> str:
+    found = _BOXED.findall(text)
+    if not found:
+        return ""
+    value = _normalise(found[-1])
+    number = _ONLY_NUMBER.match(value)
+    return _number(number.group(1)) if number else value
+
+
+def _concluding_number(text: str) -> str:
+    """The number the last sentence of the text ends with, when it reads as a conclusion."""
+    lines = [_LATEX_NOISE.sub(" ", line).strip() for line in text.splitlines()]
+    lines = [line for line in lines if line.strip(" .")]
+    if not lines:
+        return ""
+    last = lines[-1]
+    only = _ONLY_NUMBER.match(last)
+    if only and len(lines) > 1 and _CONCLUDING_NUMBER.search(lines[-2] + " =") is None \
+            and not lines[-2].rstrip().endswith((":", "is")):
+        only = None  # a bare number after working that does not announce it is just the last step
+    if only:
+        return _number(only.group(1))
+    # "... is -336." or "... is -336. Let me know if ..." : the sentence that ends with the number
+    for sentence in reversed(re.split(r"(?<=[.!?])\s+(?=[A-Z])", last)[-2:]):
+        match = _CONCLUDING_NUMBER.search(sentence)
+        if match:
+            return _number(match.group(1))
+    return ""
+
+
+def stated_result(text: str | None) -> str:
+    """The result an answer states (``Answer:`` line, ``\\boxed{}``, concluding number), or ""."""
+    text = text or ""
+    line = _answer_line(text)
+    if _LEADING_NUMBER.match(line):
+        return line
+    # "The final answer will be the result of the above calculation" is no result: a number after it is
+    return _boxed(text) or _concluding_number(text) or line
+
+
+def explicit_result(text: str | None) -> str:
+    """The normalised value of the last ``Answer: ...`` line, else of the last ``\\boxed{}``; "" when none."""
+    text = text or ""
+    line = _answer_line(text)
+    return line if _LEADING_NUMBER.match(line) else (_boxed(text) or line)
+
+
 def final_result(text: str | None) -> str:
-    """The explicit answer line's value, else the normalised last non-empty line ("" for no text)."""
-    explicit = explicit_result(text)
-    if explicit:
-        return explicit
+    """The stated result, else the normalised last non-empty line ("" for no text)."""
+    stated = stated_result(text)
+    if stated:
+        return stated
     lines = [line for line in (text or "").splitlines() if line.strip()]
     return _normalise(lines[-1]) if lines else ""
 
@@ -52,4 +125,4 @@ def conclusion(text: str, lines: int = 2) -> str:
     return "\n".join(kept[-lines:])
 
 
-__all__ = ["conclusion", "explicit_result", "final_result"]
+__all__ = ["conclusion", "explicit_result", "final_result", "stated_result"]

@@ -115,7 +115,7 @@ class Supervisor(TurnHandout, FailureHandling):
         ))
         me = Peer("supervisor", 1, self.actor_ref)
         self.self_peer = me
-        judge_ref = Judge.start(self.ctx, me, list(self.children))
+        judge_ref = Judge.start(self.ctx, me, list(self.children), self.rules.winner_rule)
         self.judge = Peer("judge", 1, judge_ref)
         self.mcp.start(me)
         if self.run.resume is not None:

@@ -217,7 +217,7 @@ class TurnRunner:
                         content = with_work(str(call.arguments[CONTENT]), result.preamble)
                         self._answer(start.turn_id, cause, content, view)
                     else:
-                        self._vote(start.turn_id, cause, call, view)
+                        self._vote(start.turn_id, cause, call, view, result.text)
                     return
 
             if not self._corrected(start.turn_id, cause, (attempts := attempts + 1), problem):
@@ -273,7 +273,7 @@ class TurnRunner:
                 if workflow[0].name == NEW_ANSWER:
                     self._answer(start.turn_id, cause, text, view)
                 else:
-                    self._vote(start.turn_id, cause, workflow[0], view)
+                    self._vote(start.turn_id, cause, workflow[0], view, text)
                 return
             if not self._corrected(start.turn_id, cause, (attempts := attempts + 1), problem):
                 return
@@ -310,16 +310,18 @@ class TurnRunner:
         self.io.emit(VoteProposed(
             causation_id=cause, turn_id=turn_id, target=same.agent, reason=results.conclusion(text),
             view_version=view.version, agreement=text.strip(), target_content=same.content,
+            own_result=mine,
         ))
         return True
 
-    def _vote(self, turn_id: int, cause: str, call: ToolCall, view: AnswerView) -> None:
+    def _vote(self, turn_id: int, cause: str, call: ToolCall, view: AnswerView, work: str) -> None:
+        """A cast vote; ``work`` is what the model wrote in the turn before it, whose result is the vote's own."""
         reason = str(call.arguments.get(REASON, "")).strip()
         if copies_ours(reason, self._ours):
             reason = ""  # a reason is the model's own words, never our correction text echoed back
         self.io.emit(VoteProposed(
             causation_id=cause, turn_id=turn_id, target=vote_target(call.arguments.get(AGENT_ID)),
-            reason=reason, view_version=view.version,
+            reason=reason, view_version=view.version, own_result=results.stated_result(without_view_tags(work)),
         ))
 
     async def _run_tool(self, turn_id: int, cause: str, call: ToolCall) -> ChatMessage:

@@ -10,7 +10,7 @@ the judge's (``actors/judge.py``).
 from __future__ import annotations
 
 from massgen.actors.children import Child
-from massgen.actors.results import explicit_result, final_result
+from massgen.actors.results import explicit_result, final_result, stated_result
 from massgen.actors.supervisor_state import SupervisorState
 from massgen.messages import (
     AnswerAccepted,
@@ -26,6 +26,7 @@ from massgen.messages import (
     StartTurn,
     TallyUpdated,
     TurnStarted,
+    UnanimousFirstAnswers,
     VoteProposed,
 )
 
@@ -42,7 +43,7 @@ class TurnHandout(SupervisorState):
             # A first turn shows no answers, however late the agent starts: first answers are independent
             # samples, and the judge counts their agreement as evidence (actors/judge.py).
             first = child.spec.agent_id not in self.first_done and not vote_only
-            view = AnswerView() if first else self.coord.view()
+            view = AnswerView() if first else self.coord.view_for(child.spec.agent_id)
         child.status, child.turn_id = "in_turn", turn_id
         child.since = child.last_activity = self.ctx.clock()
         self.waiting.discard(child.spec.agent_id)
@@ -55,7 +56,7 @@ class TurnHandout(SupervisorState):
         self.tell(child.peer, StartTurn(turn_id=turn_id, task=self.run.question, history=self.run.history,
                                         view=view, vote_only=vote_only, own_label=child.spec.label))
         if view.version != self.coord.version and self.coord.count(child.spec.agent_id) > 0:
-            self.tell(child.peer, InjectAnswers(turn_id=turn_id, view=self.coord.view()))
+            self.tell(child.peer, InjectAnswers(turn_id=turn_id, view=self.coord.view_for(child.spec.agent_id)))
 
     def _on_answer(self, child: Child, message: AnswerProposed) -> None:
         agent_id = child.spec.agent_id
@@ -76,8 +77,9 @@ class TurnHandout(SupervisorState):
         assert self.judge is not None
         self.tell(self.judge, InvalidateVotes(reason=f"new answer {answer.label}", round=self.coord.version,
                                               answers=self.coord.results()))
-        view = self.coord.view()
         awaiting = self._awaiting_first_turns()  # one scan per answer, not one per agent (1,000 agents)
+        if not awaiting and self._unanimous_first_answers():
+            return
         for other in self.children.values():
             if other is child or other.peer is None:
                 continue
@@ -86,8 +88,28 @@ class TurnHandout(SupervisorState):
                     continue  # still waiting for the first answers: nothing changes for it
                 self._next_turn(other)
             elif other.status == "in_turn" and other.turn_id is not None and self.coord.count(other.spec.agent_id) > 0:
+                view = self.coord.view_for(other.spec.agent_id)
                 self.tell(other.peer, InjectAnswers(turn_id=other.turn_id, view=view))
         self._next_turn(child)
+
+    def _unanimous_first_answers(self) -> bool:
+        """Under the "prior" rule, independent first answers that all state one result end the run.
+
+        Every agent reached the result on its own; a vote round would only restate it, at one or
+        two calls per agent. The prior agent (listed first) presents, as it would have won.
+        """
+        if self.rules.winner_rule != "prior" or self.coord.version != len(self.first_done):
+            return False
+        answers = self.coord.answers
+        first = stated_result(answers[0].content) if answers else ""
+        if not first or len(answers) < 2 or not all(a.independent and a.result == first for a in answers):
+            return False
+        counted = self._counted()
+        if len(counted) < 2 or any(self.coord.latest(agent) is None for agent in counted):
+            return False
+        self.record(UnanimousFirstAnswers(result=first, labels=tuple(a.label for a in answers)))
+        self._conclude(next(a for a in self.coord.agents if a in counted))
+        return True
 
     def _awaiting_first_turns(self) -> bool:
         return any(agent not in self.first_done and c.status != "failed" and self.stragglers.counted(agent)
@@ -133,9 +155,12 @@ class TurnHandout(SupervisorState):
             return
         assert self.judge is not None
         self.first_done.add(child.spec.agent_id)
+        # The voter's own result is comparable only with a target that states one: a vote on an essay
+        # whose reasoning happens to end in a number is a plain vote.
+        own = message.own_result if stated_result(answer.content) else ""
         self.tell(self.judge, RecordVote(voter=child.spec.agent_id, target=target, target_label=answer.label,
                                          reason=message.reason, round=self.coord.version, target_result=answer.result,
-                                         agreement=message.agreement is not None))
+                                         agreement=message.agreement is not None, own_result=own))
         self._release_waiting()
 
     def _on_tally(self, tally: TallyUpdated) -> None:
@@ -170,9 +195,9 @@ class TurnHandout(SupervisorState):
         turn_id = next(self._turn_ids)
         child.status, child.turn_id = "presenting", turn_id
         child.since = child.last_activity = self.ctx.clock()
-        assert self.tally is not None
+        votes = self.tally.votes if self.tally is not None else ()  # none when unanimous first answers decided
         self.tell(child.peer, PresentFinal(turn_id=turn_id, task=self.run.question, history=self.run.history,
-                                           view=self.coord.view(), votes=self.tally.votes, strategy=strategy,
+                                           view=self.coord.view(), votes=votes, strategy=strategy,
                                            own_label=child.spec.label))
 
     def _presented(self, text: str) -> None:

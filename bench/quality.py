@@ -1,13 +1,19 @@
 """Answer quality of a team against its own model, at equal numbers of model calls.
 
-For every task it records independent free-text samples of the config's first model
-(one call each, the plain question, no team prompt) and one team run. The report
-compares one call, majority vote over the first k samples (k = the team's mean calls
-per task, rounded) and the team, with 95 % Wilson intervals, calls, tokens and seconds.
-Every answer goes to ``answers.jsonl`` as it comes, so a killed benchmark continues
-where it stopped; ``--report`` prints the table from that file alone.
+For every task it records one greedy call (temperature 0), independent free-text samples
+at the team's sampling temperature (one call each, the plain question, no team prompt) and
+one team run, with what the team's trace shows: each agent's independent first answer, and
+each vote with the voter's own result and the place of its target in the voter's view.
+The report compares one greedy call, one call and majority vote over the first k samples
+(k up to the team's mean calls per task), the team, each agent's first answers alone and
+the ceiling (any first answer right), with 95 % Wilson intervals, calls, tokens and seconds;
+then the votes by the position of their target in the voter's view. Every answer goes to
+``answers.jsonl`` as it comes, so a killed benchmark continues where it stopped;
+``--report`` prints the tables from that file alone. Results are read again from the raw
+text at report time, so every row is scored by the same extractor.
 
-Run: python -m bench.quality [--config X] [--tasks arithmetic] [--n 15] [--seed 0]
+Run: python -m bench.quality [--config X] [--tasks arithmetic] [--n 15] [--seed 0,2,3]
+     [--methods greedy,team,sample]
 Task sets: ``arithmetic`` (``a + b * c + d - e * f``, integers 0..30 from
 ``random.Random(seed)``) and, with the ``[bench]`` extra, ``rg:basic_arithmetic`` and
 ``rg:chain_sum`` from reasoning-gym.
@@ -31,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from massgen.actors.results import stated_result
 from massgen.configs import TeamConfig, load_config
 from massgen.configs.defaults import default_team
 
@@ -72,9 +79,19 @@ def reasoning_gym_tasks(name: str, n: int, seed: int) -> list[Task]:
 
 
 def extract(text: str | None) -> int | None:
-    """The last ``Answer: N`` in the text, else its last integer."""
+    """The result the text states (``actors/results.py``: ``Answer:``, ``\\boxed{}``, "... is N"), else its
+    last integer. The team's judge and this score read answers alike."""
     if not text:
         return None
+    stated = stated_result(text)
+    try:
+        value = float(stated)
+    except ValueError:
+        value = None
+    if value is not None and value.is_integer():
+        return int(value)
+    if value is not None:
+        return None  # a stated non-integer (-106.75) is a wrong integer answer, not its last digits
     found = _ANSWER.findall(text) or _INTEGER.findall(text)
     if not found:
         return None
@@ -115,7 +132,7 @@ class Sampler:
     started once and its prompt cache stays warm, as it would for a user's repeated calls.
     """
 
-    def __init__(self, config: TeamConfig, temperature: float) -> None:
+    def __init__(self, config: TeamConfig) -> None:
         from massgen.backends import BackendContext, create
 
         self.loop = asyncio.new_event_loop()
@@ -124,20 +141,19 @@ class Sampler:
         if getattr(backend, "seed", None) is not None:
             backend = backend.model_copy(update={"seed": None})
         self.backend = create(backend, BackendContext(agent_id="bench"))
-        self.temperature = temperature
         self.loop.run_until_complete(self.backend.start())
 
-    def sample(self, question: str) -> dict[str, Any]:
-        return self.loop.run_until_complete(self._sample(question))
+    def sample(self, question: str, temperature: float) -> dict[str, Any]:
+        return self.loop.run_until_complete(self._sample(question, temperature))
 
-    async def _sample(self, question: str) -> dict[str, Any]:
+    async def _sample(self, question: str, temperature: float) -> dict[str, Any]:
         from massgen.messages.stream import ChatMessage, ModelRequest, StreamError, TextDelta, Usage
 
         start = time.perf_counter()
         text: list[str] = []
         usage, error = Usage(), None
         request = ModelRequest(messages=(ChatMessage(role="user", content=question),),
-                               temperature=self.temperature, max_tokens=SAMPLE_MAX_TOKENS)
+                               temperature=temperature, max_tokens=SAMPLE_MAX_TOKENS)
         async for event in self.backend.stream(request):
             if isinstance(event, TextDelta):
                 text.append(event.text)
@@ -145,7 +161,7 @@ class Sampler:
                 usage = event
             elif isinstance(event, StreamError):
                 error = event.message
-        return {"text": "".join(text), "calls": 1, "input_tokens": usage.input_tokens,
+        return {"text": "".join(text), "temperature": temperature, "calls": 1, "input_tokens": usage.input_tokens,
                 "output_tokens": usage.output_tokens, "seconds": round(time.perf_counter() - start, 2),
                 "error": error}
 
@@ -156,6 +172,7 @@ class Sampler:
 
 def _team(config: TeamConfig, question: str, log_dir: Path) -> dict[str, Any]:
     import massgen
+    from massgen.logs.files import read_trace
 
     start = time.perf_counter()
     shutil.rmtree(log_dir, ignore_errors=True)  # a run killed half-way starts again
@@ -163,7 +180,36 @@ def _team(config: TeamConfig, question: str, log_dir: Path) -> dict[str, Any]:
     usage = result.usage
     return {"text": result.final_answer, "calls": usage["model_calls"], "input_tokens": usage["input_tokens"],
             "output_tokens": usage["output_tokens"], "seconds": round(time.perf_counter() - start, 2),
-            "status": result.status}
+            "status": result.status, **team_record(read_trace(result.log_dir), config)}
+
+
+def team_record(trace: list[dict[str, Any]], config: TeamConfig) -> dict[str, Any]:
+    """What the trace shows of a team run: each agent's independent first answer, and each vote
+    with the voter's own result and the 1-based place of its target in the view that voter saw."""
+    temperatures = {a.id: getattr(a.backend, "temperature", None) for a in config.agents}
+    first: dict[str, dict[str, Any]] = {}
+    views: dict[tuple[str, int], tuple[str, ...]] = {}
+    votes: list[dict[str, Any]] = []
+    proposed: dict[str, tuple[str, int]] = {}  # VoteProposed msg_id -> (voter, turn)
+    for record in trace:
+        kind, p = record.get("type"), record.get("payload") or {}
+        if kind == "AnswerAccepted":
+            if p.get("independent") and p["agent"] not in first:
+                first[p["agent"]] = {"agent": p["agent"], "label": p["label"], "text": p["content"],
+                                     "temperature": temperatures.get(p["agent"])}
+        elif kind == "TurnStarted":
+            views[(p["agent"], p["turn_id"])] = tuple(p.get("view_labels") or ())
+        elif kind == "VoteProposed":
+            proposed[record.get("msg_id", "")] = (str(record.get("sender", "")).split("#")[0], p["turn_id"])
+        elif kind == "RecordVote":  # a vote the judge counted (one cast on an outdated view is not)
+            seen = views.get(proposed.get(record.get("causation_id", ""), ("", -1)), ())
+            target = p["target_label"]
+            votes.append({"voter": p["voter"], "target": target,
+                          "place": seen.index(target) + 1 if target in seen else None, "in_view": len(seen),
+                          "own_result": p.get("own_result", ""), "target_result": p.get("target_result", ""),
+                          "agreement": p.get("agreement", False), "round": p.get("round")})
+    return {"first_answers": [first[a.id] for a in config.agents if a.id in first], "votes": votes,
+            "unanimous": any(r.get("type") == "UnanimousFirstAnswers" for r in trace)}
 
 
 def load_rows(path: Path) -> list[dict[str, Any]]:
@@ -193,24 +239,34 @@ def _drop_torn_tail(path: Path) -> None:
         path.write_bytes(data[: data.rfind(b"\n") + 1])
 
 
+def sampling_temperature(config: TeamConfig) -> float:
+    """The temperature the team samples at: its hottest agent's (the default team: 0 / 0.4 / 0.4)."""
+    temps = [t for a in config.agents if isinstance(t := getattr(a.backend, "temperature", None), (int, float))]
+    return float(max(temps)) if temps else 0.7
+
+
 def run(config: TeamConfig, tasks: list[Task], out: Path, samples: int, methods: set[str],
         temperature: float) -> None:
+    """``methods``: greedy (one call at temperature 0), sample (``samples`` calls at ``temperature``), team."""
     answers = out / "answers.jsonl"
     _drop_torn_tail(answers)
     # A sample that failed for want of the server (a timeout on a loaded machine) says nothing of the
     # model's quality: it is asked again, and the report reads the newest row of each key.
     done = {key for key, r in latest(load_rows(answers)).items() if not r.get("error")}
-    sampler = Sampler(config, temperature) if "sample" in methods else None
+    sampler = Sampler(config) if methods & {"sample", "greedy"} else None
     with answers.open("a", encoding="utf-8") as sink:
         for number, task in enumerate(tasks, 1):
-            jobs = [("sample", i) for i in range(samples)] if "sample" in methods else []
+            jobs: list[tuple[str, int]] = [("greedy", 0)] if "greedy" in methods else []
             jobs += [("team", 0)] if "team" in methods else []
+            jobs += [("sample", i) for i in range(samples)] if "sample" in methods else []
             for method, index in jobs:
                 if (task.task_id, method, index) in done:
                     continue
                 print(f"[{time.strftime('%H:%M:%S')}] task {number}/{len(tasks)} {method} {index}", flush=True)
-                outcome = (sampler.sample(task.question) if sampler is not None and method == "sample"
-                           else _team(config, task.question, out / "runs" / task.task_id))
+                if method == "team" or sampler is None:
+                    outcome = _team(config, task.question, out / "runs" / task.task_id)
+                else:
+                    outcome = sampler.sample(task.question, 0.0 if method == "greedy" else temperature)
                 got = extract(outcome["text"])
                 row = {"task_id": task.task_id, "method": method, "index": index, "expected": task.expected,
                        "extracted": got, "correct": got == task.expected, **outcome}
@@ -231,43 +287,88 @@ class MethodScore:
     correct: int
     n: int
     calls: float
-    tokens: float
-    seconds: float
+    tokens: float | None
+    seconds: float | None
 
 
-def score(rows: list[dict[str, Any]], tasks: list[Task]) -> list[MethodScore]:
+def _as_int(result: str) -> int | None:
+    try:
+        value = float(result.replace(",", ""))
+    except ValueError:
+        return None
+    return int(value) if value.is_integer() else None
+
+
+def _grouped(rows: list[dict[str, Any]]) -> dict[str, dict[str, list[dict[str, Any]]]]:
     by_task: dict[str, dict[str, list[dict[str, Any]]]] = {}
     for row in latest(rows).values():
         by_task.setdefault(row["task_id"], {}).setdefault(row["method"], []).append(row)
+    for methods in by_task.values():
+        for found in methods.values():
+            found.sort(key=lambda r: r["index"])
+    return by_task
+
+
+def scored_ids(by_task: dict[str, dict[str, list[dict[str, Any]]]], tasks: list[Task]) -> list[str]:
+    """The tasks every row is scored on: those the team has run (else those with any sample)."""
     ids = [t.task_id for t in tasks if "team" in by_task.get(t.task_id, {})]
+    return ids or [t.task_id for t in tasks if by_task.get(t.task_id)]
+
+
+def score(rows: list[dict[str, Any]], tasks: list[Task]) -> list[MethodScore]:
+    """Every row of the report, each on the tasks that have its data among those the team ran."""
+    by_task = _grouped(rows)
+    ids = scored_ids(by_task, tasks)
     expected = {t.task_id: t.expected for t in tasks}
-    if not ids:
-        ids = [t.task_id for t in tasks if "sample" in by_task.get(t.task_id, {})]
     scores: list[MethodScore] = []
 
-    def samples(task_id: str) -> list[dict[str, Any]]:
-        return sorted(by_task[task_id].get("sample", []), key=lambda r: r["index"])
-
-    def add(name: str, picked: list[tuple[int | None, list[dict[str, Any]], str]]) -> None:
+    def add(name: str, picked: list[tuple[int | None, list[dict[str, Any]], str]], calls_each: float | None = None
+            ) -> None:
         n = len(picked)
         if n == 0:
             return
         correct = sum(1 for got, _, task_id in picked if got is not None and got == expected[task_id])
+        if calls_each is not None:  # an agent's first answer: one call, its cost not told apart in the team's usage
+            scores.append(MethodScore(name, correct, n, calls_each, None, None))
+            return
         calls = sum(sum(r["calls"] for r in used) for _, used, _ in picked) / n
         tokens = sum(sum(r["input_tokens"] + r["output_tokens"] for r in used) for _, used, _ in picked) / n
         seconds = sum(sum(r["seconds"] for r in used) for _, used, _ in picked) / n
         scores.append(MethodScore(name, correct, n, calls, tokens, seconds))
 
-    with_samples = [t for t in ids if samples(t)]
-    add("one call", [(samples(t)[0]["extracted"], samples(t)[:1], t) for t in with_samples])
+    def rows_of(task_id: str, method: str) -> list[dict[str, Any]]:
+        return [r for r in by_task.get(task_id, {}).get(method, []) if not r.get("error")]
+
+    greedy = [t for t in ids if rows_of(t, "greedy")]
+    add("one greedy call (T 0)", [(extract(rows_of(t, "greedy")[0]["text"]), rows_of(t, "greedy")[:1], t)
+                                  for t in greedy])
+    with_samples = [t for t in ids if rows_of(t, "sample")]
+    temps = {r.get("temperature") for t in with_samples for r in rows_of(t, "sample")}
+    temp = "T " + "/".join(sorted(str(x) if x is not None else "?" for x in temps))
+    add(f"one call ({temp})", [(extract(rows_of(t, "sample")[0]["text"]), rows_of(t, "sample")[:1], t)
+                               for t in with_samples])
     team_ids = [t for t in ids if by_task[t].get("team")]
     team_calls = (sum(by_task[t]["team"][0]["calls"] for t in team_ids) / len(team_ids)) if team_ids else 0
-    most = min((len(samples(t)) for t in with_samples), default=0)
-    for k in sorted({3, 5, max(1, min(most, round(team_calls)))}):
+    most = min((len(rows_of(t, "sample")) for t in with_samples), default=0)
+    top = max(1, min(most, math.ceil(team_calls))) if team_ids else most
+    for k in sorted({*range(3, top + 1, 2), round(team_calls), top}):
         if 1 < k <= most:
-            add(f"majority of {k}", [(majority(r["extracted"] for r in samples(t)[:k]), samples(t)[:k], t)
-                                     for t in with_samples])
-    add("team", [(by_task[t]["team"][0]["extracted"], by_task[t]["team"][:1], t) for t in team_ids])
+            add(f"majority of {k} ({temp})", [
+                (majority(extract(r["text"]) for r in rows_of(t, "sample")[:k]), rows_of(t, "sample")[:k], t)
+                for t in with_samples])
+    add("team", [(extract(by_task[t]["team"][0]["text"]), by_task[t]["team"][:1], t) for t in team_ids])
+    firsts = {t: by_task[t]["team"][0].get("first_answers") for t in team_ids}
+    firsts = {t: f for t, f in firsts.items() if f}
+    agents = sorted({(i, a["agent"], a.get("temperature")) for f in firsts.values() for i, a in enumerate(f)},
+                    key=lambda x: x[0])
+    for place, agent, temperature in agents:
+        picked = [(extract(f[place]["text"]), [], t) for t, f in firsts.items()
+                  if len(f) > place and f[place]["agent"] == agent]
+        add(f"{agent}'s first answer alone (T {temperature})", picked, calls_each=1.0)
+    if firsts:
+        ceiling = [(expected[t] if any(extract(a["text"]) == expected[t] for a in f) else None, [], t)
+                   for t, f in firsts.items()]
+        add("ceiling: any first answer right", ceiling, calls_each=float(len(agents)))
     return scores
 
 
@@ -276,13 +377,59 @@ def table(scores: list[MethodScore]) -> str:
              "|---|---|---|---|---|---|"]
     for s in scores:
         low, high = wilson(s.correct, s.n)
+        tokens = f"{s.tokens:.0f}" if s.tokens is not None else "-"
+        seconds = f"{s.seconds:.1f}" if s.seconds is not None else "-"
         lines.append(f"| {s.name} | {s.correct}/{s.n} | {s.correct / s.n:.1%} ({low:.0%}-{high:.0%}) | "
-                     f"{s.calls:.1f} | {s.tokens:.0f} | {s.seconds:.1f} |")
+                     f"{s.calls:.1f} | {tokens} | {seconds} |")
     return "\n".join(lines)
 
 
+def vote_positions(rows: list[dict[str, Any]], tasks: list[Task]) -> str:
+    """Votes by the place of their target in the voter's own view (1 = listed first)."""
+    by_task = _grouped(rows)
+    expected = {t.task_id: t.expected for t in tasks}
+    places: dict[int | None, Counter[str]] = {}
+    for task_id in scored_ids(by_task, tasks):
+        for team in by_task.get(task_id, {}).get("team", [])[:1]:
+            for vote in team.get("votes") or []:
+                c = places.setdefault(vote.get("place"), Counter())
+                c["votes"] += 1
+                c["target right"] += _as_int(vote.get("target_result", "")) == expected[task_id]
+                own = vote.get("own_result", "")
+                c["own result stated"] += bool(own)
+                c["own result differs"] += bool(own) and own != vote.get("target_result", "")
+                c["own result right"] += bool(own) and _as_int(own) == expected[task_id]
+                c["agreement"] += bool(vote.get("agreement"))
+    if not places:
+        return ""
+    keys = ["votes", "target right", "agreement", "own result stated", "own result differs", "own result right"]
+    lines = ["| target's place in the voter's view | " + " | ".join(keys) + " |", "|---" * (len(keys) + 1) + "|"]
+    for place in sorted(places, key=lambda p: (p is None, p or 0)):
+        c = places[place]
+        lines.append(f"| {place if place is not None else '?'} | " + " | ".join(str(c[k]) for k in keys) + " |")
+    return "\n".join(lines)
+
+
+def paired(rows: list[dict[str, Any]], tasks: list[Task]) -> str:
+    """The team against one greedy call on the same problems: where they differ."""
+    by_task = _grouped(rows)
+    expected = {t.task_id: t.expected for t in tasks}
+    both = [t for t in scored_ids(by_task, tasks) if by_task[t].get("team") and by_task[t].get("greedy")]
+    if not both:
+        return ""
+    team_only = greedy_only = unanimous = 0
+    for t in both:
+        team_right = extract(by_task[t]["team"][0]["text"]) == expected[t]
+        greedy_right = extract(by_task[t]["greedy"][0]["text"]) == expected[t]
+        team_only += team_right and not greedy_right
+        greedy_only += greedy_right and not team_right
+        unanimous += bool(by_task[t]["team"][0].get("unanimous"))
+    return (f"On the {len(both)} problems with both: the team right where one greedy call is wrong on {team_only}, "
+            f"wrong where it is right on {greedy_only}; first answers unanimous (no vote round) on {unanimous}.")
+
+
 def plot(scores: list[MethodScore], path: Path) -> bool:
-    """Accuracy against calls per task, as a PNG; False when matplotlib is not installed."""
+    """Accuracy against calls per task, as a PNG, with one greedy call as a line; False without matplotlib."""
     try:
         import matplotlib
 
@@ -290,17 +437,21 @@ def plot(scores: list[MethodScore], path: Path) -> bool:
         import matplotlib.pyplot as plt
     except ImportError:
         return False
-    fig, ax = plt.subplots(figsize=(6, 4))
+    fig, ax = plt.subplots(figsize=(7, 4.5))
     for s in scores:
         low, high = wilson(s.correct, s.n)
         acc = s.correct / s.n
+        if s.name.startswith("one greedy call"):
+            ax.axhline(acc, color="black", linestyle="--", linewidth=1, label=f"{s.name}: {acc:.0%}")
+            ax.axhspan(low, high, color="grey", alpha=0.12)
+            continue
         ax.errorbar([s.calls], [acc], yerr=[[max(0.0, acc - low)], [max(0.0, high - acc)]], fmt="o", capsize=4,
                     label=s.name)
     ax.set_xlabel("model calls per task")
     ax.set_ylabel("accuracy")
     ax.set_ylim(0, 1)
-    ax.set_title(f"answer quality (n = {max((s.n for s in scores), default=0)})")
-    ax.legend()
+    ax.set_title(f"answer quality (n = {max((s.n for s in scores), default=0)}, 95 % Wilson)")
+    ax.legend(fontsize=7, loc="lower right")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
@@ -312,32 +463,45 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--config", help="config path or @examples/NAME (default: the local team)")
     parser.add_argument("--tasks", default="arithmetic", help="arithmetic, rg:basic_arithmetic or rg:chain_sum")
     parser.add_argument("--n", type=int, default=15)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", default="0", help="one seed, or several: 0,2,3 (n problems each)")
     parser.add_argument("--samples", type=int, default=7, help="independent single calls per task")
-    parser.add_argument("--methods", default="sample,team", help="which to run: sample, team or both")
-    parser.add_argument("--temperature", type=float, default=0.7, help="of the single calls")
+    parser.add_argument("--methods", default="greedy,team,sample",
+                        help="which to run, in this order per task: greedy, team, sample")
+    parser.add_argument("--temperature", type=float,
+                        help="of the sampled single calls (default: the team's sampling temperature)")
     parser.add_argument("--out", type=Path, help="result folder (default bench/results/quality-TASKS-nN-sSEED)")
     parser.add_argument("--report", action="store_true", help="only print the table from the answers file")
     args = parser.parse_args(argv)
     logging.getLogger("pykka").setLevel(logging.CRITICAL)
+    try:
+        seeds = [int(x) for x in str(args.seed).split(",") if x.strip()]
+    except ValueError:
+        sys.exit(f"--seed: expected integers separated by commas, got {args.seed!r}")
+    if not seeds:
+        sys.exit("--seed: no seed given")
     if args.tasks == "arithmetic":
-        tasks = arithmetic_tasks(args.n, args.seed)
+        tasks = [t for seed in seeds for t in arithmetic_tasks(args.n, seed)]
     elif args.tasks.startswith("rg:"):
         try:
-            tasks = reasoning_gym_tasks(args.tasks[3:], args.n, args.seed)
+            tasks = [t for seed in seeds for t in reasoning_gym_tasks(args.tasks[3:], args.n, seed)]
         except ImportError:
             sys.exit("--tasks rg:...: reasoning-gym is not installed (pip install -e '.[bench]')")
     else:
         sys.exit(f"--tasks: unknown task set {args.tasks!r} (arithmetic, rg:basic_arithmetic, rg:chain_sum)")
     tag = args.tasks.replace(":", "_")
-    out = args.out or Path("bench/results") / f"quality-{tag}-n{args.n}-s{args.seed}"
+    out = args.out or Path("bench/results") / f"quality-{tag}-n{args.n}-s{'-'.join(map(str, seeds))}"
     out.mkdir(parents=True, exist_ok=True)
     if not args.report:
         config: TeamConfig = load_config(args.config)[0] if args.config else default_team({})
         methods = {m.strip() for m in args.methods.split(",") if m.strip()}
-        run(config, tasks, out, args.samples, methods, args.temperature)
-    scores = score(load_rows(out / "answers.jsonl"), tasks)
-    report = table(scores)
+        unknown = methods - {"greedy", "sample", "team"}
+        if unknown:
+            sys.exit(f"--methods: unknown {', '.join(sorted(unknown))} (greedy, sample, team)")
+        temperature = args.temperature if args.temperature is not None else sampling_temperature(config)
+        run(config, tasks, out, args.samples, methods, temperature)
+    rows = load_rows(out / "answers.jsonl")
+    scores = score(rows, tasks)
+    report = "\n\n".join(part for part in (table(scores), paired(rows, tasks), vote_positions(rows, tasks)) if part)
     print(report)
     (out / "table.md").write_text(report + "\n", encoding="utf-8")
     if plot(scores, out / "accuracy_vs_calls.png"):

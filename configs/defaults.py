@@ -26,13 +26,21 @@ PROVIDER_KEYS: dict[str, str] = {
 # two cores, and the agents queue on one server), so answers are capped, the winner's answer
 # is used as written, and the deadlines allow for waiting in the server's queue; so does the
 # straggler grace (a vote takes tens of seconds here, and a slow vote is not a hung agent).
+# The first agent decodes greedily: one greedy call is the baseline the team must beat, so its
+# independent answer is the judge's prior ("prior" rule, actors/judge.py), and the two sampling
+# agents are the independent evidence that may make it check and change its mind. Measured
+# in bench/results/ (python -m bench.quality); see README.
+LOCAL_TEAM_TEMPERATURES = (0.0, 0.4, 0.4)
 LOCAL_TEAM: dict[str, object] = {
     "agents": [
         {"id": f"local_{i}", "backend": {"type": "local", "model": "default", "temperature": temp, "seed": seed}}
-        for i, (temp, seed) in enumerate(((0.2, 11), (0.6, 22), (0.9, 33)), 1)
+        for i, (temp, seed) in enumerate(zip(LOCAL_TEAM_TEMPERATURES, (11, 22, 33), strict=True), 1)
     ],
     # The winner's answer already carries its work; a small model's rewrite of it can only lose.
-    "orchestrator": {"max_new_answers_per_agent": 2, "final_answer_strategy": "winner_reuse"},
+    # One answer each: after the independent first answers every turn checks and votes, so a team
+    # problem costs 3 calls when the first answers agree and at most 9 when they do not.
+    "orchestrator": {"max_new_answers_per_agent": 1, "final_answer_strategy": "winner_reuse",
+                     "winner_rule": "prior"},
     # Waiting for the shared server is reported (local.queued), so the idle deadline covers one call's
     # own silence; a turn may wait behind the other agents' calls, so its deadline allows for that.
     "timeout_settings": {

@@ -27,6 +27,7 @@ from massgen.messages.coordination import (
     TurnCorrection,
     TurnFailed,
     TurnStarted,
+    UnanimousFirstAnswers,
     VoteEntry,
     VoteProposed,
 )
@@ -148,6 +149,7 @@ __all__ = [
     "TurnCorrection",
     "TurnFailed",
     "TurnStarted",
+    "UnanimousFirstAnswers",
     "Usage",
     "VoteEntry",
     "VoteProposed",

@@ -31,6 +31,9 @@ class VoteEntry(BaseModel):
     target_label: str
     reason: str
     agreement: bool = False
+    # The result the voter itself stated in the turn it voted in ("" when none): a vote whose own
+    # result differs from its target's is not agreement (actors/judge.py).
+    own_result: str = ""
 
 
 class AnswerResult(BaseModel):
@@ -156,6 +159,8 @@ class VoteProposed(Message):
     view_version: int
     agreement: str | None = None
     target_content: str | None = None
+    # The result the voter's own work in this turn states (actors/results.py stated_result), "" for none.
+    own_result: str = ""
 
 
 class TurnCorrection(Message):
@@ -202,6 +207,8 @@ class RecordVote(Message):
     round: int
     target_result: str = ""
     agreement: bool = False
+    # The voter's own stated result, when it and the target's are comparable ("" otherwise).
+    own_result: str = ""
 
 
 class InvalidateVotes(Message):
@@ -237,6 +244,13 @@ class AnswerAccepted(Message):
     round: int
     result: str = ""
     independent: bool = False
+
+
+class UnanimousFirstAnswers(Message):
+    """Every counted agent's independent first answer states ``result``: the run ends without a vote round."""
+
+    result: str
+    labels: tuple[str, ...]
 
 
 class TurnStarted(Message):

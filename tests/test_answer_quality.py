@@ -109,8 +109,9 @@ def test_winner_reuse_takes_six_calls(tmp_path: Path) -> None:
                              orchestrator={"final_answer_strategy": "winner_reuse"})
         result = run_team(config, tmp_path)
     assert result.status == "completed" and result.usage["model_calls"] == 6
-    # the answer carries the work written before the call, not only its final line
-    assert result.final_answer == "Two plus two: 2 + 2 = 4.\n\nAnswer: 4"
+    # the answer carries the work written before the call, not only its final line; that work already
+    # concludes 4 ("2 + 2 = 4."), so the bare "Answer: 4" is not appended to it
+    assert result.final_answer == "Two plus two: 2 + 2 = 4."
 
 
 # -- agreement is evidence -------------------------------------------------------------------------
@@ -188,7 +189,8 @@ def test_text_mode_reasons_first_and_calls_at_the_end(tmp_path: Path) -> None:
     with TeamServer(model) as server:
         result = run_team(team_config(chat_agent("solo", server, tool_mode="text")), tmp_path)
     assert result.status == "completed", result.reason
-    assert result.answers["agent1.1"] == "Work: 2 + 2 = 4.\n\nAnswer: 4"
+    # the work before the call already concludes 4, so the bare "Answer: 4" is not appended to it
+    assert result.answers["agent1.1"] == "Work: 2 + 2 = 4."
 
 
 def test_json_mode_thinks_in_free_text_then_makes_a_short_constrained_decision(tmp_path: Path) -> None:
@@ -235,18 +237,18 @@ def test_independent_agreement_counts_as_votes_and_breaks_ties() -> None:
     order = ["x", "y", "z"]
     answers = (answer("x", 1, "42"), answer("y", 1, "42"), answer("z", 1, "41"))
     # one vote each way: "42" also has the agreement of two independent answers
-    winner, support = decide({"x": ("z", "41"), "z": ("x", "42")}, answers, order)
+    winner, support = decide({"x": ("z", "41", ""), "z": ("x", "42", "")}, answers, order)
     assert winner == "x" and support == {"42": 2, "41": 1}
     # without votes, agreement alone decides the best answer so far
     assert decide({}, answers, order)[0] == "x"
     # votes still outweigh one agreement
-    winner, _ = decide({"x": ("z", "41"), "y": ("z", "41"), "z": ("z", "41")}, answers, order)
+    winner, _ = decide({"x": ("z", "41", ""), "y": ("z", "41", ""), "z": ("z", "41", "")}, answers, order)
     assert winner == "z"
 
 
 def test_ties_between_results_go_to_the_agent_listed_first() -> None:
     answers = (answer("y", 1, "b"), answer("x", 1, "a"))
-    assert decide({"x": ("y", "b"), "y": ("x", "a")}, answers, ["x", "y"])[0] == "x"
+    assert decide({"x": ("y", "b", ""), "y": ("x", "a", "")}, answers, ["x", "y"])[0] == "x"
     assert decide({}, answers, ["x", "y"]) == (None, {})  # no evidence at all: the caller takes the newest
 
 

@@ -39,13 +39,16 @@ def test_a_benchmark_run_is_resumable_and_reports_every_method(tmp_path: Path, c
     args = ["--config", str(config), "--n", "2", "--samples", "3", "--out", str(out)]
     quality.main(args)
     rows = [json.loads(line) for line in (out / "answers.jsonl").read_text().splitlines()]
-    assert len(rows) == 2 * (3 + 1)
+    assert len(rows) == 2 * (1 + 1 + 3)  # greedy, team, samples
     first = [r for r in rows if r["task_id"] == "arith-0-0"]
     assert all(r["correct"] for r in first) and all(not r["correct"] for r in rows if r["task_id"] != "arith-0-0")
     team = next(r for r in first if r["method"] == "team")
     assert team["calls"] == 4 and team["status"] == "completed"  # 2 answers, 2 agreements
     table = capsys.readouterr().out
-    assert "| one call | 1/2 |" in table and "| majority of 3 | 1/2 |" in table and "| team | 1/2 |" in table
+    assert "| one greedy call (T 0) | 1/2 |" in table and "| one call (T 0.7) | 1/2 |" in table
+    assert "| majority of 3 (T 0.7) | 1/2 |" in table and "| team | 1/2 |" in table
+    assert "| a's first answer alone (T None) | 1/2 |" in table and "| ceiling: any first answer right | 1/2 |" in table
+    assert "| target's place in the voter's view |" in table
 
     quality.main(args)  # everything is in the answers file: nothing runs again
     assert len((out / "answers.jsonl").read_text().splitlines()) == len(rows)
@@ -59,4 +62,4 @@ def test_a_benchmark_run_is_resumable_and_reports_every_method(tmp_path: Path, c
     quality.main(args)  # a sample lost to the server, not to the model, is asked again and replaces the failed row
     final = [json.loads(line) for line in (out / "answers.jsonl").read_text().splitlines()]
     assert len(final) == len(rows) + 1 and not final[-1].get("error") and final[-1]["index"] == rows[0]["index"]
-    assert "| one call | 1/2 |" in capsys.readouterr().out  # scored from the newest row
+    assert "| one greedy call (T 0) | 1/2 |" in capsys.readouterr().out  # scored from the newest row
