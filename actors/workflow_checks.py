@@ -50,12 +50,22 @@ def _normalise(text: str) -> str:
     return " ".join(text.lower().split()).rstrip(".!")
 
 
+def _written_result(text: str) -> str:
+    """The answer line (or boxed value), else the last line: what a text literally ends with. Not the
+    result a sentence concludes ("2 + 2 = 4."): an answer after such reasoning still says it plainly."""
+    explicit = results.explicit_result(text)
+    if explicit:
+        return explicit
+    lines = [line for line in text.splitlines() if line.strip()]
+    return _normalise(lines[-1]) if lines else ""
+
+
 def with_work(content: str, reasoning: str) -> str:
     """An answer carries its work: a bare one-line answer after reasoning text gets that text before it."""
     content, reasoning = content.strip(), strip_tool_calls(reasoning)
     if not reasoning or "\n" in content or len(content) > _BARE_ANSWER_CHARS:
         return content
-    if results.final_result(reasoning) == results.final_result(content):
+    if _written_result(reasoning) == _written_result(content):
         return reasoning  # the reasoning already ends with the answer
     return f"{reasoning}\n\n{content}"
 

@@ -17,7 +17,8 @@ from wire.protocols import chat_chunk, chat_text, chat_tool_delta, sse
 from wire.server import Recorded, Reply, Stream, WireServer
 
 from massgen.actors.judge import decide
-from massgen.actors.results import final_result
+from massgen.actors.results import final_result, stated_result
+from massgen.configs import TeamConfig
 from massgen.messages import AnswerResult
 
 # -- a model server whose reply depends on the request ---------------------------------------------
@@ -109,9 +110,8 @@ def test_winner_reuse_takes_six_calls(tmp_path: Path) -> None:
                              orchestrator={"final_answer_strategy": "winner_reuse"})
         result = run_team(config, tmp_path)
     assert result.status == "completed" and result.usage["model_calls"] == 6
-    # the answer carries the work written before the call, not only its final line; that work already
-    # concludes 4 ("2 + 2 = 4."), so the bare "Answer: 4" is not appended to it
-    assert result.final_answer == "Two plus two: 2 + 2 = 4."
+    # the answer carries the work written before the call, not only its final line
+    assert result.final_answer == "Two plus two: 2 + 2 = 4.\n\nAnswer: 4"
 
 
 # -- agreement is evidence -------------------------------------------------------------------------
@@ -189,8 +189,7 @@ def test_text_mode_reasons_first_and_calls_at_the_end(tmp_path: Path) -> None:
     with TeamServer(model) as server:
         result = run_team(team_config(chat_agent("solo", server, tool_mode="text")), tmp_path)
     assert result.status == "completed", result.reason
-    # the work before the call already concludes 4, so the bare "Answer: 4" is not appended to it
-    assert result.answers["agent1.1"] == "Work: 2 + 2 = 4."
+    assert result.answers["agent1.1"] == "Work: 2 + 2 = 4.\n\nAnswer: 4"
 
 
 def test_json_mode_thinks_in_free_text_then_makes_a_short_constrained_decision(tmp_path: Path) -> None:
@@ -258,3 +257,132 @@ def test_final_results_compare_the_answer_line_case_spacing_and_emphasis_aside()
     assert final_result("so the result is Answer: -12 (see above)") == final_result("The answer is -12.") == "-12"
     assert final_result("Final Answer: \\boxed{42}") == final_result("so 40 + 2 = 42.\nAnswer:\n42") == "42"
     assert final_result("") == ""
+
+
+# -- the team against one greedy call (issue 20) ---------------------------------------------------
+
+# Endings the 1.5B local model wrote in bench/results/quality-arithmetic-n15-s0/answers.jsonl and
+# the issue's traces, with the result each states.
+RAW_ENDINGS = {
+    "Step 3: 467 - 0 = 467, which is indeed 467": "467",
+    "Therefore, the result of the expression \\( 3 + 11 * 13 + 10 - 19 * 20 \\) is -336.": "-336",
+    "So, the final answer is:\n\\[\n\\boxed{-336}\n\\]": "-336",
+    "Adding these up, the value of the whole expression is 507": "507",
+    "Thus, the result of the expression is \\(\\boxed{-367}\\).": "-367",
+    "So the final answer is:\n\\[Answer: \\boxed{340}\\]": "340",
+    "The final answer is:\nAnswer: \\(-224\\)": "-224",
+    "The final answer to the expression \\(12 + 22 * 26 + 25 - 21 * 20\\) is \\(\\boxed{913}\\).": "913",
+    "So, the result of 8 + 29 * 17 + 22 - 25 * 19 is 48.": "48",
+    "Therefore, the final answer is 'Answer: 124'.": "124",
+    "- Subtract 348: 241.25 - 348 = -106.75\n\nTherefore, the final answer is:\n\nAnswer: -106.75": "-106.75",
+}
+
+
+def test_results_are_read_from_the_endings_small_models_write() -> None:
+    for text, result in RAW_ENDINGS.items():
+        assert stated_result(text) == result, text
+        assert final_result(text) == result, text
+    # a line that names the answer but states none does not hide the boxed result after it
+    assert stated_result("The final answer will be the result of the above calculation.\n\\boxed{585}") == "585"
+    # prose states no result: its agreement is still by its last line
+    assert stated_result("The capital of France is Paris.") == ""
+    assert final_result("The capital of France is Paris.") == "the capital of france is paris"
+    assert stated_result("Answer: Paris") == "paris"
+    assert stated_result("289 - 165\n124") == ""  # a bare last number after working that does not announce it
+
+
+def test_the_bench_scores_the_same_results_the_judge_reads() -> None:
+    from bench.quality import extract
+
+    for text, result in RAW_ENDINGS.items():
+        assert extract(text) == (int(result) if "." not in result else None), text
+
+
+def differing_team(*votes: list[dict[str, Any]], rule: str = "support") -> TeamConfig:
+    """Three agents with three different first answers, then one scripted vote call each."""
+    firsts = ["26 * 9 = 234 ... Answer: 457", "26 * 9 = 234 ... Answer: 456", "Answer: 999"]
+    return team_config(
+        *(scripted(name, [step(new_answer=first)], vote)
+          for name, first, vote in zip(("a", "b", "c"), firsts, votes, strict=True)),
+        orchestrator={"final_answer_strategy": "winner_reuse", "winner_rule": rule},
+    )
+
+
+def test_each_agent_sees_the_answers_in_its_own_order_and_the_trace_shows_it(tmp_path: Path) -> None:
+    config = differing_team(*([step(vote="agent2", reason="ok")] for _ in range(3)))
+    result = run_team(config, tmp_path)
+    assert result.status == "completed", result.reason
+    trace = records(result)
+    assert_trace_invariants(trace)
+    seen = {t["payload"]["agent"]: t["payload"]["view_labels"] for t in of_type(trace, "TurnStarted")
+            if t["payload"]["view_labels"]}
+    # labels unchanged; the config order rotated so that each other answer heads one view and one's own comes last
+    assert seen == {"a": ["agent2.1", "agent3.1", "agent1.1"], "b": ["agent3.1", "agent1.1", "agent2.1"],
+                    "c": ["agent1.1", "agent2.1", "agent3.1"]}
+    # what the model was sent is that order too (a replay shows exactly what each agent saw)
+    sent = {r["to"].split("#")[0]: [a["label"] for a in r["payload"]["view"]["answers"]]
+            for r in of_type(trace, "StartTurn") if r["payload"]["view"]["answers"]}
+    assert sent == seen
+
+
+def test_a_vote_whose_own_result_differs_from_its_target_supports_its_own_result(tmp_path: Path) -> None:
+    config = differing_team(
+        [step(text="Recomputing: 26 * 9 = 234, so the total is 456."), step(vote="agent1", reason="listed first")],
+        [step(text="Checked again: Answer: 456"), step(vote="agent2", reason="mine")],
+        [step(text="Checked: the result is 457."), step(vote="agent1", reason="right")],
+    )
+    result = run_team(config, tmp_path)
+    assert result.status == "completed", result.reason
+    trace = records(result)
+    proposed = {r["sender"].split("#")[0]: r["payload"]["own_result"] for r in of_type(trace, "VoteProposed")}
+    assert proposed == {"a": "456", "b": "456", "c": "457"}
+    recorded = {r["payload"]["voter"]: (r["payload"]["target_result"], r["payload"]["own_result"])
+                for r in of_type(trace, "RecordVote")}
+    assert recorded == {"a": ("457", "456"), "b": ("456", "456"), "c": ("457", "457")}
+    # two votes for 457's answer, but one of them computed 456: 456 has the support, and wins
+    final = of_type(trace, "TallyUpdated")[-1]["payload"]
+    assert final["support"] == {"456": 2, "457": 1} and final["winner"] == "b"
+    assert result.winner == "b" and result.votes and {v["own_result"] for v in final["votes"]} == {"456", "457"}
+
+
+def test_the_prior_rule_keeps_the_first_agents_answer_against_agreeing_others() -> None:
+    order = ["g", "y", "z"]
+    answers = (answer("g", 1, "42"), answer("y", 1, "41"), answer("z", 1, "41"))
+    habit = {"g": ("g", "42", ""), "y": ("y", "41", ""), "z": ("y", "41", "")}
+    # two hotter agents agreeing on 41 outvote the greedy agent under "support", not under "prior"
+    assert decide(habit, answers, order, "support")[0] == "y"
+    assert decide(habit, answers, order, "prior")[0] == "g"
+    # nor can a vote the greedy agent casts by habit for an answer whose result it did not reach
+    assert decide({**habit, "g": ("y", "41", "42")}, answers, order, "prior")[0] == "g"
+    # the greedy agent checks, concludes 41 and the others agree: the prior is overturned
+    assert decide({**habit, "g": ("y", "41", "")}, answers, order, "prior")[0] == "y"
+    # ... but not for a result with less support than its own first answer's
+    lone = (answer("g", 1, "42"), answer("y", 1, "41"), answer("z", 1, "42"))
+    assert decide({"g": ("y", "41", ""), "y": ("g", "42", ""), "z": ("z", "42", "")}, lone, order, "prior")[0] == "g"
+    # no votes yet: the prior is the best so far
+    assert decide({}, answers, order, "prior")[0] == "g"
+
+
+def test_unanimous_first_answers_end_a_prior_rule_run_without_a_vote_round(tmp_path: Path) -> None:
+    config = team_config(
+        *(scripted(name, [step(new_answer=text)]) for name, text in
+          (("a", "2 + 2 = 4\nAnswer: 4"), ("b", "So the answer is \\boxed{4}"), ("c", "The sum is 4."))),
+        orchestrator={"final_answer_strategy": "winner_reuse", "winner_rule": "prior"},
+    )
+    result = run_team(config, tmp_path)
+    assert result.status == "completed" and result.winner == "a", result.reason
+    assert result.usage["model_calls"] == 3 and result.final_answer == "2 + 2 = 4\nAnswer: 4"
+    trace = records(result)
+    assert_trace_invariants(trace)
+    unanimous = [r["payload"] for r in of_type(trace, "UnanimousFirstAnswers")]
+    assert len(unanimous) == 1 and unanimous[0]["result"] == "4"
+    assert sorted(unanimous[0]["labels"]) == ["agent1.1", "agent2.1", "agent3.1"]
+    assert not of_type(trace, "RecordVote")
+
+
+def test_the_default_local_team_has_a_greedy_first_agent_whose_answer_is_the_prior() -> None:
+    from massgen.configs.defaults import default_team
+
+    team = default_team({})
+    assert [a.backend.temperature for a in team.agents] == [0.0, 0.4, 0.4]  # type: ignore[union-attr]
+    assert team.orchestrator.winner_rule == "prior" and team.orchestrator.max_new_answers_per_agent == 1

@@ -49,7 +49,7 @@ def test_a_new_answer_invalidates_votes_and_everyone_votes_again(tmp_path: Path)
                  [step(vote="agent3", reason="better")]),
         scripted("second", [step(new_answer="four")], [step(vote="agent1", reason="right")],
                  [step(vote="agent3", reason="better")]),
-        scripted("late", [step(new_answer="4")], [step(delay=0.3), step(new_answer="4, since 2+2=4")],
+        scripted("late", [step(new_answer="4")], [step(delay=0.3), step(new_answer="4 (two and two make four)")],
                  [step(vote="agent3", reason="complete")]),
     )
     result = run_team(config, tmp_path)
