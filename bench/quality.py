@@ -428,6 +428,47 @@ def paired(rows: list[dict[str, Any]], tasks: list[Task]) -> str:
             f"wrong where it is right on {greedy_only}; first answers unanimous (no vote round) on {unanimous}.")
 
 
+def replayed_rules(rows: list[dict[str, Any]], tasks: list[Task]) -> str:
+    """The judge's rules replayed offline on each team run's recorded first answers and votes.
+
+    The same evidence under another rule: a way to compare decision rules without model time.
+    """
+    from massgen.actors.judge import decide
+    from massgen.actors.results import final_result
+    from massgen.messages import AnswerResult
+
+    by_task = _grouped(rows)
+    expected = {t.task_id: t.expected for t in tasks}
+    right: Counter[str] = Counter()
+    n = 0
+    for task_id in scored_ids(by_task, tasks):
+        team = (by_task.get(task_id, {}).get("team") or [{}])[0]
+        firsts = team.get("first_answers") or []
+        if not firsts:
+            continue
+        n += 1
+        order = [a["agent"] for a in firsts]
+        by_label = {a["label"].split(".")[0]: a["agent"] for a in firsts}
+        answers = tuple(AnswerResult(agent=a["agent"], label=a["label"], result=final_result(a["text"]),
+                                     independent=True) for a in firsts)
+        ballots = {v["voter"]: (by_label.get(v["target"].split(".")[0], ""), v.get("target_result", ""),
+                                v.get("own_result", "") if v.get("own_result") != v.get("target_result") else "")
+                   for v in team.get("votes") or [] if v.get("target")}
+        text = {a["agent"]: a["text"] for a in firsts}
+        for rule in ("support", "prior"):
+            winner, _ = decide(ballots, answers, order, rule) if ballots else (order[0], {})
+            right[rule] += winner is not None and extract(text[winner]) == expected[task_id]
+        results = [final_result(a["text"]) for a in firsts]
+        top, count = Counter(results).most_common(1)[0]
+        pick = firsts[results.index(top)] if count > 1 else firsts[0]
+        right["majority"] += extract(pick["text"]) == expected[task_id]
+    if not n:
+        return ""
+    return (f"The judge's rules replayed on the {n} team runs' recorded first answers and votes: "
+            f"support {right['support']}/{n}, prior {right['prior']}/{n}; majority of the first answers "
+            f"(a tie to the first agent) {right['majority']}/{n}.")
+
+
 def plot(scores: list[MethodScore], path: Path) -> bool:
     """Accuracy against calls per task, as a PNG, with one greedy call as a line; False without matplotlib."""
     try:
@@ -501,7 +542,8 @@ def main(argv: list[str] | None = None) -> None:
         run(config, tasks, out, args.samples, methods, temperature)
     rows = load_rows(out / "answers.jsonl")
     scores = score(rows, tasks)
-    report = "\n\n".join(part for part in (table(scores), paired(rows, tasks), vote_positions(rows, tasks)) if part)
+    parts = (table(scores), paired(rows, tasks), replayed_rules(rows, tasks), vote_positions(rows, tasks))
+    report = "\n\n".join(part for part in parts if part)
     print(report)
     (out / "table.md").write_text(report + "\n", encoding="utf-8")
     if plot(scores, out / "accuracy_vs_calls.png"):

@@ -49,6 +49,7 @@ def test_a_benchmark_run_is_resumable_and_reports_every_method(tmp_path: Path, c
     assert "| majority of 3 (T 0.7) | 1/2 |" in table and "| team | 1/2 |" in table
     assert "| a's first answer alone (T None) | 1/2 |" in table and "| ceiling: any first answer right | 1/2 |" in table
     assert "| target's place in the voter's view |" in table
+    assert "The judge's rules replayed on the 2 team runs' recorded first answers and votes: support 1/2" in table
 
     quality.main(args)  # everything is in the answers file: nothing runs again
     assert len((out / "answers.jsonl").read_text().splitlines()) == len(rows)
