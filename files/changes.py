@@ -24,6 +24,7 @@ import json
 import os
 import stat
 from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO
 
@@ -199,6 +200,8 @@ def compare(context: Path, before: Path) -> tuple[list[Change], str]:
         name = shown(*parts)
         a = _lines(was, before / _FILES, parts)
         b = _lines(now, context, parts)
+        if not a and not b:  # an empty file added or deleted still shows in the diff
+            a, b = (["(empty file)\n"], []) if kind == "deleted" else ([], ["(empty file)\n"])
         if was is not None and now is not None and was.executable != now.executable:
             b = [*b, f"(mode changed: executable {now.executable})\n"]
         diff.extend(difflib.unified_diff(
@@ -216,7 +219,9 @@ def _lines(item: Item | None, top: Path, parts: tuple[str, ...]) -> list[str]:
     if item.kind == "link":
         return [f"(symbolic link to {shown(item.identity)})\n"]
     if item.kind == "state":
-        return [f"(tooling state, not copied: {item.identity})\n"]
+        size, mtime_ns = item.identity.split(":")[:2]
+        when = datetime.fromtimestamp(int(mtime_ns) / 1e9, UTC).isoformat(timespec="seconds")
+        return [f"(tooling state, not copied: {size} bytes, modified {when})\n"]
     if item.kind == "other":
         return [f"({item.identity})\n"]
     data = _read_below(top, parts)

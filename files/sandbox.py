@@ -139,8 +139,11 @@ async def run_command(command: str, *, mode: str, workspace: Path, read_only: Se
             truncated = truncated or len(chunk) > room
 
     timed_out = False
+    waiting = asyncio.gather(drain(), process.wait())
+    # A turn cancelled mid-command cancels this too: its outcome is read, so nothing is logged as lost.
+    waiting.add_done_callback(lambda done: None if done.cancelled() else done.exception())
     try:
-        await asyncio.wait_for(asyncio.gather(drain(), process.wait()), timeout_s)
+        await asyncio.wait_for(waiting, timeout_s)
     except TimeoutError:
         timed_out = True
     finally:
