@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 
-from massgen.actors import client_tools, prompts, results
+from massgen.actors import client_tools, prompts, results, tool_arguments
 from massgen.actors.call_retry import RETRY_EVENT
 from massgen.actors.stream_guard import guard
 from massgen.actors.turn_io import BudgetDenied, CallResult, ModelCallError, TurnIO, TurnSettings
@@ -36,12 +36,19 @@ from massgen.messages import (
     ToolCallEvent,
     ToolCallRequested,
     ToolCallResult,
+    ToolSpec,
     TurnCorrection,
     TurnFailed,
     Usage,
     VoteProposed,
 )
 from massgen.messages.workflow import AGENT_ID, CONTENT, NEW_ANSWER, REASON, VOTE, WORKFLOW_TOOLS, vote_target
+
+
+def valid_text(text: object) -> str:
+    """A tool's result as text that can be traced and sent to a model (no lone surrogates)."""
+    return str(text).encode("utf-8", "backslashreplace").decode("utf-8")
+
 
 # The decision after free text is one small JSON object; a cut-off one is corrected like any broken call.
 DECISION_MAX_TOKENS = 160
@@ -191,7 +198,44 @@ class TurnRunner:
                 if not workflow and not others:
                     continue
 
-            if not workflow and client_calls:  # a client tool call is this turn's answer
+            # Tool calls beside the call that ends the turn (new_answer, vote, or client tool calls)
+            # run first, traced, and the turn ends only when they all succeeded; a call that cannot
+            # run is answered with a tool result the model reads. None is dropped.
+            side = [c for c in others if c.name not in client_names]
+            problem: str | None = None
+            if workflow and client_calls:
+                reason = ("not run: a client tool call is an answer on its own; "
+                          f"it cannot be made together with {workflow[0].name}")
+                messages.extend(self._refuse(start.turn_id, cause, c, reason) for c in others)
+                problem = (f"You called {', '.join(c.name for c in client_calls)} together with "
+                           f"{workflow[0].name}; make one of them, alone.")
+            elif side:
+                tool_rounds += 1
+                if tool_rounds > self.settings.max_tool_rounds:
+                    problem = f"Tool limit reached ({self.settings.max_tool_rounds} rounds)."
+                    messages.extend(self._refuse(start.turn_id, cause, c, f"not run: {problem}") for c in others)
+                else:
+                    specs = {t.name: t for t in tools}
+                    failed = []
+                    for call in side:
+                        message, is_error = await self._run_tool(start.turn_id, cause, call, specs.get(call.name))
+                        messages.append(message)
+                        if is_error:
+                            failed.append(call.name)
+                    if not workflow and not client_calls:
+                        continue  # a tool round: the model reads the results
+                    if self._pending_view is not None:  # new answers arrived while the tools ran
+                        view, self._pending_view = self._pending_view, None
+                        messages.append(prompts.injection_message(view, start.own_label))
+                        if len(workflow) == 1 and workflow[0].name == VOTE:
+                            continue  # a vote cast on an outdated view is worthless
+                    ending = workflow[0].name if len(workflow) == 1 else "client tool call" if client_calls else None
+                    if failed and ending is not None:
+                        problem = (f"Your {ending} was not recorded: the {', '.join(failed)} call made with it "
+                                   f"failed. Read its result, then make your {ending} again.")
+                        messages.extend(self._refuse(start.turn_id, cause, c, f"not recorded: {problem}")
+                                        for c in client_calls)
+            if problem is None and not workflow and client_calls:  # a client tool call is this turn's answer
                 problem = client_tools.problem(client_calls)
                 if problem is None:
                     self.io.emit(AnswerProposed(
@@ -200,16 +244,8 @@ class TurnRunner:
                     ))
                     return
                 messages.extend(ChatMessage(role="tool", content=problem, tool_call_id=c.id, name=c.name)
-                                for c in others)
-            elif len(workflow) != 1 and others:
-                tool_rounds += 1
-                if tool_rounds > self.settings.max_tool_rounds:
-                    problem = f"Tool limit reached ({self.settings.max_tool_rounds} rounds)."
-                else:
-                    for call in others:
-                        messages.append(await self._run_tool(start.turn_id, cause, call))
-                    continue
-            else:
+                                for c in client_calls)
+            elif problem is None:
                 problem = workflow_problem(workflow, view, start.vote_only, result.text)
                 if problem is None:
                     call = workflow[0]
@@ -324,20 +360,41 @@ class TurnRunner:
             reason=reason, view_version=view.version, own_result=results.stated_result(without_view_tags(work)),
         ))
 
-    async def _run_tool(self, turn_id: int, cause: str, call: ToolCall) -> ChatMessage:
+    async def _run_tool(self, turn_id: int, cause: str, call: ToolCall,
+                        spec: ToolSpec | None) -> tuple[ChatMessage, bool]:
+        """Run one tool call, traced; every failure is a tool result the model reads, never an exception."""
         self.io.emit(ToolCallRequested(
             causation_id=cause, turn_id=turn_id, call_id=call.id, name=call.name, arguments=call.arguments,
         ))
+        bad = None if call.parse_error else tool_arguments.problem(spec, call.arguments)
         if call.parse_error:
             content, is_error = f"arguments were not valid JSON: {call.parse_error}", True
+        elif bad is not None:
+            content, is_error = f"{call.name}: {bad}", True
         elif self.io.call_tool is None:
             content, is_error = f"unknown tool {call.name!r}", True
         else:
-            content, is_error = await self.io.call_tool(call.name, call.arguments)
+            try:
+                content, is_error = await self.io.call_tool(call.name, call.arguments)
+            except (asyncio.CancelledError, BudgetDenied, ModelCallError):
+                raise
+            except Exception as exc:  # a tool's own failure is the model's to read, not the agent's death
+                content, is_error = f"{call.name} failed: {type(exc).__name__}: {exc}", True
+        content = valid_text(content)
         self.io.emit(ToolCallResult(
             causation_id=cause, turn_id=turn_id, call_id=call.id, name=call.name, content=content, is_error=is_error,
         ))
-        return ChatMessage(role="tool", content=content, tool_call_id=call.id, name=call.name)
+        return ChatMessage(role="tool", content=content, tool_call_id=call.id, name=call.name), is_error
+
+    def _refuse(self, turn_id: int, cause: str, call: ToolCall, reason: str) -> ChatMessage:
+        """A call that is not run: traced like one that ran, with the reason as its (error) result."""
+        self.io.emit(ToolCallRequested(
+            causation_id=cause, turn_id=turn_id, call_id=call.id, name=call.name, arguments=call.arguments,
+        ))
+        self.io.emit(ToolCallResult(
+            causation_id=cause, turn_id=turn_id, call_id=call.id, name=call.name, content=reason, is_error=True,
+        ))
+        return ChatMessage(role="tool", content=reason, tool_call_id=call.id, name=call.name)
 
     # -- the final presentation ---------------------------------------------------------------
 
@@ -360,7 +417,8 @@ class TurnRunner:
             if not result.calls or not request.tools:
                 break
             messages.append(ChatMessage(role="assistant", content=result.text, tool_calls=tuple(result.calls)))
+            specs = {t.name: t for t in request.tools}
             for call in result.calls:
-                messages.append(await self._run_tool(msg.turn_id, msg.msg_id, call))
+                messages.append((await self._run_tool(msg.turn_id, msg.msg_id, call, specs.get(call.name)))[0])
         self.io.emit(FinalPresented(causation_id=msg.msg_id, turn_id=msg.turn_id, content=result.text.strip()))
 

@@ -223,6 +223,8 @@ class OrchestratorConfig(_Strict):
     # run_command: in bubblewrap, in a Docker container, or not offered (see files/sandbox.py).
     command_execution: Literal["sandbox", "docker", "off"] = "off"
     command_timeout_seconds: float = Field(default=60.0, gt=0)
+    # The start-of-run copy of each writable context path (for the change report) is refused above this.
+    context_copy_limit_mb: float = Field(default=512.0, gt=0)
     max_attempts_per_turn: int = Field(default=3, gt=0)
     max_tool_rounds: int = Field(default=8, gt=0)
     restart: RestartPolicy = Field(default_factory=RestartPolicy)

@@ -15,12 +15,14 @@ from collections.abc import Callable
 from typing import Any
 
 from massgen.errors import ToolError
-from massgen.files.permissions import PathDenied, PathGuard
+from massgen.files.permissions import Checked, PathDenied, PathGuard, protection
+from massgen.files.tree import DIR_FLAGS, is_git_name, shown, walk
 from massgen.messages import ToolSpec
 
 READ_LIMIT_BYTES = 256 * 1024
 SEARCH_LIMIT = 200
 MAX_FILE_BYTES = 16 << 20
+MOVE_LIMIT = 10_000  # entries in one folder move
 
 
 def _schema(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
@@ -44,7 +46,7 @@ SPECS: tuple[ToolSpec, ...] = (
     ToolSpec(name="search_files", description="Find files whose relative path matches a glob pattern.",
              parameters=_schema({"pattern": {"type": "string"}, "path": _PATH}, ["pattern"])),
     ToolSpec(name="delete_file", description="Delete a file.", parameters=_schema({"path": _PATH}, ["path"])),
-    ToolSpec(name="move_file", description="Move or rename a file.",
+    ToolSpec(name="move_file", description="Move or rename a file or a folder.",
              parameters=_schema({"source": _PATH, "destination": _PATH}, ["source", "destination"])),
 )
 NAMES = frozenset(s.name for s in SPECS)
@@ -60,7 +62,31 @@ def _text(args: dict[str, Any], key: str, required: bool = True) -> str:
         return ""
     if not isinstance(value, str):
         raise ToolArgumentError(f"'{key}' must be a string")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ToolArgumentError(f"'{key}' must be valid Unicode text (it holds a lone surrogate)") from None
     return value
+
+
+def _count(args: dict[str, Any], key: str, minimum: int) -> int | None:
+    """An optional whole number of at least ``minimum`` (JSON may spell 3 as 3.0)."""
+    value = args.get(key)
+    if value is None:
+        return None
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ToolArgumentError(f"'{key}' must be an integer")
+    if value < minimum:
+        raise ToolArgumentError(f"'{key}' must be at least {minimum}")
+    return value
+
+
+def _arguments(args: object) -> dict[str, Any]:
+    if not isinstance(args, dict):
+        raise ToolArgumentError("the arguments must be a JSON object")
+    return args
 
 
 def _read_all(fd: int) -> bytes:
@@ -94,44 +120,51 @@ class FileOps:
         handler = getattr(self, f"_{name}", None)
         if name not in NAMES or handler is None:
             raise ToolArgumentError(f"unknown tool {name!r}")
-        result: str = handler(guard or self.guard(), args)
+        result: str = handler(guard or self.guard(), _arguments(args))
         return result
 
     def _read_file(self, guard: PathGuard, args: dict[str, Any]) -> str:
+        _count(args, "offset", 0), _count(args, "limit", 1)  # a bad argument is named before the file is read
         checked = guard.check(_text(args, "path"), "read")
         fd = guard.open_file(checked)
         try:
             data = _read_all(fd)
         finally:
             os.close(fd)
+        offset, limit = _count(args, "offset", 0), _count(args, "limit", 1)
         text = data.decode("utf-8", errors="replace")
-        offset, limit = args.get("offset"), args.get("limit")
         if offset is not None or limit is not None:
             lines = text.splitlines(keepends=True)
-            start = int(offset or 0)
-            text = "".join(lines[start: start + int(limit) if limit is not None else None])
+            start = offset or 0
+            text = "".join(lines[start: start + limit if limit is not None else None])
         if len(text) > READ_LIMIT_BYTES:
             return text[:READ_LIMIT_BYTES] + f"\n[truncated at {READ_LIMIT_BYTES} characters; use offset/limit]"
         return text
 
     def _write_file(self, guard: PathGuard, args: dict[str, Any]) -> str:
-        checked = guard.check(_text(args, "path"), "write", may_be_root=False)
         data = _text(args, "content").encode("utf-8")
+        if len(data) > MAX_FILE_BYTES:
+            raise ToolArgumentError(f"'content' is larger than {MAX_FILE_BYTES >> 20} MiB")
+        checked = guard.check(_text(args, "path"), "write", may_be_root=False)
         fd = guard.open_file(checked, write=True, create=True)
         try:
             _write_all(fd, data)
         finally:
             os.close(fd)
-        return f"Wrote {len(data)} bytes to {checked.path}"
+        return f"Wrote {len(data)} bytes to {shown(str(checked.path))}"
 
     def _edit_file(self, guard: PathGuard, args: dict[str, Any]) -> str:
-        checked = guard.check(_text(args, "path"), "write", may_be_root=False)
         old, new = _text(args, "old"), _text(args, "new")
         if not old:
             raise ToolArgumentError("'old' must not be empty")
+        checked = guard.check(_text(args, "path"), "write", may_be_root=False)
         fd = guard.open_file(checked, write=True)
         try:
-            text = _read_all(fd).decode("utf-8")
+            try:
+                text = _read_all(fd).decode("utf-8")
+            except UnicodeDecodeError:
+                raise ToolArgumentError(f"{checked.raw} is not UTF-8 text, which edit_file edits; "
+                                        "write_file replaces a whole file") from None
             count = text.count(old)
             if count != 1:
                 raise ToolArgumentError(f"'old' must match exactly once in {checked.raw}; it matches {count} times")
@@ -147,7 +180,7 @@ class FileOps:
         try:
             entries = sorted(os.scandir(fd), key=lambda e: e.name)
             lines = [f"[{'DIR' if e.is_dir(follow_symlinks=False) else 'LINK' if e.is_symlink() else 'FILE'}] "
-                     f"{e.name}" for e in entries]
+                     f"{shown(e.name)}" for e in entries]
         finally:
             os.close(fd)
         return "\n".join(lines) if lines else "(empty directory)"
@@ -158,12 +191,12 @@ class FileOps:
         fd = guard.open_dir(checked)
         found: list[str] = []
         try:
-            for top, dirs, names, _dir_fd in os.fwalk(".", dir_fd=fd):  # never follows symlinks
-                dirs[:] = sorted(d for d in dirs if d not in (".git", "__pycache__"))
-                for name in sorted(names):
-                    relative = os.path.normpath(os.path.join(top, name))
-                    if fnmatch.fnmatch(relative, pattern) or fnmatch.fnmatch(name, pattern):
-                        found.append(relative)
+            for entry in walk(fd, descend=lambda e: not is_git_name(e.name) and e.name != "__pycache__"):
+                if entry.kind == "dir":
+                    continue
+                relative = shown(*entry.parts)
+                if fnmatch.fnmatch(relative, pattern) or fnmatch.fnmatch(shown(entry.name), pattern):
+                    found.append(relative)
                 if len(found) >= SEARCH_LIMIT:
                     break
         finally:
@@ -190,13 +223,17 @@ class FileOps:
         target = guard.check(_text(args, "destination"), "write", may_be_root=False)
         if os.path.lexists(target.path):
             raise ToolArgumentError(f"{target.raw} already exists")
+        if target.root == source.root and target.parts[:len(source.parts)] == source.parts:
+            raise ToolArgumentError(f"{source.raw} cannot be moved inside itself")
         src_dir, src_name = guard.open_parent(source)
         try:
+            info = os.stat(src_name, dir_fd=src_dir, follow_symlinks=False)
+            if stat.S_ISLNK(info.st_mode):
+                raise PathDenied(source.raw, "symbolic links are not followed")
+            if stat.S_ISDIR(info.st_mode):
+                _check_folder_move(src_dir, src_name, source, target)
             dst_dir, dst_name = guard.open_parent(target, create=True)
             try:
-                info = os.stat(src_name, dir_fd=src_dir, follow_symlinks=False)
-                if stat.S_ISLNK(info.st_mode):
-                    raise PathDenied(source.raw, "symbolic links are not followed")
                 os.rename(src_name, dst_name, src_dir_fd=src_dir, dst_dir_fd=dst_dir)
             finally:
                 os.close(dst_dir)
@@ -204,3 +241,26 @@ class FileOps:
             os.close(src_dir)
         return f"Moved {source.raw} to {target.raw}"
 
+
+def _check_folder_move(parent: int, name: str, source: Checked, target: Checked) -> None:
+    """A folder moves only when everything in it may move: no link, special file or hard-linked
+    file (each could point outside, or plant one where it lands), nothing protected where it
+    is now or where it would land, and not more than ``MOVE_LIMIT`` entries."""
+    fd = os.open(name, DIR_FLAGS, dir_fd=parent)
+    try:
+        for count, entry in enumerate(walk(fd), start=1):
+            inner = shown(source.raw, *entry.parts)
+            if count > MOVE_LIMIT:
+                raise ToolArgumentError(f"{source.raw} holds more than {MOVE_LIMIT} entries; move smaller folders")
+            if entry.kind == "link":
+                raise PathDenied(inner, "the folder holds a symbolic link, which is never moved")
+            if entry.kind == "other":
+                raise PathDenied(inner, "the folder holds a special file, which is never moved")
+            if entry.kind == "file" and entry.info.st_nlink > 1:
+                raise PathDenied(inner, "the folder holds a file with other hard links, which is never moved")
+            for end in (source, target):
+                reason = protection(end.root, (*end.parts, *entry.parts))
+                if reason is not None:
+                    raise PathDenied(shown(end.raw, *entry.parts), reason)
+    finally:
+        os.close(fd)

@@ -4,12 +4,13 @@ Every path a tool receives is decided here in two steps. ``check`` resolves it
 (relative to the agent's workspace, a snapshot label such as ``agent2.3/...``, or an
 absolute path inside a context path), normalises ``..``, refuses anything outside the
 roots, any symbolic link below a root, regular files with more than one hard link (the
-other link may live outside the tree), protected paths (compared case-insensitively, so
-a case trick on a case-insensitive filesystem cannot slip past) and writes where the
-root is read-only right now. ``open_*`` then walks from the root's directory descriptor
-one component at a time with ``O_NOFOLLOW`` (``openat`` style) and checks the opened
-file again with ``fstat``: a symlink or hard link swapped in after the check fails the
-open instead of escaping. Nothing is truncated before that second check.
+other link may live outside the tree), text that is not valid Unicode, writes where the
+root is read-only right now, and writes to protected paths (``protection``: any ``.git``
+at any depth and in any spelling, and the configured paths compared case-insensitively,
+so a case trick on a case-insensitive filesystem cannot slip past). ``open_*`` then
+walks from the root's directory descriptor one component at a time with ``O_NOFOLLOW``
+(``openat`` style) and checks the opened file again with ``fstat``: a symlink or hard link
+swapped in after the check fails the open instead of escaping. Nothing is truncated before that second check.
 
 A refusal is a ``PathDenied`` whose message is written for the model.
 """
@@ -24,6 +25,7 @@ from pathlib import Path
 from typing import Literal
 
 from massgen.errors import ToolError
+from massgen.files.tree import is_git_name
 
 Access = Literal["read", "write"]
 
@@ -34,9 +36,14 @@ class PathDenied(ToolError):
     """A file operation the rules do not allow; ``str()`` is what the model is told."""
 
     def __init__(self, path: str, reason: str) -> None:
+        path = _as_text(path)  # shown to the model and traced: valid text whatever the name held
         super().__init__(f"{path}: {reason}")
         self.path = path
         self.reason = reason
+
+
+def _as_text(value: str) -> str:
+    return value.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 @dataclass(frozen=True)
@@ -100,6 +107,10 @@ class PathGuard:
             raise PathDenied(str(raw), "a path is required")
         if "\x00" in raw:
             raise PathDenied(raw, "a path may not contain NUL characters")
+        try:
+            raw.encode("utf-8")
+        except UnicodeEncodeError:
+            raise PathDenied(raw, "a path must be valid Unicode text (it holds a lone surrogate)") from None
         text = os.path.expanduser(raw) if raw.startswith("~") else raw
         norm = os.path.normpath(text)
         if os.path.isabs(norm):
@@ -124,10 +135,9 @@ class PathGuard:
         if access == "write":
             if not root.writable:
                 raise PathDenied(raw, _read_only_reason(root))
-            folded = _folded(candidate)
-            for protected in root.protected:
-                if folded[: len(protected.parts)] == _folded(protected):
-                    raise PathDenied(raw, "protected path: it may never be changed")
+            reason = protection(root, parts)
+            if reason is not None:
+                raise PathDenied(raw, reason)
         return Checked(raw, root, parts, access)
 
     def _root_of(self, candidate: Path) -> Root | None:
@@ -198,6 +208,22 @@ class PathGuard:
             os.close(fd)
             raise
         return fd
+
+
+def protection(root: Root, parts: tuple[str, ...]) -> str | None:
+    """Why ``parts`` below ``root`` may never be changed, or None.
+
+    Any ``.git`` (a folder or a gitfile, at any depth, in any spelling a file system or git
+    treats as ``.git``) is repository metadata: a hook or ``core.fsmonitor`` written there runs
+    the next time the user runs git. Protected paths compare case-folded.
+    """
+    if any(is_git_name(part) for part in parts):
+        return "protected path: .git (repository metadata) may never be changed"
+    folded = _folded(root.path.joinpath(*parts))
+    for protected in root.protected:
+        if folded[: len(protected.parts)] == _folded(protected):
+            return "protected path: it may never be changed"
+    return None
 
 
 def _step(fd: int, part: str, checked: Checked, create: bool) -> int:

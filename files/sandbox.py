@@ -1,12 +1,16 @@
 """``run_command``: a shell command run for an agent, never on the bare host.
 
 ``sandbox`` runs it in bubblewrap: every namespace unshared (so no network but a
-private loopback), the system directories read-only, the agent's workspace the only
-writable tree, context paths and snapshots read-only, everything else (the project,
-other workspaces, home) absent. ``docker`` runs it in a container with no network and
-the same mounts. Either way the command gets a CPU-time limit, an output cap and a
-wall-clock deadline, at which its whole process group is killed (for bubblewrap, the
-sandbox's pid namespace dies with it; for Docker, the container is killed by name).
+private loopback), as user ``nobody`` with no capabilities and no further user namespaces,
+the system directories read-only, of ``/etc`` only what programs need (``ETC_FILES``: no
+``shadow``, no keys, no tokens), the agent's workspace the only writable tree, context
+paths and snapshots read-only, everything else (the project, other workspaces, home)
+absent. Run as root, the command's uid outside the namespace is still root's (bubblewrap
+maps the inside uid to the caller's): what protects the host is what is not mounted.
+``docker`` runs it in a container with no network and the same mounts. Either way the
+command gets a CPU-time limit, an output cap and a wall-clock deadline, at which its whole
+process group is killed (for bubblewrap, the sandbox's pid namespace dies with it; for
+Docker, the container is killed by name).
 """
 
 from __future__ import annotations
@@ -26,7 +30,20 @@ from massgen.messages import ToolSpec
 
 OUTPUT_CAP_BYTES = 64 * 1024
 DOCKER_IMAGE = "python:3.11-slim"
-_SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/etc")
+_SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32")
+# What programs read of /etc, and nothing else: no shadow, gshadow, ssl/private, sudoers, ssh host
+# keys, pip.conf or npmrc tokens. Names resolve users, the dynamic linker finds libraries, tools
+# found through /etc/alternatives (awk, editor) run, Python finds its site customisation.
+ETC_FILES = (
+    "passwd", "group", "nsswitch.conf", "host.conf", "hosts", "hostname", "gai.conf", "services", "protocols",
+    "networks", "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "timezone", "alternatives",
+    "os-release", "debian_version", "lsb-release", "mime.types", "magic", "magic.mime", "locale.alias",
+    "shells", "terminfo", "inputrc", "bash.bashrc", "gitconfig", "fonts", "perl", "ssl/openssl.cnf", "ssl/certs",
+    "ca-certificates", "python3",
+)
+# The sandbox's user: nobody, which every passwd has. bubblewrap maps it to the caller's own uid
+# outside, so files it writes in the workspace belong to the caller.
+SANDBOX_UID = SANDBOX_GID = 65534
 
 SPEC = ToolSpec(
     name="run_command",
@@ -55,9 +72,13 @@ def bwrap_argv(command: str, workspace: Path, read_only: Sequence[Path], hidden:
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         raise RuntimeError("bubblewrap (bwrap) is not installed")
-    argv = [bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+    argv = [bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--uid", str(SANDBOX_UID),
+            "--gid", str(SANDBOX_GID), "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
     for directory in _SYSTEM_DIRS:
         argv += ["--ro-bind-try", directory, directory]
+    for path in etc_files():
+        argv += ["--ro-bind-try", path, path]
+    argv += ["--symlink", "../proc/self/mounts", "/etc/mtab"]
     argv += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
     for path in read_only:
         argv += ["--ro-bind", str(path), str(path)]
@@ -70,6 +91,13 @@ def bwrap_argv(command: str, workspace: Path, read_only: Sequence[Path], hidden:
              "--clearenv", "--setenv", "HOME", str(workspace), "--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin",
              "--setenv", "LANG", "C.UTF-8", "--", "/bin/sh", "-c", command]
     return argv
+
+
+def etc_files() -> list[str]:
+    """The /etc entries bound into the sandbox (Python's version folders, /etc/python3.11, too)."""
+    found = [f"/etc/{name}" for name in ETC_FILES]
+    found += sorted(str(p) for p in Path("/etc").glob("python3.*") if p.is_dir())
+    return found
 
 
 def docker_argv(command: str, workspace: Path, read_only: Sequence[Path], name: str, cpu_seconds: int) -> list[str]:
@@ -111,8 +139,11 @@ async def run_command(command: str, *, mode: str, workspace: Path, read_only: Se
             truncated = truncated or len(chunk) > room
 
     timed_out = False
+    waiting = asyncio.gather(drain(), process.wait())
+    # A turn cancelled mid-command cancels this too: its outcome is read, so nothing is logged as lost.
+    waiting.add_done_callback(lambda done: None if done.cancelled() else done.exception())
     try:
-        await asyncio.wait_for(asyncio.gather(drain(), process.wait()), timeout_s)
+        await asyncio.wait_for(waiting, timeout_s)
     except TimeoutError:
         timed_out = True
     finally:

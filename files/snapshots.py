@@ -3,8 +3,10 @@
 Files are cloned copy-on-write (``FICLONE``) where the filesystem allows and copied
 otherwise. Hard links are not used although they would be cheaper: an agent CLI edits
 files in place, and a hard-linked snapshot would change with the workspace. Symbolic
-links and special files are left out. The copy is built beside its final place and
-renamed in, so a reader never sees half a snapshot; its files are made read-only.
+links and special files are left out, and so are tooling folders (``.git`` in any spelling,
+caches) at any depth. The walk is ``tree.walk``: any bytes in a name, any depth. The copy
+is built beside its final place and renamed in, so a reader never sees half a snapshot;
+its files are made read-only.
 The digest (sha256 over sorted path and content digests) goes into the trace.
 """
 
@@ -18,6 +20,8 @@ import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+
+from massgen.files.tree import DIR_FLAGS, Entry, encoded, is_git_name, walk
 
 _FICLONE = 0x40049409  # linux/fs.h: _IOW(0x94, 9, int)
 SKIPPED_DIRS = frozenset({".git", "__pycache__", "node_modules", ".venv", ".massgen"})
@@ -47,49 +51,65 @@ def take(workspace: Path, destination: Path) -> SnapshotInfo:
     """Copy ``workspace`` to ``destination`` (which must not exist yet)."""
     destination.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{destination.name}.", dir=destination.parent))
-    entries: list[tuple[str, str]] = []
+    entries: list[tuple[bytes, str]] = []
     total = 0
     cloned = True
-    root_fd = os.open(workspace, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    root_fd = os.open(workspace, DIR_FLAGS)
+    staging_fd = os.open(staging, DIR_FLAGS)
     try:
-        for top, dirs, names, dir_fd in os.fwalk(".", dir_fd=root_fd):  # symlinks are not followed
-            dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS)
-            (staging / top).mkdir(parents=True, exist_ok=True)
-            for name in sorted(names):
-                try:
-                    fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=dir_fd)
-                except OSError:
-                    continue  # a symlink (ELOOP) or a file that vanished
-                try:
-                    if not stat.S_ISREG(os.fstat(fd).st_mode):
-                        continue
-                    relative = os.path.normpath(os.path.join(top, name))
-                    out = os.open(staging / relative, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-                    try:
-                        cloned = _clone_or_copy(fd, out) and cloned
-                    finally:
-                        os.close(out)
-                    digest, size = _digest(staging / relative)
-                    os.chmod(staging / relative, 0o444)
-                    entries.append((relative, digest))
-                    total += size
-                finally:
-                    os.close(fd)
+        for entry in walk(root_fd, descend=_copied_folder, mirror=staging_fd):
+            if entry.kind != "file":
+                continue  # folders are made by the walk; links and special files are left out
+            assert entry.mirror_fd is not None
+            copied = _copy(entry.name, entry.dir_fd, entry.mirror_fd)
+            if copied is None:
+                continue
+            digest, size, was_cloned = copied
+            cloned = cloned and was_cloned
+            entries.append((encoded(*entry.parts), digest))
+            total += size
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
     finally:
+        os.close(staging_fd)
         os.close(root_fd)
     os.rename(staging, destination)
-    summary = hashlib.sha256("".join(f"{p}\0{d}\n" for p, d in sorted(entries)).encode()).hexdigest()
+    summary = hashlib.sha256(b"".join(p + b"\0" + d.encode() + b"\n" for p, d in sorted(entries))).hexdigest()
     return SnapshotInfo(destination, summary, len(entries), total, cloned and bool(entries))
 
 
-def _digest(path: Path) -> tuple[str, int]:
+def _copied_folder(entry: Entry) -> bool:
+    return entry.name not in SKIPPED_DIRS and not is_git_name(entry.name)
+
+
+def _copy(name: str, source_dir: int, target_dir: int) -> tuple[str, int, bool] | None:
+    """Copy one regular file between folders; its digest, size and whether it was cloned."""
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=source_dir)
+    except OSError:
+        return None  # swapped for a symlink (ELOOP), or it vanished
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        out = os.open(name, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644, dir_fd=target_dir)
+        try:
+            cloned = _clone_or_copy(fd, out)
+            os.lseek(out, 0, os.SEEK_SET)
+            digest, size = fd_digest(out)
+            os.fchmod(out, 0o444)
+        finally:
+            os.close(out)
+    finally:
+        os.close(fd)
+    return digest, size, cloned
+
+
+def fd_digest(fd: int) -> tuple[str, int]:
+    """The sha256 and size of what is left to read from ``fd``."""
     hasher = hashlib.sha256()
     size = 0
-    with path.open("rb") as handle:
-        while chunk := handle.read(1 << 20):
-            hasher.update(chunk)
-            size += len(chunk)
+    while chunk := os.read(fd, 1 << 20):
+        hasher.update(chunk)
+        size += len(chunk)
     return hasher.hexdigest(), size

@@ -14,6 +14,7 @@ import asyncio
 import dataclasses
 import os
 import re
+import stat
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -108,9 +109,22 @@ class RunFiles:
         for path in (files.base, files.log_dir):
             _ignore_run_state(path)
         files.snapshots_dir.mkdir(parents=True, exist_ok=True)  # an agent CLI is given it with --add-dir
-        for index, context in enumerate(c for c in contexts if c.writable):
-            files.baselines[context.path] = files.log_dir / "context_baseline" / str(index)
-            changes.baseline(context.path, files.baselines[context.path])
+        limits = changes.Limits(max_bytes=int(rules.context_copy_limit_mb * (1 << 20)))
+        for index, context in enumerate(contexts):
+            if not context.writable or context.path in files.baselines:
+                continue
+            destination = files.log_dir / "context_baseline" / str(len(files.baselines))
+            try:
+                changes.baseline(context.path, destination, files.own_state(context.path), limits)
+            except changes.ContextTooLarge as exc:
+                from massgen.configs import ConfigError
+
+                raise ConfigError(
+                    f"orchestrator.context_paths[{index}].path: {exc}; a writable context path is copied at the "
+                    f"start (for the report of what changed) and the copy is limited to "
+                    f"{rules.context_copy_limit_mb:g} MiB and {limits.max_entries:,} entries: name a smaller "
+                    "directory, make it permission: read, or raise orchestrator.context_copy_limit_mb") from None
+            files.baselines[context.path] = destination
         return files
 
     # -- layout ----------------------------------------------------------------------------------
@@ -125,6 +139,10 @@ class RunFiles:
     def hidden(self) -> tuple[Path, ...]:
         """Run state that no agent may read through a context path that happens to contain it."""
         return (self.base, self.log_dir, *(c.path / ".massgen" for c in self.contexts))
+
+    def own_state(self, context: Path) -> tuple[tuple[str, ...], ...]:
+        """This run's state below ``context``, as names below it: left out of its change report."""
+        return tuple(p.relative_to(context).parts for p in self.hidden() if p.is_relative_to(context) and p != context)
 
     def scope(self, agent_id: str) -> FileScope:
         """The same rules for an agent CLI's own file tools (claude_code turns them into permission rules)."""
@@ -294,6 +312,8 @@ class AgentFiles:
             return f"{name}: {exc}", True
         except OSError as exc:
             return f"{name}: {exc.strerror or exc}", True
+        except (ValueError, UnicodeError) as exc:  # what the os module says of arguments it cannot take
+            return f"{name}: {exc}", True
 
     def chain(self, other: ToolExecutor | None) -> Callable[[str, dict[str, Any]], Any]:
         """One executor: file tools here, everything else to ``other`` (the MCP tools)."""
@@ -313,13 +333,24 @@ class AgentFiles:
         command = arguments.get("command")
         if not isinstance(command, str) or not command.strip():
             return "run_command: 'command' must be a non-empty string", True
+        if "\x00" in command:
+            return "run_command: 'command' may not contain NUL characters", True
         read_only = [c.path for c in self.run.contexts]
         if self.run.snapshots_dir.is_dir():
             read_only.append(self.run.snapshots_dir)
+        # Only folders that exist are covered: a mount point cannot be made inside a read-only bind.
+        hidden = [p for p in self.run.hidden() if any(p.is_relative_to(c) for c in read_only) and _is_folder(p)]
         result = await sandbox.run_command(
             command, mode=self.run.command_mode, workspace=self.run.workspace(self.agent_id), read_only=read_only,
-            hidden=[p for p in self.run.hidden() if any(p.is_relative_to(c) for c in read_only)],
-            timeout_s=self.run.command_timeout_s,
+            hidden=hidden, timeout_s=self.run.command_timeout_s,
         )
         return result.text(), result.exit_code != 0
 
+
+
+def _is_folder(path: Path) -> bool:
+    """A real directory (not a symbolic link to one)."""
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
