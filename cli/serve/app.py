@@ -138,7 +138,9 @@ def build_app(state: ServerState) -> Starlette:
     async def chat_completions(request: Request, rid: str) -> Response:
         body = await _read_body(request, state.limits.max_body_bytes, state.limits.body_timeout_s)
         chat = parse_request(body, state.limits)
-        model, config = state.catalog.resolve(chat.model)
+        # Off the loop: a config file is parsed and validated here (bounded, but it may take a
+        # moment), and /health, other requests and a SIGTERM must not wait for it.
+        model, config = await asyncio.to_thread(state.catalog.resolve, chat.model)
         conversation = to_conversation(chat)
         try:
             preflight_check(config)  # a team none of whose agents can run is the caller's config error
