@@ -17,8 +17,8 @@ from typing import Any
 import pykka
 
 from massgen.actors import preflight
-from massgen.actors.question import check_question
 from massgen.actors.agent import AgentSpec
+from massgen.actors.question import check_question
 from massgen.actors.resume import ResumePoint, carried_calls
 from massgen.actors.runtime import Peer, RunContext, Runtime
 from massgen.actors.supervisor import RunSpec, Supervisor
