@@ -65,7 +65,8 @@ class FailureHandling(SupervisorState):
         child.status, child.restart_at = "restarting", now + delay
         self.record(AgentRestarting(name=child.spec.agent_id, incarnation=child.incarnation,
                                     delay_s=round(delay, 3), reason=reason))
-        if others_go_on and child.not_before - now >= max(delay - 0.001, self.timeouts.straggler_grace_seconds):
+        circuit_wait = child.not_before - now  # the restart waits this long for an open breaker
+        if others_go_on and circuit_wait >= max(delay - 0.001, min(1.0, self.timeouts.straggler_grace_seconds)):
             self._leave_out(child, f"restarting only in {delay:.1f} s (its endpoint's circuit is open): "
                                    "the others go on without it")
 
