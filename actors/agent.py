@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import threading
 from collections.abc import Coroutine
 from dataclasses import dataclass
@@ -68,7 +69,12 @@ _NATIVE_FILE_TOOLS = frozenset({"claude_code", "antigravity_cli"})
 
 def close_loop(loop: asyncio.AbstractEventLoop, thread: threading.Thread | None) -> None:
     """Stop and close an incarnation's loop: its tasks, async generators, executor, selector and
-    self-pipe go with it. A loop whose thread is stuck in a blocking call is abandoned instead."""
+    self-pipe go with it. A loop whose thread is stuck in a blocking call is abandoned instead.
+
+    On a loaded machine the drain may not finish in time, or not even start before the loop
+    stops; then the loop, stopped, is run once more on this thread to finish what is left
+    (the drain's own task and callbacks included), so no task is destroyed while pending and
+    no coroutine is left never awaited."""
     async def drain() -> None:
         tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
         for task in tasks:
@@ -79,10 +85,11 @@ def close_loop(loop: asyncio.AbstractEventLoop, thread: threading.Thread | None)
         await loop.shutdown_default_executor()
 
     if loop.is_running():
+        drained = asyncio.run_coroutine_threadsafe(drain(), loop)
         try:
-            asyncio.run_coroutine_threadsafe(drain(), loop).result(_CLOSE_TIMEOUT_S)
+            drained.result(_CLOSE_TIMEOUT_S)
         except Exception:
-            pass
+            drained.cancel()  # finished below, once the loop has stopped
         try:
             loop.call_soon_threadsafe(loop.stop)
         except RuntimeError:  # already closed
@@ -92,7 +99,23 @@ def close_loop(loop: asyncio.AbstractEventLoop, thread: threading.Thread | None)
         if thread.is_alive():
             return  # stuck: abandoned, a daemon thread
     if not loop.is_running() and not loop.is_closed():
+        _finish_stopped(loop)
         loop.close()
+
+
+def _finish_stopped(loop: asyncio.AbstractEventLoop) -> None:
+    """Cancel and await, on this thread, whatever a stopped loop still holds (bounded)."""
+    async def finish() -> None:
+        await asyncio.sleep(0)  # callbacks queued before the stop (a drain not yet begun) run first
+        tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks, timeout=_CLOSE_TIMEOUT_S)
+        await loop.shutdown_asyncgens()
+
+    with contextlib.suppress(Exception):
+        loop.run_until_complete(finish())
 
 
 def _describe(exc: BaseException) -> str:

@@ -27,7 +27,10 @@ from massgen.messages.supervision import FailureWhere
 
 class FailureHandling(SupervisorState):
     def _agent_failed(self, child: Child, reason: str, where: FailureWhere, reported: bool = False,
-                      permanent: bool = False) -> None:
+                      permanent: bool = False, exhausted: bool = False) -> None:
+        """``exhausted``: the incarnation already tried, and failed, as often as a turn may (a
+        ``TurnFailed``: every attempt at a valid workflow call failed). A restart would send the
+        same prompt again, so while other agents can go on the agent is given up on at once."""
         if child.status in ("failed", "restarting") or self.phase == "finished":
             return
         now = self.ctx.clock()
@@ -40,14 +43,17 @@ class FailureHandling(SupervisorState):
         if not reported:
             self.record(ChildFailed(name=child.spec.agent_id, incarnation=child.incarnation,
                                     error=reason, where=where))
-        delay = None if permanent else child.history.record_failure(now)
+        others_go_on = self._others_go_on(child)
+        given_up = exhausted and others_go_on
+        delay = None if permanent or given_up else child.history.record_failure(now)
         if delay is not None:
             delay = max(delay, child.not_before - now)  # restarting into an open breaker only fails again
         if delay is None:
             child.status = "failed"
-            self.record(AgentMarkedFailed(name=child.spec.agent_id, incarnation=child.incarnation,
-                                          reason=f"permanent error: {reason}" if permanent
-                                          else f"too many failures; last: {reason}"))
+            why = (f"permanent error: {reason}" if permanent
+                   else f"the same fault on every attempt of its turn, so not restarted: {reason}" if given_up
+                   else f"too many failures; last: {reason}")
+            self.record(AgentMarkedFailed(name=child.spec.agent_id, incarnation=child.incarnation, reason=why))
             live = tuple(a for a, c in self.children.items() if c.status != "failed")
             assert self.judge is not None
             self.tell(self.judge, SetLiveAgents(agents=self._counted()))
@@ -59,6 +65,27 @@ class FailureHandling(SupervisorState):
         child.status, child.restart_at = "restarting", now + delay
         self.record(AgentRestarting(name=child.spec.agent_id, incarnation=child.incarnation,
                                     delay_s=round(delay, 3), reason=reason))
+        circuit_wait = child.not_before - now  # the restart waits this long for an open breaker
+        if others_go_on and circuit_wait >= max(delay - 0.001, min(1.0, self.timeouts.straggler_grace_seconds)):
+            self._leave_out(child, f"restarting only in {delay:.1f} s (its endpoint's circuit is open): "
+                                   "the others go on without it")
+
+    def _others_go_on(self, child: Child) -> bool:
+        """Whether another agent is live and counted: the team can converge without ``child``."""
+        return any(c.status not in ("failed", "restarting") and self.stragglers.counted(a)
+                   for a, c in self.children.items() if c is not child)
+
+    def _leave_out(self, child: Child, reason: str) -> None:
+        """Leave ``child`` out of the round now, as a straggler (it rejoins when it answers or votes):
+        waiting the straggler grace for an agent that cannot even start before it is only lost time."""
+        if self.phase != "coordinating" or not self.stragglers.counted(child.spec.agent_id):
+            return
+        self.stragglers.exclude(child.spec.agent_id, self.coord.version)
+        self.record(AgentExcluded(name=child.spec.agent_id, incarnation=child.incarnation,
+                                  round=self.coord.version, reason=reason))
+        assert self.judge is not None
+        self.tell(self.judge, SetLiveAgents(agents=self._counted()))
+        self._release_waiting()
 
     def _all_failed(self) -> None:
         causes = "; ".join(f"{a}: {c.last_error}" for a, c in self.children.items() if c.last_error)

@@ -247,7 +247,7 @@ class Supervisor(TurnHandout, FailureHandling):
                 self.notes.delivered(child.spec.agent_id, message.note_id)
             case BackendEvent():
                 child.last_activity = self.ctx.clock()
-                if message.info.get("outcome") == "circuit_open":
+                if message.info.get("outcome") == "circuit_open" or message.info.get("circuit_opened"):
                     child.not_before = child.last_activity + float(str(message.info.get("retry_in_s") or 0))
             case _:
                 self._from_turn(child, message)
@@ -269,7 +269,7 @@ class Supervisor(TurnHandout, FailureHandling):
             case VoteProposed():
                 self._on_vote(child, message)
             case TurnFailed():
-                self._agent_failed(child, message.reason, "worker")
+                self._agent_failed(child, message.reason, "worker", exhausted=True)
             case FinalPresented():
                 if child.spec.agent_id == self.presenter:
                     self._presented(message.content)
@@ -305,7 +305,8 @@ class Supervisor(TurnHandout, FailureHandling):
         else:
             chosen = self.coord.best_so_far(self.tally)
         if chosen is None:
-            status = "failed"
+            # Stopped by the user before any answer is still "interrupted" (exit 4), not a failure.
+            status = "interrupted" if status == "interrupted" else "failed"
             if "no agent produced an answer" not in reason:
                 reason = f"{reason}; no agent produced an answer"
         answer = final if final is not None else (chosen.content if chosen else None)

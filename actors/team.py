@@ -18,6 +18,7 @@ import pykka
 
 from massgen.actors import preflight
 from massgen.actors.agent import AgentSpec
+from massgen.actors.question import check_question
 from massgen.actors.resume import ResumePoint, carried_calls
 from massgen.actors.runtime import Peer, RunContext, Runtime
 from massgen.actors.supervisor import RunSpec, Supervisor
@@ -167,6 +168,7 @@ class Team:
             self._done.set()
 
     def start(self) -> Team:
+        check_question(self.question, self.history)  # QuestionError (a ConfigError): blank, or too large
         preload(agent.backend.type for agent in self.config.agents)  # once per process; see backends/preload.py
         preflight.check(self.config)  # ConfigError, before any actor or model call, if no agent can run
         files = RunFiles.prepare(self.config, self.run_id, self.log_dir)

@@ -21,6 +21,7 @@ import pykka
 
 from massgen.logs import LogProjection, write_all, write_atomic
 from massgen.logs.files import TRACE_FILE, render_status
+from massgen.logs.question_ref import QuestionRef
 from massgen.messages import DeadLetter, Message, Sender
 from massgen.messages.protocols import TraceWriterInbox, members
 from massgen.messages.trace import to_record
@@ -45,6 +46,7 @@ class TraceWriter(pykka.ThreadingActor):
         self.subscribers = list(subscribers or [])
         self._seq = 0
         self._run_id = ""  # of the records written so far, for the writer's own dead letters
+        self._question: QuestionRef | None = None  # a large question: written once (logs/question_ref.py)
         self._file: IO[str] | None = None
         self._last_status_at = float("-inf")
         self._trailing: threading.Timer | None = None
@@ -114,10 +116,16 @@ class TraceWriter(pykka.ThreadingActor):
         self._seq += 1
         self._run_id = msg.run_id
         record = to_record(self._seq, kind, to, msg, extra)
+        line = json.dumps(record, ensure_ascii=False, default=str)
+        if self._seq == 1:
+            self._question = QuestionRef.of(record)
+        elif self._question is not None:
+            line = self._question.shorten(line)
         try:
-            self._file.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+            self._file.write(line + "\n")
         except UnicodeEncodeError:  # lone surrogates: JSON's \uXXXX escapes keep them, losslessly
-            self._file.write(json.dumps(record, ensure_ascii=True, default=str) + "\n")
+            line = json.dumps(record, ensure_ascii=True, default=str)
+            self._file.write((self._question.shorten(line) if self._question and self._seq > 1 else line) + "\n")
         self._file.flush()
         self.projection.apply(record)
         if self.projection.finished is not None:  # RunFinished, or a record after it

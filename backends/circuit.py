@@ -4,7 +4,8 @@ When an endpoint fails again and again, every agent using it would otherwise kee
 paying first-byte deadlines and backoff; the breaker answers at once instead. The
 registry belongs to a run (``RunContext.breakers``), never to the process: one run's
 faults must not fail the next run, and one model's faults not another's. After
-``threshold`` consecutive failures it opens; after ``cooldown_s`` it lets exactly one
+``threshold`` consecutive failures it opens (or at once, ``trip``, when one call has used up
+all its attempts on faults of the endpoint); after ``cooldown_s`` it lets exactly one
 probe through (half-open): success closes it, failure opens it for another cool-down.
 Agents run on their own threads, so the state is guarded by a lock.
 """
@@ -71,6 +72,14 @@ class CircuitBreaker:
             self._failures += 1
             if self._probe_in_flight or self._failures >= self.threshold:
                 self._opened_at = self._clock()
+            self._probe_in_flight = False
+
+    def trip(self) -> None:
+        """Open now: a call used all its attempts on this endpoint's faults (``Retrier``), so
+        the next calls wait for the cool-down instead of each paying the same attempts again."""
+        with self._lock:
+            self._failures = max(self._failures, self.threshold)
+            self._opened_at = self._clock()
             self._probe_in_flight = False
 
     def release(self) -> None:

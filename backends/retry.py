@@ -4,9 +4,11 @@ Why ours: the SDKs retry blindly inside one call, cannot see our deadlines, and 
 replay a half-read stream. Here an attempt is retried only before its first event
 reached the caller; connection errors, our own deadlines, 408, 409, 429 and 5xx are
 retried with exponential backoff and jitter (``Retry-After`` wins, up to a cap); a stream
-that was flowing and broke (a cut, not a refusal) backs off from a much smaller base; other
+that was flowing and broke (a cut, not a refusal) is retried after a short, fixed delay; other
 4xx go to the user at once with the provider's message. Each endpoint has a circuit
-breaker, and every attempt is reported through ``on_event`` so it lands in the trace.
+breaker, opened at once when a call has used all its attempts on the endpoint's faults (a
+persistent fault then costs one call's attempts, not one per restart), and every attempt is
+reported through ``on_event`` so it lands in the trace.
 """
 
 from __future__ import annotations
@@ -76,8 +78,9 @@ class RetryPolicy:
         return exponential_backoff(attempt, self.base_delay_s, self.max_delay_s, self.jitter, rand)
 
     def cut_backoff(self, attempt: int, rand: float) -> float:
-        """The same curve from ``cut_base_delay_s``: for a stream that got going, then broke."""
-        return exponential_backoff(attempt, self.cut_base_delay_s, self.max_delay_s, self.jitter, rand)
+        """For a stream that got going, then broke: ``cut_base_delay_s`` every time, not a growing
+        curve, since a cut says nothing about load; a cut that persists opens the breaker instead."""
+        return exponential_backoff(1, self.cut_base_delay_s, self.max_delay_s, self.jitter, rand)
 
 
 @dataclass(frozen=True)
@@ -258,7 +261,7 @@ class Retrier:
         loop = asyncio.get_running_loop()
 
         def report(number: int, outcome: str, started: float, failure: Failure | None = None,
-                   delay: float | None = None, cut: bool = False) -> None:
+                   delay: float | None = None, cut: bool = False, tripped: bool = False) -> None:
             if on_event is None:
                 return
             info: dict[str, Any] = {
@@ -272,6 +275,8 @@ class Retrier:
                 info["retry_in_s"] = round(delay, 4)
             if cut:
                 info["mid_stream"] = True  # the stream had started: retried from the short backoff
+            if tripped:  # this failure opened the breaker: no call goes out for retry_in_s
+                info.update(circuit_opened=True, retry_in_s=round(breaker.retry_in(), 4))
             on_event("backend.attempt", info)
 
         for number in range(1, policy.max_attempts + 1):
@@ -307,8 +312,11 @@ class Retrier:
                     breaker.record_success()
                 verdict = True
                 last = number == policy.max_attempts
+                tripped = last and failure.retryable and failure.endpoint_fault and number > 1
+                if tripped:
+                    breaker.trip()  # every attempt failed: the endpoint is down for this model, for now
                 if yielded or not failure.retryable or last:
-                    report(number, "error", started, failure)
+                    report(number, "error", started, failure, tripped=tripped)
                     yield self._error(provider, failure, secrets, number)
                     return
                 cut = clock is not None and clock.got_first and failure.kind in _CUT_KINDS

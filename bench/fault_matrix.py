@@ -37,7 +37,11 @@ FAULTS = {
     "drop_text": "drop_text",
     "malformed": "malformed",
     "429x3": "429",
+    "drop_always": "drop",
+    "malformed_always": "malformed",
 }
+# How many of the faulty agent's requests get the fault (then it is healthy); "always": every one.
+TIMES = {"429x3": 3, "drop_always": 10**9, "malformed_always": 10**9}
 DESCRIPTIONS = {
     "none": "none",
     "hang": "hang (no bytes ever)",
@@ -47,6 +51,8 @@ DESCRIPTIONS = {
     "drop_text": "drop mid-stream after text, before the tool call (once)",
     "malformed": "malformed tool JSON (once)",
     "429x3": "429 x3 (Retry-After 0.2 s)",
+    "drop_always": "drop mid-stream (every call)",
+    "malformed_always": "malformed tool JSON (every call)",
 }
 
 
@@ -59,8 +65,8 @@ def config(url: str, faulty_model: str) -> dict[str, object]:
             "timeout_settings": {"orchestrator_timeout_seconds": 120}}
 
 
-def one_run(fault: str, workdir: Path) -> tuple[int, float, str, float]:
-    with TeamChatServer(times=3 if fault == "429x3" else 1) as server:
+def one_run(fault: str, workdir: Path) -> tuple[int, float, str, float, int]:
+    with TeamChatServer(times=TIMES.get(fault, 1)) as server:
         path = workdir / f"{fault}.yaml"
         path.write_text(yaml.safe_dump(config(server.url, FAULTS[fault])))
         env = {**os.environ, "MASSGEN_LOG_BASE_DIR": str(workdir / "logs")}
@@ -68,12 +74,13 @@ def one_run(fault: str, workdir: Path) -> tuple[int, float, str, float]:
         done = subprocess.run([sys.executable, "-m", "massgen.cli.main", "--automation", "--config", str(path),
                                "What is 2+2?"], capture_output=True, text=True, env=env, timeout=300)
         wall = time.monotonic() - started
+        calls = len(server.requests)
     fields = dict(ln.split(": ", 1) for ln in done.stdout.splitlines() if ": " in ln)
     run_s = float("nan")
     if "LOG_DIR" in fields:
         trace = [json.loads(ln) for ln in (Path(fields["LOG_DIR"]) / "trace.jsonl").read_text().splitlines()]
         run_s = next((float(r["payload"]["elapsed_s"]) for r in trace if r["type"] == "RunFinished"), run_s)
-    return done.returncode, wall, fields.get("STATUS", "?"), run_s
+    return done.returncode, wall, fields.get("STATUS", "?"), run_s, calls
 
 
 def main() -> None:
@@ -81,8 +88,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--faults", nargs="*", default=list(FAULTS))
     args = parser.parse_args()
-    print("| fault on one agent | exit | status | wall s (median of runs) | run s (median) |")
-    print("|---|---|---|---|---|")
+    print("| fault on one agent | exit | status | wall s (median of runs) | run s (median) | model calls (median) |")
+    print("|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
         for fault in args.faults:
             results = [one_run(fault, Path(tmp)) for _ in range(args.runs)]
@@ -90,8 +97,9 @@ def main() -> None:
             statuses = sorted({r[2] for r in results})
             wall = statistics.median(r[1] for r in results)
             run_s = statistics.median(r[3] for r in results)
+            calls = statistics.median(r[4] for r in results)
             print(f"| {DESCRIPTIONS[fault]} | {','.join(map(str, codes))} | {','.join(statuses)} | {wall:.1f} "
-                  f"| {run_s:.2f} |", flush=True)
+                  f"| {run_s:.2f} | {calls:g} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -49,6 +49,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def usage_problem(args: argparse.Namespace) -> str | None:
     """Flags that cannot go together, as a usage error message; None when they can."""
+    if args.question is not None and not args.question.strip():
+        return "the question is empty (only whitespace); give the task for the team, e.g. massgen \"What is 2+2?\""
     if args.session_id and args.continue_session:
         return "--session-id and --continue: give one (--continue takes the latest session)"
     if args.resume and (args.session_id or args.continue_session):

@@ -78,15 +78,22 @@ def run_question(
                 result = team.wait()
             break
         except KeyboardInterrupt as exc:
-            interrupts += 1
-            if interrupts == 1:
-                err.write("\ninterrupted: stopping the team and keeping the best answer so far "
-                          "(Ctrl-C again to stop waiting)\n")
-                team.cancel(f"interrupted by {signals.describe(exc)}")
-            else:
+            with signals.held():  # another Ctrl-C meanwhile must not cut these lines short
+                interrupts += 1
+                if interrupts == 1:
+                    err.write("\ninterrupted: stopping the team and keeping the best answer so far "
+                              "(Ctrl-C again to stop waiting)\n")
+                    team.cancel(f"interrupted by {signals.describe(exc)}")
+                    continue
                 err.write(f"\nstopped waiting; logs so far: {team.log_dir}\n")
+                if automation:  # a script still gets every line it parses
+                    out.write("STATUS: interrupted\nWINNER: none\nANSWER_FILE: none\n"
+                              f"REASON: stopped waiting after {signals.describe(exc)} twice; the team was "
+                              "still stopping (its logs so far are in LOG_DIR)\n")
+                    out.flush()
                 return exit_codes.INTERRUPTED
-    code = print_result(result, automation, out, err, show_logs=not options.no_logs,
-                        show_answer=not options.stream_events)
-    options.finished(result, out, err)
+    with signals.held():
+        code = print_result(result, automation, out, err, show_logs=not options.no_logs,
+                            show_answer=not options.stream_events)
+        options.finished(result, out, err)
     return code

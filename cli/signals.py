@@ -52,6 +52,22 @@ def as_interrupts() -> Iterator[None]:
             signal.signal(signum, handler)
 
 
+@contextlib.contextmanager
+def held() -> Iterator[None]:
+    """Within the block, SIGINT, SIGTERM and SIGHUP are ignored: the command's last lines (the
+    automation lines a script parses) are written whole, however often the user presses
+    Ctrl-C. Only for the end of a command, which returns its exit code right after."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {signum: signal.signal(signum, signal.SIG_IGN) for signum in (signal.SIGINT, *HANDLED)}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
 def describe(exc: KeyboardInterrupt) -> str:
     """How the user stopped us, for messages: ``SIGTERM`` or ``Ctrl-C``."""
     return exc.name if isinstance(exc, SignalInterrupt) else "Ctrl-C"

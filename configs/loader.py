@@ -12,9 +12,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 
+from massgen.configs import safe_yaml
 from massgen.configs.schema import TeamConfig
 from massgen.errors import ConfigError as ConfigError  # re-exported: the one class, also importable here
 
@@ -115,12 +115,9 @@ def validate_data(data: Any, source: str, env: dict[str, str] | None = None) -> 
 
 
 def load_config(ref: str, env: dict[str, str] | None = None) -> tuple[TeamConfig, Path]:
-    """Load ``@examples/NAME`` or a YAML path into a validated ``TeamConfig``."""
+    """Load ``@examples/NAME`` or a YAML path into a validated ``TeamConfig``.
+
+    The file is read within bounds (size, encoding, nesting, alias expansion: see
+    ``configs/safe_yaml.py``), so even a hostile file is a prompt ``ConfigError``."""
     path = resolve_config_path(ref)
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: not valid YAML: {exc}") from None
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
-    return validate_data(data, str(path), env), path
+    return validate_data(safe_yaml.read(path), str(path), env), path

@@ -14,6 +14,9 @@ from typing import Any
 
 from massgen.messages.trace import TraceRecord, sender_name
 
+# status.json is rewritten up to four times a second: it shows the head of a long question.
+STATUS_QUESTION_CHARS = 4096
+
 
 @dataclass
 class AgentView:
@@ -232,9 +235,13 @@ class LogProjection:
     def status(self) -> dict[str, Any]:
         started = self.started or {}
         elapsed = (self.last_ts or 0.0) - (self.first_ts or 0.0)
+        question = started.get("question")
+        if isinstance(question, str) and len(question) > STATUS_QUESTION_CHARS:  # rewritten 4x a second
+            question = (f"{question[:STATUS_QUESTION_CHARS]}... [{len(question):,} characters in all; "
+                        "the whole question is in trace.jsonl]")
         return {
             "run_id": started.get("run_id"),
-            "question": started.get("question"),
+            "question": question,
             "phase": "finished" if self.finished else "coordinating",
             "elapsed_s": round(elapsed, 3),
             "agents": {agent_id: view.as_dict() for agent_id, view in self.agents.items()},

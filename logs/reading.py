@@ -15,6 +15,7 @@ from typing import Any
 
 from massgen.errors import TraceError
 from massgen.logs.layout import TRACE_FILE
+from massgen.logs.question_ref import QuestionRef
 
 _REQUIRED = ("seq", "ts", "kind", "type", "payload")
 
@@ -45,11 +46,13 @@ def trace_path(path: str | Path) -> Path:
     return path if path.is_file() else path / TRACE_FILE
 
 
-def _problem(raw: bytes) -> tuple[dict[str, Any] | None, str]:
+def _problem(raw: bytes, question: QuestionRef | None = None) -> tuple[dict[str, Any] | None, str]:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         return None, f"not UTF-8 ({exc.reason} at byte {exc.start})"
+    if question is not None:
+        text = question.expand(text)
     try:
         record = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -75,11 +78,14 @@ def read_trace_file(path: str | Path) -> TraceRead:
     records: list[dict[str, Any]] = []
     skipped: list[str] = []
     torn = 0
+    question: QuestionRef | None = None  # a large question's reference, from the first record
     for number, raw in enumerate(lines, 1):
         if not raw.strip():
             continue
-        record, why = _problem(raw)
+        record, why = _problem(raw, question)
         if record is not None:
+            if not records:
+                question = QuestionRef.of(record)
             records.append(record)
         elif number == len(lines):  # no newline after it: the write was cut off
             torn = len(raw)

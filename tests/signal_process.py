@@ -59,8 +59,10 @@ class Stopped:
     records: list[dict[str, Any]]
 
 
-def stop_one_shot(tmp_path: Path, signum: int, config: Path = SLOW_TEAM) -> Stopped:
-    """``massgen --automation`` on ``config``, sent ``signum`` once the first answer is traced."""
+def stop_one_shot(tmp_path: Path, signum: int, config: Path = SLOW_TEAM, *, when: str = '"AnswerAccepted"',
+                  times: int = 1, gap_s: float = 0.0) -> Stopped:
+    """``massgen --automation`` on ``config``, sent ``signum`` (``times`` times, ``gap_s`` apart, as a
+    user's quick key presses) once ``when`` (by default the first answer) is in the trace."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "massgen.cli.main", "--automation", "--config", str(config), "q"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=massgen_env(tmp_path), cwd=tmp_path,
@@ -68,8 +70,11 @@ def stop_one_shot(tmp_path: Path, signum: int, config: Path = SLOW_TEAM) -> Stop
     assert proc.stdout is not None
     try:
         log_dir = tmp_path / proc.stdout.readline().split(": ", 1)[1].strip()
-        trace = wait_for_trace(log_dir / "trace.jsonl", '"AnswerAccepted"', proc)
-        proc.send_signal(signum)
+        trace = wait_for_trace(log_dir / "trace.jsonl", when, proc)
+        for number in range(times):
+            if number:
+                time.sleep(gap_s)
+            proc.send_signal(signum)
         out, err = proc.communicate(timeout=WAIT_S)
     finally:
         if proc.poll() is None:

@@ -23,6 +23,7 @@ from starlette.routing import Route
 from starlette.types import Receive
 
 from massgen import ConfigError, RunResult, __version__, preflight_check
+from massgen.actors.question import QuestionError, check_question
 from massgen.cli.serve import sse
 from massgen.cli.serve.auth import check_bearer, request_id
 from massgen.cli.serve.catalog import Catalog
@@ -53,7 +54,8 @@ async def _read_body(request: Request, limit: int, timeout_s: float = 30.0) -> b
     """The body, refused with 413 as soon as it is known to pass ``limit`` (declared or streamed),
     and with 408 when it has not all arrived within ``timeout_s`` (a half-sent body holds a slot)."""
     declared = request.headers.get("content-length", "")
-    too_big = ApiError(413, f"the request body is larger than {limit} bytes", code="request_too_large")
+    too_big = ApiError(413, f"the request body is larger than {limit:,} bytes (the server's --max-body-bytes)",
+                       code="request_too_large")
     if declared.isdigit() and int(declared) > limit:
         raise too_big
     received = bytearray()
@@ -138,8 +140,15 @@ def build_app(state: ServerState) -> Starlette:
     async def chat_completions(request: Request, rid: str) -> Response:
         body = await _read_body(request, state.limits.max_body_bytes, state.limits.body_timeout_s)
         chat = parse_request(body, state.limits)
-        model, config = state.catalog.resolve(chat.model)
+        # Off the loop: a config file is parsed and validated here (bounded, but it may take a
+        # moment), and /health, other requests and a SIGTERM must not wait for it.
+        model, config = await asyncio.to_thread(state.catalog.resolve, chat.model)
         conversation = to_conversation(chat)
+        try:
+            check_question(conversation.task, conversation.history)
+        except QuestionError as exc:
+            status, code = (413, "request_too_large") if exc.limit is not None else (400, "empty_question")
+            raise ApiError(status, str(exc), code=code, param="messages") from None
         try:
             preflight_check(config)  # a team none of whose agents can run is the caller's config error
         except ConfigError as exc:

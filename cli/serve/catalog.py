@@ -10,7 +10,11 @@
   ``chatcompletion/<model>`` -> an OpenAI-compatible server).
 
 Any other name matches no team: a 404 ``model_not_found``, as are unknown ``massgen/...``
-names; a config that does not validate is a 400.
+names; a config that does not validate is a 400. For ``massgen/path:`` the 400 says only
+that the file is not a valid config, never what is in it: a client may name any file
+under the roots, and its lines (``ANTHROPIC_API_KEY=...``) must not come back in an error.
+Loading is bounded (``configs/safe_yaml.py``) and the routes call ``resolve`` off the
+event loop, so no file, however hostile, holds up ``/health`` or a shutdown.
 """
 
 from __future__ import annotations
@@ -84,13 +88,17 @@ class Catalog:
         if not resolved.is_file():
             raise ApiError(404, f"the model 'massgen/path:{path_text}' does not exist: no such config file",
                            code="model_not_found", param="model")
-        return self._load(str(resolved))
+        return self._load(str(resolved), shown=f"massgen/path:{path_text}")
 
-    def _load(self, ref: str) -> TeamConfig:
+    def _load(self, ref: str, shown: str | None = None) -> TeamConfig:
+        """``shown``: the name to give instead of the loader's message (which may quote the file)."""
         try:
             config, _path = load_config(ref, None if self.env is None else dict(self.env))
         except ConfigError as exc:
-            raise ApiError(400, f"the team config is not valid: {exc}", code="invalid_config",
+            detail = str(exc) if shown is None else (
+                f"{shown} is not a valid team config (details are not sent over HTTP, as the file may hold "
+                "secrets; run `massgen --validate FILE` on the server to see them)")
+            raise ApiError(400, f"the team config is not valid: {detail}", code="invalid_config",
                            param="model") from None
         return config
 

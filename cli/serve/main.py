@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import ipaddress
 import logging
 import os
 import socket
@@ -52,7 +53,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--default-model", metavar="MODEL",
                         help="the team for requests that name no model (default: the served config)")
     parser.add_argument("--api-key", metavar="KEY",
-                        help=f"require 'Authorization: Bearer KEY' (default: ${API_KEY_ENV}, else open)")
+                        help=f"require 'Authorization: Bearer KEY' on every route but /health, /ui included "
+                             f"(default: ${API_KEY_ENV}; needed off loopback)")
+    parser.add_argument("--allow-unauthenticated", action="store_true",
+                        help="serve a non-loopback --host without --api-key (anyone who can reach it can "
+                             "spend your model budget)")
     parser.add_argument("--max-concurrent-runs", type=int, default=16, metavar="N",
                         help="runs at once; more get 429 with Retry-After (default 16)")
     parser.add_argument("--max-body-bytes", type=int, default=Limits.max_body_bytes, metavar="N")
@@ -98,7 +103,9 @@ class _Server(uvicorn.Server):
             shown = f"[{host}]" if ":" in str(host) else host
             print(f"massgen serve: listening on http://{shown}:{port}", file=sys.stderr, flush=True)
             if self.ui is not None:
-                url = f"http://{shown}:{port}/ui?token={self.ui.access.token}"
+                # With --api-key the UI's token is that key: it is not printed (logs keep stderr).
+                token = "<your API key>" if self.state.api_key else self.ui.access.token
+                url = f"http://{shown}:{port}/ui?token={token}"
                 print(f"massgen serve: web UI at {url}", file=sys.stderr, flush=True)
                 if self.start_question is not None and self.state.catalog.served is not None:
                     run_id, _ = self.ui.start(self.start_question, self.state.catalog.served[0], "web")
@@ -109,6 +116,16 @@ class _Server(uvicorn.Server):
         super().handle_exit(sig, frame)
         if self._loop is not None:  # a signal handler: hand the work to the loop
             self._loop.call_soon_threadsafe(self.state.registry.begin_shutdown, self.state.shutdown_grace_s)
+
+
+def is_loopback(host: str) -> bool:
+    """``localhost`` or a loopback address (127.0.0.0/8, ::1); a wildcard or any other name is not."""
+    if host.strip("[]").lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False  # a host name other than localhost may resolve anywhere
 
 
 def _fail(message: str) -> int:
@@ -151,8 +168,13 @@ def main(argv: Sequence[str] | None = None, *, served_config: tuple[str, TeamCon
             return _fail(f"--default-model {args.default_model}: {exc.message}")
 
     api_key = args.api_key or os.environ.get(API_KEY_ENV) or None
-    if args.ui and not api_key and args.host not in ("127.0.0.1", "localhost", "::1"):
+    public = not is_loopback(args.host)
+    if args.ui and not api_key and public:
         return _fail(f"--ui on --host {args.host}: the Web UI can start runs, so off loopback it needs --api-key")
+    if public and not api_key and not args.allow_unauthenticated:
+        return _fail(f"--host {args.host} is not a loopback address and no --api-key (or ${API_KEY_ENV}) is "
+                     "set: anyone who can reach it could spend your model budget; give --api-key KEY, or "
+                     "--allow-unauthenticated to serve it openly")
     log_base = Path(args.log_dir).expanduser() if args.log_dir else None
     registry = RunRegistry(max_runs=args.max_concurrent_runs, retry_after_s=1, log_base=log_base)
     state = ServerState(
@@ -165,7 +187,8 @@ def main(argv: Sequence[str] | None = None, *, served_config: tuple[str, TeamCon
     if args.ui:
         from massgen.cli.serve.ui import StreamSettings, UiAccess, WebUI
 
-        ui = WebUI(state, UiAccess(bind_host=args.host),
+        access = UiAccess(token=api_key, bind_host=args.host) if api_key else UiAccess(bind_host=args.host)
+        ui = WebUI(state, access,
                    StreamSettings(ping_s=args.keepalive, drop_every=max(0, args.ui_drop_every)))
         state.extra_routes = ui.routes()
     config = uvicorn.Config(
@@ -173,8 +196,8 @@ def main(argv: Sequence[str] | None = None, *, served_config: tuple[str, TeamCon
         timeout_graceful_shutdown=int(args.shutdown_grace + state.drain_timeout_s + 5), server_header=False,
         http=header_timeout.with_timeout(args.header_timeout),
     )
-    if not api_key and args.host not in ("127.0.0.1", "localhost", "::1"):
-        log.warning("listening on %s without an API key: anyone who can reach it can spend your model budget",
-                    args.host)
+    if public and not api_key:  # --allow-unauthenticated
+        log.warning("listening on %s without an API key (--allow-unauthenticated): anyone who can reach it "
+                    "can spend your model budget", args.host)
     _Server(config, state, ui, start_question).run()
     return exit_codes.SUCCESS

@@ -7,6 +7,10 @@ address it was told to bind), which stops DNS-rebinding pages from reading the A
 (bound to every address, which needs ``--api-key``, any name may reach it). Every POST
 must also carry an ``Origin`` equal to the page's own, which stops cross-site form
 posts. The token is compared in constant time.
+
+With ``--api-key`` the token *is* that key (``UiAccess(token=api_key)``): then every route of
+the server, ``/ui`` included, is guarded by the one key, the printed URL leaves it out
+(``?token=<your API key>``), and scripts may send it as ``Authorization: Bearer`` instead.
 """
 
 from __future__ import annotations
@@ -57,7 +61,9 @@ class UiAccess:
             if origin != own:
                 raise ApiError(403, "cross-origin requests are refused", code="forbidden_origin")
         from_url = request.query_params.get("token")
-        given = from_url or request.cookies.get(self.cookie_name(request))
+        scheme, _, bearer = request.headers.get("authorization", "").partition(" ")
+        given = from_url or request.cookies.get(self.cookie_name(request)) or (
+            bearer.strip() if scheme.lower() == "bearer" else None)
         if not given:
             raise ApiError(401, "open the URL with ?token=... that `massgen serve --ui` printed",
                            code="missing_token")

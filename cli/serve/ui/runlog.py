@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from massgen import ATTEMPT_GLOB, TRACE_FILE
+from massgen.logs.question_ref import expand_lines
 
 _RUN_ID = re.compile(r"^log_[A-Za-z0-9_]+~turn_\d+~attempt_\d+$")
 _KEEP_FINISHED = 8  # finished runs' logs kept in memory for tabs that come back to them
@@ -65,7 +66,7 @@ class RecordLog:
     def from_file(cls, path: Path) -> RecordLog:
         log = cls()
         with contextlib.suppress(OSError), open(path, encoding="utf-8") as handle:
-            for line in handle:
+            for line in expand_lines(handle.readlines()):  # a large question is written once
                 with contextlib.suppress(ValueError, KeyError, TypeError):
                     log.append(json.loads(line))
         log.finished = True

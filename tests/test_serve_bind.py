@@ -1,0 +1,82 @@
+"""``massgen serve`` off loopback needs a key, and with ``--api-key`` the key guards every route.
+
+Each test runs the real ``massgen serve`` process: a non-loopback ``--host`` without a key
+exits 1 before binding anything (``--allow-unauthenticated`` is the explicit opt-out), and
+with ``--ui --api-key K`` the Web UI's routes want that same key (the URL's ``?token=K``,
+traded for a cookie, or ``Authorization: Bearer K``), and the printed URL does not show it.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+from serve_process import start_server, write_configs
+
+KEY = "sk-serve-test-key-1234"
+
+
+def _serve(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "MASSGEN_SERVER_API_KEY"}
+    return subprocess.run([sys.executable, "-m", "massgen.cli.main", "serve", "--port", "0", *args],
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path, env=env)
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "::", "192.0.2.7", "box.example"])
+def test_a_public_address_without_a_key_refuses_to_start(tmp_path: Path, host: str) -> None:
+    write_configs(tmp_path)
+    done = _serve(tmp_path, "--host", host, "--config", "team.yaml")
+    assert done.returncode == 1
+    assert f"--host {host} is not a loopback address and no --api-key" in done.stderr
+    assert "--allow-unauthenticated" in done.stderr and "Traceback" not in done.stderr
+    assert "listening on" not in done.stderr
+
+
+def test_the_explicit_opt_out_serves_openly_with_a_warning(tmp_path: Path) -> None:
+    write_configs(tmp_path)
+    server = start_server(tmp_path, "--host", "0.0.0.0", "--allow-unauthenticated", "--config", "team.yaml",
+                          env={"MASSGEN_SERVER_API_KEY": ""})
+    try:
+        port = server.base_url.rsplit(":", 1)[1]
+        assert httpx.get(f"http://127.0.0.1:{port}/v1/models", timeout=10).status_code == 200
+        assert "without an API key (--allow-unauthenticated)" in server.output()
+    finally:
+        assert server.stop() == -15
+
+
+def test_loopback_names_need_no_key(tmp_path: Path) -> None:
+    write_configs(tmp_path)
+    for host in ("localhost", "127.0.0.2", "::1"):
+        server = start_server(tmp_path, "--host", host, "--config", "team.yaml", env={"MASSGEN_SERVER_API_KEY": ""})
+        assert server.health()["status"] == "ok"
+        assert server.stop() == -15
+
+
+def test_with_ui_and_api_key_every_route_wants_the_key(tmp_path: Path) -> None:
+    write_configs(tmp_path)
+    server = start_server(tmp_path, "--ui", "--api-key", KEY, "--config", "team.yaml")
+    try:
+        base = server.base_url
+        printed = next(line for line in server.lines if "web UI at" in line)
+        assert "/ui?token=<your API key>" in printed and KEY not in server.output()
+        with httpx.Client(base_url=base, timeout=10) as client:
+            assert client.get("/health").status_code == 200  # for load balancers: no key
+            for path in ("/ui", "/ui/api/runs", "/ui/static/app.js", "/v1/models"):
+                assert client.get(path).status_code == 401, path
+                assert client.get(path, headers={"authorization": "Bearer wrong"}).status_code in (401, 403), path
+                assert client.get(path, headers={"authorization": f"Bearer {KEY}"}).status_code == 200, path
+            assert client.get("/ui?token=wrong").status_code == 403
+            # the login: the URL's key becomes an HttpOnly cookie, the address bar loses it
+            login = client.get(f"/ui?token={KEY}", follow_redirects=False)
+            assert login.status_code == 303 and login.headers["location"] == "/ui"
+            assert "httponly" in login.headers["set-cookie"].lower()
+            assert client.get("/ui/api/runs").status_code == 200  # the cookie now
+            started = client.post("/ui/api/runs", json={"question": "What is 2+2?", "config": "team"},
+                                  headers={"origin": base})
+            assert started.status_code == 201, started.text
+    finally:
+        assert server.stop() == -15
