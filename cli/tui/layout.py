@@ -1,0 +1,391 @@
+"""The screen: a header, one panel per agent, votes and consensus, the timeline, the final
+answer, the output of the last command and the command line.
+
+Everything drawn is computed at draw time from ``RunState`` (the run) and ``ViewChoices``
+(focus, zoom, scroll, search), for the size the terminal has then; nothing is kept
+between frames, so a resize or a skipped frame cannot lose or stale anything. Panels
+wrap their own text and show the lines that fit, anchored at the bottom (the newest
+text) unless scrolled up.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import textwrap
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from prompt_toolkit.application.current import get_app
+from prompt_toolkit.buffer import Buffer
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.layout import (
+    BufferControl,
+    ConditionalContainer,
+    Container,
+    Dimension,
+    DynamicContainer,
+    HSplit,
+    Layout,
+    UIContent,
+    UIControl,
+    VSplit,
+    Window,
+)
+from prompt_toolkit.layout.processors import BeforeInput
+from prompt_toolkit.styles import Style
+from prompt_toolkit.widgets import Frame
+
+from massgen.cli.tui.state import AgentState, Entry, RunState
+from massgen.cli.tui.view import ViewChoices
+
+STYLE = Style.from_dict({
+    "header": "bg:#1f2937 #e5e7eb",
+    "header.title": "bg:#1f2937 #93c5fd bold",
+    "header.question": "bg:#111827 #d1d5db",
+    "frame.border": "#6b7280",
+    "frame.label": "#d1d5db",
+    "focused frame.border": "#60a5fa bold",
+    "focused frame.label": "#93c5fd bold",
+    "reasoning": "#9ca3af italic",
+    "mark": "#fbbf24",
+    "tool": "#34d399",
+    "tool.detail": "#6ee7b7",
+    "search": "bg:#facc15 #000000",
+    "winner": "#4ade80 bold",
+    "final": "#f9fafb",
+    "dim": "#9ca3af",
+    "output": "#e5e7eb",
+    "prompt": "#60a5fa bold",
+    "bar": "#60a5fa",
+})
+
+_STATE_STYLE = {"winner": "class:winner", "failed": "#f87171 bold", "restarting": "#fb923c",
+                "presenting": "#c084fc bold", "voted": "#60a5fa", "answered": "#fbbf24"}
+_SIDE_WIDTH = 40
+_MIN_PANEL_HEIGHT = 6
+_MIN_PANEL_WIDTH = 30
+
+
+def wrap(text: str, width: int) -> list[str]:
+    """Lines of ``text`` at most ``width`` cells wide, broken at spaces where it can."""
+    width = max(4, width)
+    lines: list[str] = []
+    for raw in text.split("\n"):
+        if len(raw) <= width:
+            lines.append(raw)
+        else:
+            lines += textwrap.wrap(raw, width, break_long_words=True, replace_whitespace=False,
+                                   drop_whitespace=True) or [""]
+    return lines
+
+
+def _highlight(line: str, style: str, term: str) -> StyleAndTextTuples:
+    if not term:
+        return [(style, line)]
+    out: StyleAndTextTuples = []
+    lower, needle, at = line.lower(), term.lower(), 0
+    while True:
+        hit = lower.find(needle, at)
+        if hit < 0:
+            out.append((style, line[at:]))
+            return out
+        out += [(style, line[at:hit]), ("class:search", line[hit:hit + len(term)])]
+        at = hit + len(term)
+
+
+def _short_json(value: object, limit: int) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def entry_lines(entry: Entry, width: int, open_tools: bool) -> list[tuple[str, str]]:
+    """(style, line) pairs of one panel entry at ``width``."""
+    if entry.kind == "text":
+        return [("", line) for line in wrap(entry.text.strip("\n"), width)]
+    if entry.kind == "reasoning":
+        return [("class:reasoning", "┆ " + line) for line in wrap(entry.text.strip("\n"), width - 2)]
+    if entry.kind == "mark":
+        return [("class:mark", ("• " if i == 0 else "  ") + line)
+                for i, line in enumerate(wrap(entry.text, width - 2))]
+    card = entry.card
+    if card is None:
+        return []
+    marker = "▾" if open_tools else "▸"
+    lines = [("class:tool", f"{marker} ⚙ {card.summary}")]
+    if open_tools:
+        args = json.dumps(card.arguments, ensure_ascii=False, indent=1, default=str)
+        lines += [("class:tool.detail", "  " + line) for line in wrap("args: " + args, width - 2)]
+        result = card.result if card.result is not None else "(running)"
+        lines += [("class:tool.detail", "  " + line)
+                  for line in wrap(("error: " if card.is_error else "result: ") + result[:2000], width - 2)]
+    return lines
+
+
+def panel_lines(agent: AgentState, width: int, height: int, scroll: int, search: str,
+                open_tools: bool) -> list[StyleAndTextTuples]:
+    """The ``height`` lines of an agent's panel, ``scroll`` lines up from its newest text."""
+    need = height + scroll
+    collected: list[tuple[str, str]] = []
+    for entry in reversed(agent.entries):
+        collected[:0] = entry_lines(entry, width, open_tools)
+        if len(collected) >= need:
+            break
+    if not collected:
+        collected = [("class:dim", "waiting for its first words...")]
+    scroll = min(scroll, max(0, len(collected) - height))  # Home asks for "all the way up"
+    end = max(0, len(collected) - scroll)
+    start = max(0, end - height)
+    return [_highlight(line, style, search) for style, line in collected[start:end]]
+
+
+class LinesControl(UIControl):
+    """A control that asks for its lines at the size it is given: wrapping is ours, per frame."""
+
+    def __init__(self, lines: Callable[[int, int], Sequence[StyleAndTextTuples]]) -> None:
+        self._lines = lines
+
+    def create_content(self, width: int, height: int) -> UIContent:
+        lines = list(self._lines(width, height))
+        return UIContent(get_line=lambda i: lines[i] if i < len(lines) else [], line_count=len(lines),
+                         show_cursor=False)
+
+    def is_focusable(self) -> bool:
+        return False
+
+
+def agent_title(agent: AgentState, focused: bool) -> str:
+    parts = [agent.label, agent.agent, agent.state]
+    if agent.answers:
+        parts.append("answers " + " ".join(agent.answers))
+    if agent.voted_for:
+        parts.append(f"voted {agent.voted_for}")
+    if agent.calls:
+        parts.append(f"{agent.calls} calls")
+    return ("▶ " if focused else "") + " · ".join(parts)
+
+
+def header_lines(state: RunState, now: float | None, width: int) -> list[StyleAndTextTuples]:
+    deadline = f" / {state.deadline_s:g}s" if state.deadline_s else ""
+    tokens = state.input_tokens + state.output_tokens
+    facts = (f" turn {state.turn} · round {state.round} · {state.phase} · {state.elapsed(now):.1f}s{deadline}"
+             f" · calls {state.calls} · tokens {tokens} · ${state.cost_usd:.4f}")
+    question = " ".join(state.question.split())
+    if len(question) > width - 4:
+        question = question[: max(0, width - 5)] + "…"
+    return [[("class:header.title", " massgen"), ("class:header", facts.ljust(max(0, width - 8)))],
+            [("class:header.question", (" Q: " + question).ljust(width))]]
+
+
+def votes_lines(state: RunState, width: int) -> list[StyleAndTextTuples]:
+    lines: list[StyleAndTextTuples] = []
+    for vote in state.votes:
+        for i, line in enumerate(wrap(f"{vote.voter_label} → {vote.target_label}: {vote.reason}", width - 2)):
+            lines.append([("", ("" if i == 0 else "  ") + line)])
+    if not state.votes:
+        lines.append([("class:dim", f"no votes in round {state.round} yet")])
+    if state.tally:
+        top = max(state.tally.values())
+        for agent, count in sorted(state.tally.items(), key=lambda kv: -kv[1]):
+            bar = "█" * max(1, round(count / top * 10))
+            lines.append([("", f"{state.label_of(agent):<8} "), ("class:bar", bar), ("", f" {count}")])
+    if state.withdrawn_votes:
+        lines.append([("class:dim", f"({state.withdrawn_votes} earlier votes withdrawn)")])
+    if state.converged and state.leader:
+        lines.append([("class:winner", f"consensus: {state.label_of(state.leader)}")])
+    elif state.finished is not None and state.finished.winner_label:
+        lines.append([("class:winner", f"winner: {state.finished.winner_label}")])
+    return lines
+
+
+def timeline_lines(state: RunState, width: int, height: int) -> list[StyleAndTextTuples]:
+    shown: list[StyleAndTextTuples] = []
+    for item in reversed(state.timeline):
+        text = f"{item.at:6.1f}s {item.text}"
+        shown[:0] = [[("class:dim" if j else "", ("        " if j else "") + line)]
+                     for j, line in enumerate(wrap(text, width - 1)[:2])]
+        if len(shown) >= height:
+            break
+    return shown[-height:] if height > 0 else []
+
+
+def final_lines(state: RunState, width: int, height: int) -> list[StyleAndTextTuples]:
+    end = state.finished
+    if end is None:
+        return []
+    text = end.final_answer if end.final_answer is not None else f"no answer: {end.reason}"
+    lines = [[("class:final", line)] for line in wrap(text.strip("\n"), width)]
+    if end.partial or end.status != "completed":
+        lines.append([("class:dim", f"({end.status}: {end.reason})")])
+    if len(lines) > height:
+        lines = [*lines[: height - 1], [("class:dim", "… (/answers or /inspect for all of it)")]]
+    return lines
+
+
+def final_title(state: RunState) -> str:
+    end = state.finished
+    if end is None:
+        return ""
+    if end.final_answer is None:
+        return f"no answer · {end.status}"
+    who = f"{end.winner_label}, by {end.winner}" if end.winner else "no winner"
+    head = "best answer so far" if end.partial else "final answer"
+    return f"{head} ({who}) · {end.status} · {end.elapsed_s:.1f}s"
+
+
+@dataclass
+class Grid:
+    """Which agents' panels are shown, and how: ``columns`` x ``rows``, from ``first``."""
+
+    first: int
+    count: int
+    columns: int
+    rows: int
+
+
+def grid_for(agents: int, focus: int, width: int, height: int, zoomed: bool) -> Grid:
+    if agents == 0:
+        return Grid(0, 0, 1, 1)
+    if zoomed:
+        return Grid(min(focus, agents - 1), 1, 1, 1)
+    columns = max(1, min(agents, width // _MIN_PANEL_WIDTH))
+    rows = math.ceil(agents / columns)
+    if height // rows < _MIN_PANEL_HEIGHT:
+        rows = max(1, height // _MIN_PANEL_HEIGHT)
+    per_page = columns * rows
+    first = (focus // per_page) * per_page
+    return Grid(first, min(per_page, agents - first), columns, rows)
+
+
+class Screen:
+    """The prompt-toolkit layout over a run state and the view choices; ``now`` is the clock."""
+
+    def __init__(self, state: Callable[[], RunState], view: ViewChoices, command: Buffer,
+                 prompt: Callable[[], str], now: Callable[[], float | None]) -> None:
+        self._state, self._view, self._now, self._prompt = state, view, now, prompt
+        self.command = command
+        self.command_window = Window(BufferControl(buffer=command, input_processors=[
+            BeforeInput(lambda: [("class:prompt", self._prompt())])]), height=1)
+        output_shown = Condition(lambda: bool(self._view.output))
+        self.root = HSplit([
+            Window(LinesControl(lambda w, h: header_lines(self._state(), self._now(), w)), height=2),
+            DynamicContainer(self._body),
+            ConditionalContainer(DynamicContainer(self._final), Condition(lambda: self._state().finished is not None)),
+            ConditionalContainer(DynamicContainer(self._output), output_shown),
+            Window(LinesControl(lambda w, h: [self._hint(w)]), height=1),
+            self.command_window,
+        ])
+        self.layout = Layout(self.root, focused_element=self.command_window)
+
+    # -- sizes --------------------------------------------------------------------------------
+
+    @staticmethod
+    def _size() -> tuple[int, int]:
+        size = get_app().output.get_size()
+        return size.columns, size.rows
+
+    def grid(self) -> Grid:
+        columns, rows = self._size()
+        state = self._state()
+        side = columns >= 110
+        body_height = rows - 4 - self._final_height(rows) - self._output_height(rows) - (0 if side else 8)
+        width = columns - (_SIDE_WIDTH if side else 0)
+        return grid_for(len(state.agents), self._view.focus, width, max(3, body_height), self._view.zoomed)
+
+    def _final_height(self, rows: int) -> int:
+        state = self._state()
+        if state.finished is None:
+            return 0
+        text = state.finished.final_answer or state.finished.reason
+        columns, _ = self._size()
+        return min(len(wrap(text, columns - 2)) + 3, max(4, rows // 3))
+
+    def _output_height(self, rows: int) -> int:
+        if not self._view.output:
+            return 0
+        columns, _ = self._size()
+        return min(len(wrap(self._view.output, columns - 2)) + 2, max(4, rows // 3))
+
+    # -- parts --------------------------------------------------------------------------------
+
+    def _body(self) -> Container:
+        columns, _ = self._size()
+        panels = self._panels()
+        if columns >= 110:
+            side = HSplit([
+                Frame(Window(LinesControl(lambda w, h: votes_lines(self._state(), w)), wrap_lines=False),
+                      title=lambda: f"votes · round {self._state().round}", height=Dimension(weight=1)),
+                Frame(Window(LinesControl(lambda w, h: timeline_lines(self._state(), w, h))), title="timeline",
+                      height=Dimension(weight=2)),
+            ], width=_SIDE_WIDTH)
+            return VSplit([panels, side])
+        strip = VSplit([
+            Frame(Window(LinesControl(lambda w, h: votes_lines(self._state(), w)[-h:] if h else [])),
+                  title=lambda: f"votes · round {self._state().round}"),
+            Frame(Window(LinesControl(lambda w, h: timeline_lines(self._state(), w, h))), title="timeline"),
+        ], height=8)
+        return HSplit([panels, strip])
+
+    def _panels(self) -> Container:
+        state, view = self._state(), self._view
+        agents = list(state.agents.values())
+        if not agents:
+            return Window(LinesControl(lambda w, h: [[("class:dim", " type a question and press Enter")]]))
+        grid = self.grid()
+        shown = agents[grid.first:grid.first + grid.count]
+        rows: list[Container] = []
+        for r in range(grid.rows):
+            row = shown[r * grid.columns:(r + 1) * grid.columns]
+            if not row:
+                break
+            rows.append(VSplit([self._panel(a, grid.first + r * grid.columns + i == view.focus)
+                                for i, a in enumerate(row)]))
+        if grid.count < len(agents):
+            last = grid.first + grid.count
+            rows.append(Window(LinesControl(lambda w, h: [[("class:dim", (
+                f" agents {grid.first + 1}-{last} of {len(agents)} · Tab/Shift-Tab moves between them · "
+                + " ".join(f"{a.label}:{a.state}" for a in agents[last:last + 12]))[:w])]]), height=1))
+        return HSplit(rows)
+
+    def _panel(self, agent: AgentState, focused: bool) -> Container:
+        view = self._view
+
+        def lines(width: int, height: int) -> list[StyleAndTextTuples]:
+            return panel_lines(agent, width, height, view.scroll.get(agent.agent, 0), view.search, view.open_tools)
+
+        title = agent_title(agent, focused)
+        style = "class:focused" if focused else ""
+        state_style = _STATE_STYLE.get(agent.state, "")
+        return Frame(Window(LinesControl(lines)), title=title, style=f"{style} {state_style}".strip())
+
+    def _final(self) -> Container:
+        _, rows = self._size()
+        height = self._final_height(rows)
+        return Frame(Window(LinesControl(lambda w, h: final_lines(self._state(), w, h))),
+                     title=final_title(self._state()), style="class:winner", height=height)
+
+    def _output(self) -> Container:
+        _, rows = self._size()
+
+        def lines(width: int, height: int) -> list[StyleAndTextTuples]:
+            wrapped = wrap(self._view.output, width)
+            if len(wrapped) > height:
+                wrapped = [*wrapped[: height - 1], f"… {len(wrapped) - height + 1} more lines (Esc closes)"]
+            return [[("class:output", line)] for line in wrapped]
+
+        return Frame(Window(LinesControl(lines)), title=self._view.output_title + " · Esc closes",
+                     height=self._output_height(rows))
+
+    def _hint(self, width: int) -> StyleAndTextTuples:
+        view = self._view
+        if view.searching:
+            text = " search: type, Enter finds the next match in the focused panel, Esc stops"
+        else:
+            text = (" Tab panels · F2 zoom · PgUp/PgDn scroll · Ctrl-F search · F3 tool cards · "
+                    "/help commands · Ctrl-C cancels, twice quits")
+        return [("class:dim", text[:width])]
+
+
+def application_style() -> Style:
+    return STYLE
