@@ -49,6 +49,7 @@ STYLE = Style.from_dict({
     "focused frame.border": "#60a5fa bold",
     "focused frame.label": "#93c5fd bold",
     "reasoning": "#9ca3af italic",
+    "facts": "#93c5fd",
     "mark": "#fbbf24",
     "tool": "#34d399",
     "tool.detail": "#6ee7b7",
@@ -65,7 +66,7 @@ _STATE_STYLE = {"winner": "class:winner", "failed": "#f87171 bold", "restarting"
                 "presenting": "#c084fc bold", "voted": "#60a5fa", "answered": "#fbbf24"}
 _SIDE_WIDTH = 40
 _MIN_PANEL_HEIGHT = 6
-_MIN_PANEL_WIDTH = 30
+_MIN_PANEL_WIDTH = 24
 
 
 def wrap(text: str, width: int) -> list[str]:
@@ -113,7 +114,7 @@ def entry_lines(entry: Entry, width: int, open_tools: bool) -> list[tuple[str, s
     if card is None:
         return []
     marker = "▾" if open_tools else "▸"
-    lines = [("class:tool", f"{marker} ⚙ {card.summary}")]
+    lines = [("class:tool", line) for line in wrap(f"{marker} ⚙ {card.summary}", width)]
     if open_tools:
         args = json.dumps(card.arguments, ensure_ascii=False, indent=1, default=str)
         lines += [("class:tool.detail", "  " + line) for line in wrap("args: " + args, width - 2)]
@@ -156,14 +157,18 @@ class LinesControl(UIControl):
 
 
 def agent_title(agent: AgentState, focused: bool) -> str:
-    parts = [agent.label, agent.agent, agent.state]
-    if agent.answers:
-        parts.append("answers " + " ".join(agent.answers))
+    return ("▶ " if focused else "") + f"{agent.label} {agent.agent} · {agent.state}"
+
+
+def agent_facts(agent: AgentState) -> str:
+    """The panel's first line: its answers, its vote and its calls."""
+    parts = [("✔ " + " ".join(agent.answers)) if agent.answers else "no answer yet"]
     if agent.voted_for:
-        parts.append(f"voted {agent.voted_for}")
-    if agent.calls:
-        parts.append(f"{agent.calls} calls")
-    return ("▶ " if focused else "") + " · ".join(parts)
+        parts.append(f"→ {agent.voted_for}")
+    parts.append(f"{agent.calls} calls")
+    if agent.restarts:
+        parts.append(f"{agent.restarts} restarts")
+    return " · ".join(parts)
 
 
 def header_lines(state: RunState, now: float | None, width: int) -> list[StyleAndTextTuples]:
@@ -289,9 +294,15 @@ class Screen:
         columns, rows = self._size()
         state = self._state()
         side = columns >= 110
-        body_height = rows - 4 - self._final_height(rows) - self._output_height(rows) - (0 if side else 8)
+        body_height = rows - 4 - self._final_height(rows) - self._output_height(rows) - (0 if side else
+                                                                                         self._strip_height(rows))
         width = columns - (_SIDE_WIDTH if side else 0)
         return grid_for(len(state.agents), self._view.focus, width, max(3, body_height), self._view.zoomed)
+
+    @staticmethod
+    def _strip_height(rows: int) -> int:
+        """The votes and timeline strip under the panels, on a terminal too narrow for a side column."""
+        return 6 if rows < 30 else 9
 
     def _final_height(self, rows: int) -> int:
         state = self._state()
@@ -299,7 +310,7 @@ class Screen:
             return 0
         text = state.finished.final_answer or state.finished.reason
         columns, _ = self._size()
-        return min(len(wrap(text, columns - 2)) + 3, max(4, rows // 3))
+        return min(len(wrap(text, columns - 2)) + 2, max(4, rows // 3))
 
     def _output_height(self, rows: int) -> int:
         if not self._view.output:
@@ -310,7 +321,7 @@ class Screen:
     # -- parts --------------------------------------------------------------------------------
 
     def _body(self) -> Container:
-        columns, _ = self._size()
+        columns, rows = self._size()
         panels = self._panels()
         if columns >= 110:
             side = HSplit([
@@ -324,7 +335,7 @@ class Screen:
             Frame(Window(LinesControl(lambda w, h: votes_lines(self._state(), w)[-h:] if h else [])),
                   title=lambda: f"votes · round {self._state().round}"),
             Frame(Window(LinesControl(lambda w, h: timeline_lines(self._state(), w, h))), title="timeline"),
-        ], height=8)
+        ], height=self._strip_height(rows))
         return HSplit([panels, strip])
 
     def _panels(self) -> Container:
@@ -352,7 +363,11 @@ class Screen:
         view = self._view
 
         def lines(width: int, height: int) -> list[StyleAndTextTuples]:
-            return panel_lines(agent, width, height, view.scroll.get(agent.agent, 0), view.search, view.open_tools)
+            facts: list[StyleAndTextTuples] = [[("class:facts", line)] for line in wrap(agent_facts(agent), width)]
+            facts = facts[: max(0, height - 1)]
+            body = panel_lines(agent, width, height - len(facts), view.scroll.get(agent.agent, 0), view.search,
+                               view.open_tools)
+            return facts + body
 
         title = agent_title(agent, focused)
         style = "class:focused" if focused else ""

@@ -237,8 +237,8 @@ class RunState:
                 panel.state = "voting" if event.vote_only else "working"
                 panel.incarnation = event.incarnation
                 seen = ", ".join(event.view_labels) or "no answers yet"
-                panel.add("mark", f"turn (incarnation {event.incarnation}"
-                          + (", votes only" if event.vote_only else "") + f") sees {seen}")
+                again = f" (incarnation {event.incarnation})" if event.incarnation > 1 else ""
+                panel.add("mark", ("vote-only turn" if event.vote_only else "new turn") + f"{again}, sees {seen}")
             case AnswerEvent():
                 panel = self._agent(event.agent, event.label.rsplit(".", 1)[0])
                 panel.answers.append(event.label)
