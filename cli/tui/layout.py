@@ -46,8 +46,7 @@ STYLE = Style.from_dict({
     "header.question": "bg:#111827 #d1d5db",
     "frame.border": "#6b7280",
     "frame.label": "#d1d5db",
-    "focused frame.border": "#60a5fa bold",
-    "focused frame.label": "#93c5fd bold",
+    "title.focused": "reverse bold",
     "reasoning": "#9ca3af italic",
     "facts": "#93c5fd",
     "mark": "#fbbf24",
@@ -67,6 +66,10 @@ _STATE_STYLE = {"winner": "class:winner", "failed": "#f87171 bold", "restarting"
 _SIDE_WIDTH = 40
 _MIN_PANEL_HEIGHT = 6
 _MIN_PANEL_WIDTH = 24
+# At most 4 x 3 panels at once: more are unreadable, and each costs a frame's time; a larger team
+# pages (Tab moves the focus, and the page with it), with the others' states on one line.
+_MAX_COLUMNS = 4
+_MAX_ROWS = 3
 
 
 def wrap(text: str, width: int) -> list[str]:
@@ -156,13 +159,18 @@ class LinesControl(UIControl):
         return False
 
 
-def agent_title(agent: AgentState, focused: bool) -> str:
-    return ("▶ " if focused else "") + f"{agent.label} {agent.agent} · {agent.state}"
+_NARROW_PANEL = 34  # below this width the agent's id moves from the title to the first line
 
 
-def agent_facts(agent: AgentState) -> str:
+def agent_title(agent: AgentState, focused: bool, narrow: bool = False) -> str:
+    name = agent.label if narrow else f"{agent.label} {agent.agent}"
+    return ("▶ " if focused else "") + f"{name} · {agent.state}"
+
+
+def agent_facts(agent: AgentState, narrow: bool = False) -> str:
     """The panel's first line: its answers, its vote and its calls."""
-    parts = [("✔ " + " ".join(agent.answers)) if agent.answers else "no answer yet"]
+    parts = [agent.agent] if narrow else []
+    parts.append(("✔ " + " ".join(agent.answers)) if agent.answers else "no answer yet")
     if agent.voted_for:
         parts.append(f"→ {agent.voted_for}")
     parts.append(f"{agent.calls} calls")
@@ -254,8 +262,8 @@ def grid_for(agents: int, focus: int, width: int, height: int, zoomed: bool) -> 
         return Grid(0, 0, 1, 1)
     if zoomed:
         return Grid(min(focus, agents - 1), 1, 1, 1)
-    columns = max(1, min(agents, width // _MIN_PANEL_WIDTH))
-    rows = math.ceil(agents / columns)
+    columns = max(1, min(agents, width // _MIN_PANEL_WIDTH, _MAX_COLUMNS))
+    rows = min(math.ceil(agents / columns), _MAX_ROWS)
     if height // rows < _MIN_PANEL_HEIGHT:
         rows = max(1, height // _MIN_PANEL_HEIGHT)
     per_page = columns * rows
@@ -270,6 +278,7 @@ class Screen:
                  prompt: Callable[[], str], now: Callable[[], float | None]) -> None:
         self._state, self._view, self._now, self._prompt = state, view, now, prompt
         self.command = command
+        self._parts = {}
         self.command_window = Window(BufferControl(buffer=command, input_processors=[
             BeforeInput(lambda: [("class:prompt", self._prompt())])]), height=1)
         output_shown = Condition(lambda: bool(self._view.output))
@@ -282,6 +291,7 @@ class Screen:
             self.command_window,
         ])
         self.layout = Layout(self.root, focused_element=self.command_window)
+        self._parts: dict[tuple[object, ...], Container] = {}
 
     # -- sizes --------------------------------------------------------------------------------
 
@@ -294,8 +304,8 @@ class Screen:
         columns, rows = self._size()
         state = self._state()
         side = columns >= 110
-        body_height = rows - 4 - self._final_height(rows) - self._output_height(rows) - (0 if side else
-                                                                                         self._strip_height(rows))
+        height = self._body_height(columns, rows)
+        body_height = height - (0 if side else min(self._strip_height(height + 4), max(0, height - 3)))
         width = columns - (_SIDE_WIDTH if side else 0)
         return grid_for(len(state.agents), self._view.focus, width, max(3, body_height), self._view.zoomed)
 
@@ -319,69 +329,113 @@ class Screen:
         return min(len(wrap(self._view.output, columns - 2)) + 2, max(4, rows // 3))
 
     # -- parts --------------------------------------------------------------------------------
+    #
+    # prompt-toolkit asks a DynamicContainer for its container many times per frame (sizes, then
+    # drawing, then the key bindings), so each part is built once per shape (which panels, the grid,
+    # the heights) and kept; its text is read from the state at draw time, so a kept part is
+    # never stale.
+
+    def _kept(self, key: tuple[object, ...], build: Callable[[], Container]) -> Container:
+        found = self._parts.get(key)
+        if found is None:
+            if len(self._parts) > 512:  # shapes of earlier turns and sizes
+                self._parts.clear()
+            found = self._parts[key] = build()
+        return found
 
     def _body(self) -> Container:
         columns, rows = self._size()
-        panels = self._panels()
-        if columns >= 110:
-            side = HSplit([
-                Frame(Window(LinesControl(lambda w, h: votes_lines(self._state(), w)), wrap_lines=False),
-                      title=lambda: f"votes · round {self._state().round}", height=Dimension(weight=1)),
-                Frame(Window(LinesControl(lambda w, h: timeline_lines(self._state(), w, h))), title="timeline",
-                      height=Dimension(weight=2)),
-            ], width=_SIDE_WIDTH)
-            return VSplit([panels, side])
-        strip = VSplit([
-            Frame(Window(LinesControl(lambda w, h: votes_lines(self._state(), w)[-h:] if h else [])),
-                  title=lambda: f"votes · round {self._state().round}"),
-            Frame(Window(LinesControl(lambda w, h: timeline_lines(self._state(), w, h))), title="timeline"),
-        ], height=self._strip_height(rows))
-        return HSplit([panels, strip])
+        state = self._state()
+        grid = self.grid()
+        side = columns >= 110
+        height = self._body_height(columns, rows)
+        key = ("body", id(state), len(state.agents), grid.first, grid.count, grid.columns, grid.rows, side,
+               columns, height)
+        return self._kept(key, lambda: self._build_body(grid, side, columns, height))
 
-    def _panels(self) -> Container:
-        state, view = self._state(), self._view
+    def _body_height(self, columns: int, rows: int) -> int:
+        return max(3, rows - 4 - self._final_height(rows) - self._output_height(rows))
+
+    def _build_body(self, grid: Grid, side: bool, columns: int, height: int) -> Container:
+        # Exact sizes everywhere: prompt-toolkit hands out spare cells one at a time by weight, which
+        # cost more than the drawing itself on a wide screen.
+        strip = 0 if side else min(self._strip_height(height + 4), max(0, height - 3))
+        panels_width = columns - (_SIDE_WIDTH if side else 0)
+        panels = self._panels(grid, panels_width, height - strip)
+        votes = Window(LinesControl(lambda w, h: votes_lines(self._state(), w)[-h:] if h else []))
+        timeline = Window(LinesControl(lambda w, h: timeline_lines(self._state(), w, h)))
+        votes_title = lambda: f"votes · round {self._state().round}"  # noqa: E731
+        if side:
+            votes_height = height // 3
+            return VSplit([panels, HSplit([
+                Frame(votes, title=votes_title, height=Dimension.exact(votes_height)),
+                Frame(timeline, title="timeline", height=Dimension.exact(height - votes_height)),
+            ], width=Dimension.exact(_SIDE_WIDTH))], height=Dimension.exact(height))
+        half = columns // 2
+        return HSplit([panels, VSplit([
+            Frame(votes, title=votes_title, width=Dimension.exact(half)),
+            Frame(timeline, title="timeline", width=Dimension.exact(columns - half)),
+        ], height=Dimension.exact(strip))], height=Dimension.exact(height))
+
+    def _panels(self, grid: Grid, width: int, height: int) -> Container:
+        state = self._state()
         agents = list(state.agents.values())
         if not agents:
-            return Window(LinesControl(lambda w, h: [[("class:dim", " type a question and press Enter")]]))
-        grid = self.grid()
+            return Window(LinesControl(lambda w, h: [[("class:dim", " type a question and press Enter")]]),
+                          height=Dimension.exact(height), width=Dimension.exact(width))
         shown = agents[grid.first:grid.first + grid.count]
+        paged = grid.count < len(agents)
+        usable = height - (1 if paged else 0)
+        used_rows = math.ceil(len(shown) / grid.columns)
         rows: list[Container] = []
-        for r in range(grid.rows):
+        for r in range(used_rows):
             row = shown[r * grid.columns:(r + 1) * grid.columns]
-            if not row:
-                break
-            rows.append(VSplit([self._panel(a, grid.first + r * grid.columns + i == view.focus)
-                                for i, a in enumerate(row)]))
-        if grid.count < len(agents):
+            row_height = usable // used_rows + (1 if r < usable % used_rows else 0)
+            widths = [width // grid.columns + (1 if i < width % grid.columns else 0) for i in range(grid.columns)]
+            cells = [self._panel(a, grid.first + r * grid.columns + i, widths[i] < _NARROW_PANEL)
+                     for i, a in enumerate(row)]
+            sized = [VSplit([c], width=Dimension.exact(w)) for c, w in zip(cells, widths[:len(cells)], strict=True)]
+            rows.append(VSplit(sized, height=Dimension.exact(row_height), width=Dimension.exact(width)))
+        if paged:
             last = grid.first + grid.count
-            rows.append(Window(LinesControl(lambda w, h: [[("class:dim", (
-                f" agents {grid.first + 1}-{last} of {len(agents)} · Tab/Shift-Tab moves between them · "
-                + " ".join(f"{a.label}:{a.state}" for a in agents[last:last + 12]))[:w])]]), height=1))
-        return HSplit(rows)
 
-    def _panel(self, agent: AgentState, focused: bool) -> Container:
+            def rest(width: int, height: int) -> list[StyleAndTextTuples]:
+                later = list(self._state().agents.values())[last:last + 12]
+                text = (f" agents {grid.first + 1}-{last} of {len(agents)} · Tab/Shift-Tab moves between them · "
+                        + " ".join(f"{a.label}:{a.state}" for a in later))
+                return [[("class:dim", text[:width])]]
+
+            rows.append(Window(LinesControl(rest), height=1))
+        return HSplit(rows, height=Dimension.exact(height), width=Dimension.exact(width))
+
+    def _panel(self, agent: AgentState, index: int, narrow: bool) -> Container:
         view = self._view
 
         def lines(width: int, height: int) -> list[StyleAndTextTuples]:
-            facts: list[StyleAndTextTuples] = [[("class:facts", line)] for line in wrap(agent_facts(agent), width)]
+            facts: list[StyleAndTextTuples] = [[("class:facts", line)]
+                                               for line in wrap(agent_facts(agent, narrow), width)]
             facts = facts[: max(0, height - 1)]
             body = panel_lines(agent, width, height - len(facts), view.scroll.get(agent.agent, 0), view.search,
                                view.open_tools)
             return facts + body
 
-        title = agent_title(agent, focused)
-        style = "class:focused" if focused else ""
-        state_style = _STATE_STYLE.get(agent.state, "")
-        return Frame(Window(LinesControl(lines)), title=title, style=f"{style} {state_style}".strip())
+        def title() -> StyleAndTextTuples:
+            focused = view.focus == index
+            style = "class:title.focused" if focused else _STATE_STYLE.get(agent.state, "")
+            return [(style, agent_title(agent, focused, narrow))]
+
+        return Frame(Window(LinesControl(lines)), title=title)
 
     def _final(self) -> Container:
         _, rows = self._size()
         height = self._final_height(rows)
-        return Frame(Window(LinesControl(lambda w, h: final_lines(self._state(), w, h))),
-                     title=final_title(self._state()), style="class:winner", height=height)
+        return self._kept(("final", id(self._state()), height), lambda: Frame(
+            Window(LinesControl(lambda w, h: final_lines(self._state(), w, h))),
+            title=lambda: [("class:winner", final_title(self._state()))], height=height))
 
     def _output(self) -> Container:
         _, rows = self._size()
+        height = self._output_height(rows)
 
         def lines(width: int, height: int) -> list[StyleAndTextTuples]:
             wrapped = wrap(self._view.output, width)
@@ -389,8 +443,8 @@ class Screen:
                 wrapped = [*wrapped[: height - 1], f"… {len(wrapped) - height + 1} more lines (Esc closes)"]
             return [[("class:output", line)] for line in wrapped]
 
-        return Frame(Window(LinesControl(lines)), title=self._view.output_title + " · Esc closes",
-                     height=self._output_height(rows))
+        return self._kept(("output", height), lambda: Frame(
+            Window(LinesControl(lines)), title=lambda: self._view.output_title + " · Esc closes", height=height))
 
     def _hint(self, width: int) -> StyleAndTextTuples:
         view = self._view
