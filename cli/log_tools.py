@@ -43,6 +43,9 @@ def build_parser() -> argparse.ArgumentParser:
                        ("open", "open the log directory in the file manager (else print its path)")):
         sub = commands.add_parser(name, help=what, parents=[common])
         sub.add_argument("run", nargs="?", help="a log directory, a number from `massgen logs list`, or a run id")
+        if name == "show":
+            sub.add_argument("--tui", action="store_true",
+                             help="draw the run's screens in the full-screen view, from its trace (needs a terminal)")
     return parser
 
 
@@ -155,6 +158,18 @@ def _open(log_dir: Path) -> bool:
     return True
 
 
+def _show_tui(log_dir: Path, err: IO[str]) -> int:
+    """``logs show RUN --tui``: the same screen the live run drew, folded from its trace."""
+    from massgen import read_trace
+
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        err.write("massgen logs: show --tui needs a terminal on stdin and stdout (without it: logs show RUN)\n")
+        return exit_codes.CONFIG_ERROR
+    from massgen.cli.tui import replay_tui
+
+    return replay_tui(read_trace(log_dir), str(log_dir))
+
+
 def main(argv: Sequence[str], out: IO[str] | None = None, err: IO[str] | None = None) -> int:
     out = out or sys.stdout
     err = err or sys.stderr
@@ -179,6 +194,8 @@ def main(argv: Sequence[str], out: IO[str] | None = None, err: IO[str] | None = 
                 out.write(json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
             else:
                 _print_summary(summary, out)
+        elif args.command == "show" and args.tui:
+            return _show_tui(log_dir, err)
         elif args.command == "show":
             summary, events = summarize(log_dir), _timeline(log_dir)
             if args.json:

@@ -71,9 +71,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="write .massgen/config.yaml for the providers whose keys are set (else the local team)")
     parser.add_argument("--force", action="store_true", help="with --quickstart: replace an existing config")
     parser.add_argument("--version", action="version", version=f"massgen {__version__}")
-    from massgen.cli import flags
+    from massgen.cli import display, flags
 
     flags.add_arguments(parser)
+    display.add_arguments(parser)
     return parser
 
 
@@ -95,7 +96,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     _quiet_library_logs()
     from massgen import ConfigError, list_examples, load_config
-    from massgen.cli import flags
+    from massgen.cli import display, flags
 
     problem = flags.usage_problem(args)
     if problem:
@@ -135,7 +136,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.question:
         from massgen.cli.repl import can_run_interactively, run_repl
 
-        if not can_run_interactively():
+        if not can_run_interactively() and not display.full_screen(args):
             print("massgen: give a question, e.g. massgen \"Which is larger, 9.11 or 9.9?\" "
                   "(the interactive session needs a terminal)", file=sys.stderr)
             return exit_codes.CONFIG_ERROR
@@ -148,6 +149,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         missing_key = flags.check_keys(config)
         if missing_key is not None:
             return missing_key
+        if display.full_screen(args):
+            from massgen.cli.tui import run_tui
+
+            return run_tui(_with_paths(config, "", args), source, vi=args.vi, timeout=args.orchestrator_timeout,
+                           session=session, session_config=flags.stored_config(args))
         return run_repl(_with_paths(config, "", args), source, vi=args.vi, timeout=args.orchestrator_timeout,
                         session=session,
                         session_config=flags.stored_config(args))
@@ -177,6 +183,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     text.escape_unencodable_output()
     question = text.from_argv(args.question)
+    if display.full_screen(args):
+        from massgen.cli.tui import run_tui
+
+        return run_tui(_with_paths(config, question, args), source, vi=args.vi, timeout=args.orchestrator_timeout,
+                       session=session, session_config=flags.stored_config(args), first_question=question)
+    if display.note_without_terminal(args):
+        print(display.note_without_terminal(args), file=sys.stderr)
     return run_question(_with_paths(config, question, args), question, automation=args.automation,
                         timeout=args.orchestrator_timeout, options=_run_options(args, session))
 
@@ -204,8 +217,11 @@ def _run_options(args: argparse.Namespace, session: Session | None) -> RunOption
 
     from massgen.cli.run_options import RunOptions
 
+    from massgen.cli import display
+
     options = RunOptions(stream_events=args.stream_events, debug=args.debug, no_logs=args.no_logs,
-                         output_file=Path(args.output_file) if args.output_file else None)
+                         output_file=Path(args.output_file) if args.output_file else None,
+                         display=display.line_mode(args))
     if session is not None:
         options.history = session.history()
         options.on_result = lambda result: _store_turn(session, args, result)

@@ -59,7 +59,7 @@ def run_question(
     err = err or sys.stderr
     subscribers: list[Subscriber] = options.subscribers(out)
     if not automation and options.shows_progress:
-        subscribers.append(ProgressDisplay(err, live=err.isatty()))
+        subscribers.append(ProgressDisplay(err, live=err.isatty() and options.display == "rich"))
     team = new_team(config, question, history=resume.history if resume else options.history, timeout=timeout,
                     subscribers=subscribers, resume=resume, log_dir=options.log_dir())
     options.started(team)

@@ -30,6 +30,7 @@ class RunOptions:
     output_file: Path | None = None
     debug: bool = False
     no_logs: bool = False
+    display: str = "rich"  # rich | simple | none (cli/display.py); the full screen never comes here
     history: tuple[tuple[str, str], ...] = ()
     on_result: Callable[[RunResult], None] | None = None
     _temp_logs: Path | None = field(default=None, repr=False)
@@ -38,7 +39,7 @@ class RunOptions:
 
     @property
     def shows_progress(self) -> bool:
-        return not self.stream_events  # stdout is the event stream; stderr stays quiet
+        return not self.stream_events and self.display != "none"  # --stream-events: stderr stays quiet
 
     def log_dir(self) -> Path | None:
         """A throw-away log directory for ``--no-logs`` (the trace is needed while the run lasts)."""

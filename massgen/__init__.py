@@ -83,6 +83,22 @@ _EXPORTS = {
     "project_run": "massgen.logs.summary:project",
     "summarize_run": "massgen.logs.summary:summarize",
     "events_from_record": "massgen.events",
+    # the finer events the terminal UI draws (massgen/view_events.py)
+    "McpEvent": "massgen.view_events",
+    "ModelCallEvent": "massgen.view_events",
+    "NoteDeliveredEvent": "massgen.view_events",
+    "NoteSentEvent": "massgen.view_events",
+    "PresentingEvent": "massgen.view_events",
+    "RunFinishedEvent": "massgen.view_events",
+    "RunSettingsEvent": "massgen.view_events",
+    "SnapshotEvent": "massgen.view_events",
+    "SteeringEvent": "massgen.view_events",
+    "TallyEvent": "massgen.view_events",
+    "ToolCallFinishedEvent": "massgen.view_events",
+    "ToolCallStartedEvent": "massgen.view_events",
+    "TurnStartedEvent": "massgen.view_events",
+    "ViewEvent": "massgen.view_events",
+    "view_events_from_record": "massgen.view_events",
     "TraceRecord": "massgen.messages.trace",
     "parse_sender": "massgen.messages.trace",
     "sender_name": "massgen.messages.trace",
@@ -174,6 +190,21 @@ if TYPE_CHECKING:
     from massgen.sessions import Session as Session
     from massgen.sessions import SessionError as SessionError
     from massgen.sessions import open_or_create as open_session
+    from massgen.view_events import McpEvent as McpEvent
+    from massgen.view_events import ModelCallEvent as ModelCallEvent
+    from massgen.view_events import NoteDeliveredEvent as NoteDeliveredEvent
+    from massgen.view_events import NoteSentEvent as NoteSentEvent
+    from massgen.view_events import PresentingEvent as PresentingEvent
+    from massgen.view_events import RunFinishedEvent as RunFinishedEvent
+    from massgen.view_events import RunSettingsEvent as RunSettingsEvent
+    from massgen.view_events import SnapshotEvent as SnapshotEvent
+    from massgen.view_events import SteeringEvent as SteeringEvent
+    from massgen.view_events import TallyEvent as TallyEvent
+    from massgen.view_events import ToolCallFinishedEvent as ToolCallFinishedEvent
+    from massgen.view_events import ToolCallStartedEvent as ToolCallStartedEvent
+    from massgen.view_events import TurnStartedEvent as TurnStartedEvent
+    from massgen.view_events import ViewEvent as ViewEvent
+    from massgen.view_events import view_events_from_record as view_events_from_record
 
 
 def __getattr__(name: str) -> Any:
@@ -204,27 +235,41 @@ __all__ = [
     "LogLayout",
     "LogProjection",
     "MassGenError",
+    "McpEvent",
+    "ModelCallEvent",
+    "NoteDeliveredEvent",
+    "NoteSentEvent",
     "PermanentBackendError",
+    "PresentingEvent",
     "RejoinedEvent",
     "RestartEvent",
     "ResumeError",
     "ResumePoint",
     "RunError",
     "RunFailed",
+    "RunFinishedEvent",
     "RunInterrupted",
     "RunResult",
+    "RunSettingsEvent",
     "RunStartedEvent",
     "RunTimeout",
     "RuntimeConfig",
     "Session",
     "SessionError",
+    "SnapshotEvent",
+    "SteeringEvent",
     "Subscriber",
+    "TallyEvent",
     "Team",
     "TeamConfig",
+    "ToolCallFinishedEvent",
+    "ToolCallStartedEvent",
     "ToolError",
     "ToolSpec",
     "TraceError",
     "TraceRecord",
+    "TurnStartedEvent",
+    "ViewEvent",
     "VoteEvent",
     "VotesInvalidatedEvent",
     "__version__",
@@ -262,6 +307,7 @@ __all__ = [
     "stream",
     "summarize_run",
     "validate_data",
+    "view_events_from_record",
     "with_context_paths",
     "with_run_timeout",
 ]

@@ -108,7 +108,8 @@ class ReplOnPty:
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 200, 0, 0))
         env = {**massgen_env(tmp_path), "TERM": "xterm", "PROMPT_TOOLKIT_NO_CPR": "1"}
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "massgen.cli.main", "--config", str(config)],
+            # the line REPL: the full-screen view (the default on a terminal) is tests/test_tui.py's
+            [sys.executable, "-m", "massgen.cli.main", "--config", str(config), "--display", "rich"],
             stdin=slave, stdout=slave, stderr=slave, env=env, cwd=tmp_path, start_new_session=True,
         )
         os.close(slave)

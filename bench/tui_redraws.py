@@ -1,0 +1,162 @@
+"""The full-screen UI under load: frames per second, frame time, fold lag and key echo.
+
+Runs the real ``TuiApp`` (prompt-toolkit drawing a 200 x 60 screen into a discarding
+VT100 output) on scripted teams that stream many small text deltas: 3 agents at about a
+model's speed, and 64 agents at once. Per scenario it prints the trace records folded,
+frames drawn and the most frames drawn in any one second (the cap is 20), the time a frame
+took to draw (p50 / max), the lag from a record being written to its fold on the screen's
+loop (p50 / p95 / max), and how long a typed key took to show on the command line (max).
+
+    .venv/bin/python -m bench.tui_redraws [--scenario three sixty-four] [--deltas 200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from prompt_toolkit.data_structures import Size
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output.vt100 import Vt100_Output
+
+from massgen.cli.tui.app import TuiApp
+from massgen.cli.tui.state import RunState
+from massgen.configs import validate_data
+
+
+def team(agents: int, deltas: int, delay: float) -> dict[str, Any]:
+    def script(i: int) -> list[list[dict[str, object]]]:
+        steps: list[dict[str, object]] = []
+        for n in range(deltas):
+            steps += [{"text": f"tok{n} " + ("\n" if n % 12 == 11 else "")}, {"delay": delay}]
+        return [[*steps, {"new_answer": f"answer {i}"}], [{"vote": "agent1", "reason": "first"}]]
+
+    return {
+        "agents": [{"id": f"agent_{i}", "backend": {"type": "scripted", "present": "done",
+                                                    "on_exhausted": "repeat_last", "script": script(i)}}
+                   for i in range(1, agents + 1)],
+        "timeout_settings": {"orchestrator_timeout_seconds": 600, "turn_timeout_seconds": 600,
+                             "idle_stream_timeout_seconds": 120, "straggler_grace_seconds": 600},
+    }
+
+
+class Discard:
+    encoding = "utf-8"
+
+    def __init__(self) -> None:
+        self.bytes = 0
+
+    def write(self, text: str) -> int:
+        self.bytes += len(text)
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+
+class MeasuredApp(TuiApp):
+    """The real app, with clocks on its fold and its frames."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fold_lags: list[float] = []
+        self.frames: list[float] = []
+        self.frame_times: list[float] = []
+        self.folded = 0
+        self._frame_start = 0.0
+
+    def _drain(self) -> None:
+        now = time.time()
+        with self._pending_lock:
+            pending = list(self._pending)
+        self.fold_lags += [now - ts for _state, _events, ts in pending]
+        self.folded += len(pending)
+        super()._drain()
+
+    def build(self, history: Any = None) -> Any:
+        app = super().build(history)
+        app.before_render += lambda _a: setattr(self, "_frame_start", time.perf_counter())
+        app.after_render += lambda _a: (self.frames.append(time.monotonic()),
+                                        self.frame_times.append(time.perf_counter() - self._frame_start))
+        return app
+
+
+def most_in_a_second(stamps: list[float]) -> int:
+    best, start = 0, 0
+    for end in range(len(stamps)):
+        while stamps[end] - stamps[start] >= 1.0:
+            start += 1
+        best = max(best, end - start + 1)
+    return best
+
+
+def run_scenario(name: str, agents: int, deltas: int, delay: float) -> dict[str, Any]:
+    config = validate_data(team(agents, deltas, delay), f"bench {name}")
+    out = Discard()
+    output = Vt100_Output(out, lambda: Size(rows=60, columns=200), term="xterm", enable_cpr=False)  # type: ignore[arg-type]
+    with tempfile.TemporaryDirectory() as tmp, create_pipe_input() as pipe:
+        app = MeasuredApp(config, name, input=pipe, output=output, history_file=Path(tmp) / "history")
+        import os
+
+        os.environ["MASSGEN_LOG_BASE_DIR"] = str(Path(tmp) / "logs")
+        codes: list[int] = []
+        thread = threading.Thread(target=lambda: codes.append(app.run()), name="tui")
+        thread.start()
+        while app._app is None or not app._app.is_running:
+            time.sleep(0.01)
+        started = time.monotonic()
+        pipe.send_text("go\r")
+        assert app.wait_until(lambda a: bool(a.results) or a.state.finished is not None, 600)
+        assert app.wait_until(lambda a: bool(a.results), 600)
+        run_s = time.monotonic() - started
+        echoes: list[float] = []
+        for ch in "abcdefghij":  # a key, typed after the run, shows on the line at the next frame
+            mark = time.monotonic()
+            pipe.send_text(ch)
+            while app._buffer is None or not app._buffer.text.endswith(ch):
+                time.sleep(0.001)
+            echoes.append(time.monotonic() - mark)
+        pipe.send_text("\x15/quit\r")
+        thread.join(60)
+    state: RunState = app.state
+    lags = sorted(app.fold_lags) or [0.0]
+    frames = [f for f in app.frames if f >= started]
+    return {
+        "scenario": name, "agents": agents, "run_s": round(run_s, 2), "records_folded": app.folded,
+        "chunks": sum(a.chars for a in state.agents.values()), "frames": len(frames),
+        "frames_per_s": round(len(frames) / run_s, 1), "most_frames_in_1s": most_in_a_second(frames),
+        "frame_ms_p50": round(statistics.median(app.frame_times) * 1000, 1),
+        "frame_ms_max": round(max(app.frame_times) * 1000, 1),
+        "fold_lag_ms_p50": round(lags[len(lags) // 2] * 1000, 1),
+        "fold_lag_ms_p95": round(lags[int(len(lags) * 0.95)] * 1000, 1),
+        "fold_lag_ms_max": round(lags[-1] * 1000, 1),
+        "key_echo_ms_max": round(max(echoes) * 1000, 1), "status": state.finished.status if state.finished else None,
+    }
+
+
+SCENARIOS = {"three": (3, 0.02), "sixty-four": (64, 0.005)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--scenario", nargs="+", choices=sorted(SCENARIOS), default=["three", "sixty-four"])
+    parser.add_argument("--deltas", type=int, default=200, help="text deltas per agent (default 200)")
+    args = parser.parse_args(argv)
+    for name in args.scenario:
+        agents, delay = SCENARIOS[name]
+        result = run_scenario(name, agents, args.deltas, delay)
+        print(" ".join(f"{k}={v}" for k, v in result.items()), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,61 @@
+"""``--display textual|rich|simple|none`` and ``--no-display``: how a run is shown (MassGen's names).
+
+- ``textual`` (the default on a terminal): the full-screen view (``cli/tui``), then the next
+  question; it needs a terminal on stdin and stdout and never starts without one;
+- ``rich``: the line displays: a redrawn status line under event lines, the line REPL;
+- ``simple`` (also ``--no-display``): event lines only, no cursor movement (pipes, CI logs,
+  screen readers);
+- ``none``: nothing but the answer (and the log directory) for a one-shot run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Literal
+
+Display = Literal["textual", "rich", "simple", "none"]
+CHOICES: tuple[Display, ...] = ("textual", "rich", "simple", "none")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("display")
+    group.add_argument("--display", choices=CHOICES, default=None,
+                       help="textual: the full-screen view (the default on a terminal); rich: status lines; "
+                            "simple: plain event lines (pipes, CI, screen readers); none: only the answer")
+    group.add_argument("--no-display", action="store_true", help="plain event lines: the same as --display simple")
+
+
+def _terminal() -> bool:
+    return bool(sys.stdin is not None and sys.stdin.isatty() and sys.stdout is not None and sys.stdout.isatty())
+
+
+def chosen(args: argparse.Namespace) -> Display:
+    """The display the flags ask for; ``--display`` wins over ``--no-display`` (as in MassGen)."""
+    display: Display | None = getattr(args, "display", None)
+    if display is not None:
+        return display
+    return "simple" if getattr(args, "no_display", False) else "textual"
+
+
+def full_screen(args: argparse.Namespace) -> bool:
+    """Whether this run gets the full-screen view: asked for (or the default), on a terminal,
+    and no flag that writes stdout for a program or needs the one-shot path."""
+    if chosen(args) != "textual" or not _terminal():
+        return False
+    one_shot_only = ("automation", "stream_events", "output_file", "no_logs", "debug", "web", "resume")
+    return not any(getattr(args, name, None) for name in one_shot_only)
+
+
+def note_without_terminal(args: argparse.Namespace) -> str | None:
+    """What to say when ``--display textual`` was asked for and cannot start."""
+    if getattr(args, "display", None) == "textual" and not _terminal():
+        return "massgen: --display textual needs a terminal on stdin and stdout; showing plain lines"
+    return None
+
+
+def line_mode(args: argparse.Namespace) -> Display:
+    """For the line paths (one-shot and the line REPL): rich, simple or none."""
+    display = chosen(args)
+    # The full screen could not start here: status lines, redrawn only where stderr is a terminal.
+    return "rich" if display == "textual" else display

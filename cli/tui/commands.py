@@ -1,0 +1,293 @@
+"""The command line of the terminal UI: the REPL's commands, and the views only a screen has.
+
+Read-only views (``/status``, ``/votes``, ``/answers``, ``/timeline``, ``/inspect``,
+``/metrics``, ``/cost``, ``/workspace``, ``/mcp``, ``/history``) are computed from the
+run state, so they work the same on a replay. Steering (``/kill``, ``/restart``,
+``/answer-now``, ``/cancel``, ``/timeout``, ``/note``) goes through the REPL's commands:
+one typed message to the supervisor per command, as the Web UI sends.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from massgen.cli.repl.commands import ALIASES as REPL_ALIASES
+from massgen.cli.repl.commands import COMMANDS as REPL_COMMANDS
+from massgen.cli.repl.commands import ReplControl, run_command
+from massgen.cli.tui.state import AgentState, RunState
+from massgen.cli.tui.view import ViewChoices
+
+
+class TuiControl(ReplControl, Protocol):
+    """What the screen's commands may use: the REPL's view of the app, and the screen's."""
+
+    view: ViewChoices
+    replay: bool
+
+    @property
+    def state(self) -> RunState: ...
+
+    @property
+    def runs(self) -> list[RunState]: ...
+
+
+Handler = Callable[[TuiControl, str], str]
+
+
+@dataclass(frozen=True)
+class ScreenCommand:
+    name: str
+    usage: str
+    help: str
+    handler: Handler
+    takes_agent: bool = False
+    live_only: bool = False  # needs a running team (not on a replay)
+
+
+def _agent(app: TuiControl, name: str) -> AgentState | str:
+    name = name.strip()
+    state = app.state
+    found = state.agent_named(name)
+    if found is None:
+        known = ", ".join(f"{a.label}={a.agent}" for a in state.agents.values()) or "none yet"
+        return f"no agent {name!r}; agents: {known}"
+    return found
+
+
+def cmd_status(app: TuiControl, args: str) -> str:
+    state = app.state
+    if not state.agents:
+        return "no turn yet; type a question"
+    lines = [f"turn {state.turn} · round {state.round} · {state.phase} · {state.elapsed():.1f}s"]
+    for a in state.agents.values():
+        lines.append(f"  {a.label:<8} {a.agent:<16} {a.state:<11} answers {' '.join(a.answers) or '-'}"
+                     f"  voted {a.voted_for or '-'}  calls {a.calls}")
+    if state.finished is not None:
+        lines.append(f"  {state.finished.status}: {state.finished.reason}")
+    return "\n".join(lines)
+
+
+def cmd_votes(app: TuiControl, args: str) -> str:
+    state = app.state
+    lines = [f"{v.voter_label} ({v.voter}) -> {v.target_label}: {v.reason}" for v in state.votes]
+    if not lines:
+        lines.append(f"no votes in round {state.round}")
+    if state.tally:
+        lines.append("tally: " + ", ".join(f"{state.label_of(a)} ({a}) {n}" for a, n in state.tally.items()))
+    if state.withdrawn_votes:
+        lines.append(f"({state.withdrawn_votes} earlier votes withdrawn by newer answers)")
+    return "\n".join(lines)
+
+
+def cmd_answers(app: TuiControl, args: str) -> str:
+    answers = app.state.answers
+    if not answers:
+        return "no answers yet"
+    return "\n".join(f"{a.label} ({a.agent}, round {a.round}):\n    " + a.content.strip().replace("\n", "\n    ")
+                     for a in answers)
+
+
+def cmd_timeline(app: TuiControl, args: str) -> str:
+    items = app.state.timeline
+    count = int(args) if args.strip().isdigit() else len(items)
+    return "\n".join(f"{i.at:7.2f}s  {i.text}" for i in items[-count:]) or "nothing has happened yet"
+
+
+def cmd_inspect(app: TuiControl, args: str) -> str:
+    """``/inspect agent2`` (an agent), ``/inspect agent2.1`` (an answer), ``/inspect final``."""
+    name = args.strip()
+    state = app.state
+    if not name:
+        return "usage: /inspect LABEL (an agent like agent2, an answer like agent2.1, or final)"
+    if name == "final":
+        end = state.finished
+        return "the run has not finished" if end is None else (end.final_answer or f"no answer: {end.reason}")
+    answer = next((a for a in state.answers if a.label == name), None)
+    if answer is not None:
+        votes = [v for v in state.votes if v.target_label == name]
+        extra = "".join(f"\n  vote from {v.voter_label}: {v.reason}" for v in votes)
+        return f"{answer.label} by {answer.agent} (round {answer.round}):\n{answer.content.strip()}{extra}"
+    found = _agent(app, name)
+    if isinstance(found, str):
+        return found
+    lines = [f"{found.label} ({found.agent}) · {found.state} · incarnation {found.incarnation} · "
+             f"{found.restarts} restarts", f"answers: {' '.join(found.answers) or 'none'}",
+             f"vote: {found.voted_for or 'none'}" + (f" ({found.vote_reason})" if found.vote_reason else ""),
+             f"model calls {found.calls} · tokens {found.tokens} · ${found.cost_usd:.4f} · "
+             f"{found.chars} chars streamed"]
+    tools = [e.card for e in found.entries if e.card is not None]
+    for card in tools:
+        lines.append(f"tool {card.summary}: args {json.dumps(card.arguments, ensure_ascii=False, default=str)}")
+        if card.result is not None:
+            lines.append(("  error: " if card.is_error else "  result: ") + card.result[:400])
+    return "\n".join(lines)
+
+
+def cmd_metrics(app: TuiControl, args: str) -> str:
+    state = app.state
+    lines = [f"{state.events} events · {state.calls} model calls · {state.input_tokens} in / "
+             f"{state.output_tokens} out tokens · {len(state.answers)} answers · round {state.round} · "
+             f"{state.elapsed():.1f}s"]
+    for a in state.agents.values():
+        lines.append(f"  {a.label:<8} calls {a.calls:<4} tokens {a.tokens:<8} streamed {a.chars:<8} chars "
+                     f"restarts {a.restarts} tools {sum(1 for e in a.entries if e.card is not None)}")
+    return "\n".join(lines)
+
+
+def cmd_cost(app: TuiControl, args: str) -> str:
+    state = app.state
+    lines = [f"${state.cost_usd:.4f} for {state.calls} calls ({state.input_tokens} in, {state.output_tokens} out)"]
+    lines += [f"  {a.label:<8} ${a.cost_usd:.4f}  ({a.calls} calls, {a.tokens} tokens)" for a in state.agents.values()]
+    earlier = sum(r.cost_usd for r in app.runs[:-1])
+    if earlier:
+        lines.append(f"earlier turns of this session: ${earlier:.4f}")
+    return "\n".join(lines)
+
+
+def cmd_workspace(app: TuiControl, args: str) -> str:
+    state = app.state
+    lines = [f"logs: {state.log_dir or '(none yet)'}"]
+    if state.snapshots:
+        lines += [f"  {s.label:<10} {s.files} files, {s.bytes} bytes: {s.path}" for s in state.snapshots]
+    else:
+        lines.append("  no workspace snapshots (the agents have no workspaces, or no answer yet)")
+    if state.log_dir:
+        diff = Path(state.log_dir) / "context_changes.diff"
+        if diff.is_file():
+            lines.append(f"  context changes: {diff}")
+    return "\n".join(lines)
+
+
+def cmd_mcp(app: TuiControl, args: str) -> str:
+    servers = app.state.mcp
+    if not servers:
+        return "no MCP servers in this run"
+    return "\n".join(f"{app.state.label_of(s.agent)} {s.server}: {s.state}"
+                     + (f" ({', '.join(s.tools)})" if s.tools else "") + (f": {s.detail}" if s.detail else "")
+                     for s in servers.values())
+
+
+def cmd_history(app: TuiControl, args: str) -> str:
+    runs = [r for r in app.runs if r.question]
+    if not runs:
+        return "no turns yet"
+    lines = []
+    for run in runs:
+        end = run.finished
+        outcome = f"{end.status}, {end.winner_label or 'no winner'}" if end else "running"
+        answer = " ".join(((end.final_answer or "") if end else "").split())
+        lines.append(f"turn {run.turn}: {run.question[:80]}  [{outcome}]"
+                     + (f"\n    {answer[:160]}" if answer else ""))
+    return "\n".join(lines)
+
+
+def cmd_note(app: TuiControl, args: str) -> str:
+    """``/note TEXT`` to every agent, ``/note @agent2 TEXT`` to one."""
+    text = args.strip()
+    to: str | None = None
+    if text.startswith("@"):
+        name, _, text = text[1:].partition(" ")
+        agent = app.conversation.resolve_agent(name)
+        if agent is None:
+            return f"no agent {name!r}; agents: {', '.join(app.conversation.agent_ids)}"
+        to = agent
+    if not text.strip():
+        return "usage: /note [@agent] TEXT"
+    turn = app.current
+    if turn is None or turn.team is None or not turn.running:
+        return "no turn is running"
+    note_id = turn.team.send_note(text.strip(), to)
+    if note_id is None:
+        return "the turn is ending; nothing was sent"
+    return f"note sent to {to or 'every agent'}; each gets it before its next model call"
+
+
+def cmd_zoom(app: TuiControl, args: str) -> str:
+    if args.strip():
+        found = _agent(app, args)
+        if isinstance(found, str):
+            return found
+        app.view.focus = list(app.state.agents).index(found.agent)
+        app.view.zoomed = True
+    else:
+        app.view.zoomed = not app.view.zoomed
+    return ""
+
+
+def cmd_search(app: TuiControl, args: str) -> str:
+    app.view.search = args.strip()
+    return ""
+
+
+def cmd_tools(app: TuiControl, args: str) -> str:
+    app.view.open_tools = args.strip() != "closed" if args.strip() else not app.view.open_tools
+    return ""
+
+
+def cmd_help(app: TuiControl, args: str) -> str:
+    lines = ["Type a question and press Enter; while a turn runs, a line of text is a note to every agent.",
+             "Keys: Tab/Shift-Tab switch panels, F2 zoom, PgUp/PgDn scroll (Home/End), Ctrl-F search,",
+             "F3 open or close tool cards, Esc closes this, Ctrl-C cancels the turn (twice quits), Ctrl-D quits.", ""]
+    shown = {**{c.name: (c.usage, c.help) for c in SCREEN_COMMANDS.values()}}
+    for name, command in REPL_COMMANDS.items():
+        shown.setdefault(name, (command.usage, command.help))
+    lines += [f"  {usage:<24} {text}" for usage, text in shown.values()]
+    return "\n".join(lines)
+
+
+SCREEN_COMMANDS: dict[str, ScreenCommand] = {c.name: c for c in (
+    ScreenCommand("status", "/status", "each agent's state, answers, vote and calls", cmd_status),
+    ScreenCommand("votes", "/votes", "the votes of the current round and the tally", cmd_votes),
+    ScreenCommand("answers", "/answers", "every answer so far, labelled agentN.M", cmd_answers),
+    ScreenCommand("timeline", "/timeline [N]", "what happened, in order (last N)", cmd_timeline),
+    ScreenCommand("inspect", "/inspect LABEL", "an agent (agent2), an answer (agent2.1) or final, in full",
+                  cmd_inspect, takes_agent=True),
+    ScreenCommand("metrics", "/metrics", "events, calls, tokens, streamed text and tools per agent", cmd_metrics),
+    ScreenCommand("cost", "/cost", "what the run cost, per agent", cmd_cost),
+    ScreenCommand("workspace", "/workspace", "the log directory and the answers' workspace snapshots",
+                  cmd_workspace),
+    ScreenCommand("mcp", "/mcp", "MCP servers: tools listed, failures, withdrawn", cmd_mcp),
+    ScreenCommand("history", "/history", "the turns of this session and their answers", cmd_history),
+    ScreenCommand("note", "/note [@agent] TEXT", "a note for every agent (or one), read at its next call",
+                  cmd_note, live_only=True),
+    ScreenCommand("zoom", "/zoom [agent]", "one panel on the whole screen (again: all panels)", cmd_zoom,
+                  takes_agent=True),
+    ScreenCommand("search", "/search TEXT", "highlight TEXT in every panel (empty: stop)", cmd_search),
+    ScreenCommand("tools", "/tools [open|closed]", "open or close the tool cards", cmd_tools),
+    ScreenCommand("help", "/help", "this list", cmd_help),
+)}
+
+_LIVE_REPL = {"answer-now", "cancel", "timeout", "kill", "restart", "follow", "trace", "events", "reset", "context",
+              "config", "vi"}
+
+
+def run_screen_command(app: TuiControl, line: str) -> tuple[str, str]:
+    """Run one ``/command args`` line: (title, text to show); empty text shows nothing."""
+    name, _, args = line.strip().removeprefix("/").partition(" ")
+    name = REPL_ALIASES.get(name.lower(), name.lower())
+    command = SCREEN_COMMANDS.get(name)
+    if command is not None:
+        if command.live_only and app.replay:
+            return f"/{name}", "this is a replay: nothing can be steered"
+        return f"/{name}", command.handler(app, args)
+    if name in REPL_COMMANDS:
+        if app.replay and name in _LIVE_REPL:
+            return f"/{name}", "this is a replay: nothing can be steered"
+        return f"/{name}", run_command(app, line)
+    return "command", f"unknown command /{name}; /help lists them"
+
+
+def command_names() -> dict[str, str]:
+    """Every command the line completes: name -> what it does."""
+    names = {name: c.help for name, c in REPL_COMMANDS.items()}
+    names.update({name: c.help for name, c in SCREEN_COMMANDS.items()})
+    return names
+
+
+def agent_commands() -> set[str]:
+    return {n for n, c in REPL_COMMANDS.items() if c.takes_agent} | {
+        n for n, c in SCREEN_COMMANDS.items() if c.takes_agent}

@@ -1,0 +1,460 @@
+"""The screen: a header, one panel per agent, votes and consensus, the timeline, the final
+answer, the output of the last command and the command line.
+
+Everything drawn is computed at draw time from ``RunState`` (the run) and ``ViewChoices``
+(focus, zoom, scroll, search), for the size the terminal has then; nothing is kept
+between frames, so a resize or a skipped frame cannot lose or stale anything. Panels
+wrap their own text and show the lines that fit, anchored at the bottom (the newest
+text) unless scrolled up.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import textwrap
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from prompt_toolkit.application.current import get_app
+from prompt_toolkit.buffer import Buffer
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.layout import (
+    BufferControl,
+    ConditionalContainer,
+    Container,
+    Dimension,
+    DynamicContainer,
+    HSplit,
+    Layout,
+    UIContent,
+    UIControl,
+    VSplit,
+    Window,
+)
+from prompt_toolkit.layout.processors import BeforeInput
+from prompt_toolkit.styles import Style
+from prompt_toolkit.widgets import Frame
+
+from massgen.cli.tui.state import AgentState, Entry, RunState
+from massgen.cli.tui.view import ViewChoices
+
+STYLE = Style.from_dict({
+    "header": "bg:#1f2937 #e5e7eb",
+    "header.title": "bg:#1f2937 #93c5fd bold",
+    "header.question": "bg:#111827 #d1d5db",
+    "frame.border": "#6b7280",
+    "frame.label": "#d1d5db",
+    "title.focused": "reverse bold",
+    "reasoning": "#9ca3af italic",
+    "facts": "#93c5fd",
+    "mark": "#fbbf24",
+    "tool": "#34d399",
+    "tool.detail": "#6ee7b7",
+    "search": "bg:#facc15 #000000",
+    "winner": "#4ade80 bold",
+    "final": "#f9fafb",
+    "dim": "#9ca3af",
+    "output": "#e5e7eb",
+    "prompt": "#60a5fa bold",
+    "bar": "#60a5fa",
+})
+
+_STATE_STYLE = {"winner": "class:winner", "failed": "#f87171 bold", "restarting": "#fb923c",
+                "presenting": "#c084fc bold", "voted": "#60a5fa", "answered": "#fbbf24"}
+_SIDE_WIDTH = 40
+_MIN_PANEL_HEIGHT = 6
+_MIN_PANEL_WIDTH = 24
+# At most 4 x 3 panels at once: more are unreadable, and each costs a frame's time; a larger team
+# pages (Tab moves the focus, and the page with it), with the others' states on one line.
+_MAX_COLUMNS = 4
+_MAX_ROWS = 3
+
+
+def wrap(text: str, width: int) -> list[str]:
+    """Lines of ``text`` at most ``width`` cells wide, broken at spaces where it can."""
+    width = max(4, width)
+    lines: list[str] = []
+    for raw in text.split("\n"):
+        if len(raw) <= width:
+            lines.append(raw)
+        else:
+            lines += textwrap.wrap(raw, width, break_long_words=True, replace_whitespace=False,
+                                   drop_whitespace=True) or [""]
+    return lines
+
+
+def _highlight(line: str, style: str, term: str) -> StyleAndTextTuples:
+    if not term:
+        return [(style, line)]
+    out: StyleAndTextTuples = []
+    lower, needle, at = line.lower(), term.lower(), 0
+    while True:
+        hit = lower.find(needle, at)
+        if hit < 0:
+            out.append((style, line[at:]))
+            return out
+        out += [(style, line[at:hit]), ("class:search", line[hit:hit + len(term)])]
+        at = hit + len(term)
+
+
+def _short_json(value: object, limit: int) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def entry_lines(entry: Entry, width: int, open_tools: bool) -> list[tuple[str, str]]:
+    """(style, line) pairs of one panel entry at ``width``."""
+    if entry.kind == "text":
+        return [("", line) for line in wrap(entry.text.strip("\n"), width)]
+    if entry.kind == "reasoning":
+        return [("class:reasoning", "┆ " + line) for line in wrap(entry.text.strip("\n"), width - 2)]
+    if entry.kind == "mark":
+        return [("class:mark", ("• " if i == 0 else "  ") + line)
+                for i, line in enumerate(wrap(entry.text, width - 2))]
+    card = entry.card
+    if card is None:
+        return []
+    marker = "▾" if open_tools else "▸"
+    lines = [("class:tool", line) for line in wrap(f"{marker} ⚙ {card.summary}", width)]
+    if open_tools:
+        args = json.dumps(card.arguments, ensure_ascii=False, indent=1, default=str)
+        lines += [("class:tool.detail", "  " + line) for line in wrap("args: " + args, width - 2)]
+        result = card.result if card.result is not None else "(running)"
+        lines += [("class:tool.detail", "  " + line)
+                  for line in wrap(("error: " if card.is_error else "result: ") + result[:2000], width - 2)]
+    return lines
+
+
+def panel_lines(agent: AgentState, width: int, height: int, scroll: int, search: str,
+                open_tools: bool) -> list[StyleAndTextTuples]:
+    """The ``height`` lines of an agent's panel, ``scroll`` lines up from its newest text."""
+    need = height + scroll
+    collected: list[tuple[str, str]] = []
+    for entry in reversed(agent.entries):
+        collected[:0] = entry_lines(entry, width, open_tools)
+        if len(collected) >= need:
+            break
+    if not collected:
+        collected = [("class:dim", "waiting for its first words...")]
+    scroll = min(scroll, max(0, len(collected) - height))  # Home asks for "all the way up"
+    end = max(0, len(collected) - scroll)
+    start = max(0, end - height)
+    return [_highlight(line, style, search) for style, line in collected[start:end]]
+
+
+class LinesControl(UIControl):
+    """A control that asks for its lines at the size it is given: wrapping is ours, per frame."""
+
+    def __init__(self, lines: Callable[[int, int], Sequence[StyleAndTextTuples]]) -> None:
+        self._lines = lines
+
+    def create_content(self, width: int, height: int) -> UIContent:
+        lines = list(self._lines(width, height))
+        return UIContent(get_line=lambda i: lines[i] if i < len(lines) else [], line_count=len(lines),
+                         show_cursor=False)
+
+    def is_focusable(self) -> bool:
+        return False
+
+
+_NARROW_PANEL = 34  # below this width the agent's id moves from the title to the first line
+
+
+def agent_title(agent: AgentState, focused: bool, narrow: bool = False) -> str:
+    name = agent.label if narrow else f"{agent.label} {agent.agent}"
+    return ("▶ " if focused else "") + f"{name} · {agent.state}"
+
+
+def agent_facts(agent: AgentState, narrow: bool = False) -> str:
+    """The panel's first line: its answers, its vote and its calls."""
+    parts = [agent.agent] if narrow else []
+    parts.append(("✔ " + " ".join(agent.answers)) if agent.answers else "no answer yet")
+    if agent.voted_for:
+        parts.append(f"→ {agent.voted_for}")
+    parts.append(f"{agent.calls} calls")
+    if agent.restarts:
+        parts.append(f"{agent.restarts} restarts")
+    return " · ".join(parts)
+
+
+def header_lines(state: RunState, now: float | None, width: int) -> list[StyleAndTextTuples]:
+    deadline = f" / {state.deadline_s:g}s" if state.deadline_s else ""
+    tokens = state.input_tokens + state.output_tokens
+    facts = (f" turn {state.turn} · round {state.round} · {state.phase} · {state.elapsed(now):.1f}s{deadline}"
+             f" · calls {state.calls} · tokens {tokens} · ${state.cost_usd:.4f}")
+    question = " ".join(state.question.split())
+    if len(question) > width - 4:
+        question = question[: max(0, width - 5)] + "…"
+    return [[("class:header.title", " massgen"), ("class:header", facts.ljust(max(0, width - 8)))],
+            [("class:header.question", (" Q: " + question).ljust(width))]]
+
+
+def votes_lines(state: RunState, width: int) -> list[StyleAndTextTuples]:
+    lines: list[StyleAndTextTuples] = []
+    for vote in state.votes:
+        for i, line in enumerate(wrap(f"{vote.voter_label} → {vote.target_label}: {vote.reason}", width - 2)):
+            lines.append([("", ("" if i == 0 else "  ") + line)])
+    if not state.votes:
+        lines.append([("class:dim", f"no votes in round {state.round} yet")])
+    if state.tally:
+        top = max(state.tally.values())
+        for agent, count in sorted(state.tally.items(), key=lambda kv: -kv[1]):
+            bar = "█" * max(1, round(count / top * 10))
+            lines.append([("", f"{state.label_of(agent):<8} "), ("class:bar", bar), ("", f" {count}")])
+    if state.withdrawn_votes:
+        lines.append([("class:dim", f"({state.withdrawn_votes} earlier votes withdrawn)")])
+    if state.converged and state.leader:
+        lines.append([("class:winner", f"consensus: {state.label_of(state.leader)}")])
+    elif state.finished is not None and state.finished.winner_label:
+        lines.append([("class:winner", f"winner: {state.finished.winner_label}")])
+    return lines
+
+
+def timeline_lines(state: RunState, width: int, height: int) -> list[StyleAndTextTuples]:
+    shown: list[StyleAndTextTuples] = []
+    for item in reversed(state.timeline):
+        text = f"{item.at:6.1f}s {item.text}"
+        shown[:0] = [[("class:dim" if j else "", ("        " if j else "") + line)]
+                     for j, line in enumerate(wrap(text, width - 1)[:2])]
+        if len(shown) >= height:
+            break
+    return shown[-height:] if height > 0 else []
+
+
+def final_lines(state: RunState, width: int, height: int) -> list[StyleAndTextTuples]:
+    end = state.finished
+    if end is None:
+        return []
+    text = end.final_answer if end.final_answer is not None else f"no answer: {end.reason}"
+    lines = [[("class:final", line)] for line in wrap(text.strip("\n"), width)]
+    if end.partial or end.status != "completed":
+        lines.append([("class:dim", f"({end.status}: {end.reason})")])
+    if len(lines) > height:
+        lines = [*lines[: height - 1], [("class:dim", "… (/answers or /inspect for all of it)")]]
+    return lines
+
+
+def final_title(state: RunState) -> str:
+    end = state.finished
+    if end is None:
+        return ""
+    if end.final_answer is None:
+        return f"no answer · {end.status}"
+    who = f"{end.winner_label}, by {end.winner}" if end.winner else "no winner"
+    head = "best answer so far" if end.partial else "final answer"
+    return f"{head} ({who}) · {end.status} · {end.elapsed_s:.1f}s"
+
+
+@dataclass
+class Grid:
+    """Which agents' panels are shown, and how: ``columns`` x ``rows``, from ``first``."""
+
+    first: int
+    count: int
+    columns: int
+    rows: int
+
+
+def grid_for(agents: int, focus: int, width: int, height: int, zoomed: bool) -> Grid:
+    if agents == 0:
+        return Grid(0, 0, 1, 1)
+    if zoomed:
+        return Grid(min(focus, agents - 1), 1, 1, 1)
+    columns = max(1, min(agents, width // _MIN_PANEL_WIDTH, _MAX_COLUMNS))
+    rows = min(math.ceil(agents / columns), _MAX_ROWS)
+    if height // rows < _MIN_PANEL_HEIGHT:
+        rows = max(1, height // _MIN_PANEL_HEIGHT)
+    per_page = columns * rows
+    first = (focus // per_page) * per_page
+    return Grid(first, min(per_page, agents - first), columns, rows)
+
+
+class Screen:
+    """The prompt-toolkit layout over a run state and the view choices; ``now`` is the clock."""
+
+    def __init__(self, state: Callable[[], RunState], view: ViewChoices, command: Buffer,
+                 prompt: Callable[[], str], now: Callable[[], float | None]) -> None:
+        self._state, self._view, self._now, self._prompt = state, view, now, prompt
+        self.command = command
+        self._parts = {}
+        self.command_window = Window(BufferControl(buffer=command, input_processors=[
+            BeforeInput(lambda: [("class:prompt", self._prompt())])]), height=1)
+        output_shown = Condition(lambda: bool(self._view.output))
+        self.root = HSplit([
+            Window(LinesControl(lambda w, h: header_lines(self._state(), self._now(), w)), height=2),
+            DynamicContainer(self._body),
+            ConditionalContainer(DynamicContainer(self._final), Condition(lambda: self._state().finished is not None)),
+            ConditionalContainer(DynamicContainer(self._output), output_shown),
+            Window(LinesControl(lambda w, h: [self._hint(w)]), height=1),
+            self.command_window,
+        ])
+        self.layout = Layout(self.root, focused_element=self.command_window)
+        self._parts: dict[tuple[object, ...], Container] = {}
+
+    # -- sizes --------------------------------------------------------------------------------
+
+    @staticmethod
+    def _size() -> tuple[int, int]:
+        size = get_app().output.get_size()
+        return size.columns, size.rows
+
+    def grid(self) -> Grid:
+        columns, rows = self._size()
+        state = self._state()
+        side = columns >= 110
+        height = self._body_height(columns, rows)
+        body_height = height - (0 if side else min(self._strip_height(height + 4), max(0, height - 3)))
+        width = columns - (_SIDE_WIDTH if side else 0)
+        return grid_for(len(state.agents), self._view.focus, width, max(3, body_height), self._view.zoomed)
+
+    @staticmethod
+    def _strip_height(rows: int) -> int:
+        """The votes and timeline strip under the panels, on a terminal too narrow for a side column."""
+        return 6 if rows < 30 else 9
+
+    def _final_height(self, rows: int) -> int:
+        state = self._state()
+        if state.finished is None:
+            return 0
+        text = state.finished.final_answer or state.finished.reason
+        columns, _ = self._size()
+        return min(len(wrap(text, columns - 2)) + 2, max(4, rows // 3))
+
+    def _output_height(self, rows: int) -> int:
+        if not self._view.output:
+            return 0
+        columns, _ = self._size()
+        return min(len(wrap(self._view.output, columns - 2)) + 2, max(4, rows // 3))
+
+    # -- parts --------------------------------------------------------------------------------
+    #
+    # prompt-toolkit asks a DynamicContainer for its container many times per frame (sizes, then
+    # drawing, then the key bindings), so each part is built once per shape (which panels, the grid,
+    # the heights) and kept; its text is read from the state at draw time, so a kept part is
+    # never stale.
+
+    def _kept(self, key: tuple[object, ...], build: Callable[[], Container]) -> Container:
+        found = self._parts.get(key)
+        if found is None:
+            if len(self._parts) > 512:  # shapes of earlier turns and sizes
+                self._parts.clear()
+            found = self._parts[key] = build()
+        return found
+
+    def _body(self) -> Container:
+        columns, rows = self._size()
+        state = self._state()
+        grid = self.grid()
+        side = columns >= 110
+        height = self._body_height(columns, rows)
+        key = ("body", id(state), len(state.agents), grid.first, grid.count, grid.columns, grid.rows, side,
+               columns, height)
+        return self._kept(key, lambda: self._build_body(grid, side, columns, height))
+
+    def _body_height(self, columns: int, rows: int) -> int:
+        return max(3, rows - 4 - self._final_height(rows) - self._output_height(rows))
+
+    def _build_body(self, grid: Grid, side: bool, columns: int, height: int) -> Container:
+        # Exact sizes everywhere: prompt-toolkit hands out spare cells one at a time by weight, which
+        # cost more than the drawing itself on a wide screen.
+        strip = 0 if side else min(self._strip_height(height + 4), max(0, height - 3))
+        panels_width = columns - (_SIDE_WIDTH if side else 0)
+        panels = self._panels(grid, panels_width, height - strip)
+        votes = Window(LinesControl(lambda w, h: votes_lines(self._state(), w)[-h:] if h else []))
+        timeline = Window(LinesControl(lambda w, h: timeline_lines(self._state(), w, h)))
+        votes_title = lambda: f"votes · round {self._state().round}"  # noqa: E731
+        if side:
+            votes_height = height // 3
+            return VSplit([panels, HSplit([
+                Frame(votes, title=votes_title, height=Dimension.exact(votes_height)),
+                Frame(timeline, title="timeline", height=Dimension.exact(height - votes_height)),
+            ], width=Dimension.exact(_SIDE_WIDTH))], height=Dimension.exact(height))
+        half = columns // 2
+        return HSplit([panels, VSplit([
+            Frame(votes, title=votes_title, width=Dimension.exact(half)),
+            Frame(timeline, title="timeline", width=Dimension.exact(columns - half)),
+        ], height=Dimension.exact(strip))], height=Dimension.exact(height))
+
+    def _panels(self, grid: Grid, width: int, height: int) -> Container:
+        state = self._state()
+        agents = list(state.agents.values())
+        if not agents:
+            return Window(LinesControl(lambda w, h: [[("class:dim", " type a question and press Enter")]]),
+                          height=Dimension.exact(height), width=Dimension.exact(width))
+        shown = agents[grid.first:grid.first + grid.count]
+        paged = grid.count < len(agents)
+        usable = height - (1 if paged else 0)
+        used_rows = math.ceil(len(shown) / grid.columns)
+        rows: list[Container] = []
+        for r in range(used_rows):
+            row = shown[r * grid.columns:(r + 1) * grid.columns]
+            row_height = usable // used_rows + (1 if r < usable % used_rows else 0)
+            widths = [width // grid.columns + (1 if i < width % grid.columns else 0) for i in range(grid.columns)]
+            cells = [self._panel(a, grid.first + r * grid.columns + i, widths[i] < _NARROW_PANEL)
+                     for i, a in enumerate(row)]
+            sized = [VSplit([c], width=Dimension.exact(w)) for c, w in zip(cells, widths[:len(cells)], strict=True)]
+            rows.append(VSplit(sized, height=Dimension.exact(row_height), width=Dimension.exact(width)))
+        if paged:
+            last = grid.first + grid.count
+
+            def rest(width: int, height: int) -> list[StyleAndTextTuples]:
+                later = list(self._state().agents.values())[last:last + 12]
+                text = (f" agents {grid.first + 1}-{last} of {len(agents)} · Tab/Shift-Tab moves between them · "
+                        + " ".join(f"{a.label}:{a.state}" for a in later))
+                return [[("class:dim", text[:width])]]
+
+            rows.append(Window(LinesControl(rest), height=1))
+        return HSplit(rows, height=Dimension.exact(height), width=Dimension.exact(width))
+
+    def _panel(self, agent: AgentState, index: int, narrow: bool) -> Container:
+        view = self._view
+
+        def lines(width: int, height: int) -> list[StyleAndTextTuples]:
+            facts: list[StyleAndTextTuples] = [[("class:facts", line)]
+                                               for line in wrap(agent_facts(agent, narrow), width)]
+            facts = facts[: max(0, height - 1)]
+            body = panel_lines(agent, width, height - len(facts), view.scroll.get(agent.agent, 0), view.search,
+                               view.open_tools)
+            return facts + body
+
+        def title() -> StyleAndTextTuples:
+            focused = view.focus == index
+            style = "class:title.focused" if focused else _STATE_STYLE.get(agent.state, "")
+            return [(style, agent_title(agent, focused, narrow))]
+
+        return Frame(Window(LinesControl(lines)), title=title)
+
+    def _final(self) -> Container:
+        _, rows = self._size()
+        height = self._final_height(rows)
+        return self._kept(("final", id(self._state()), height), lambda: Frame(
+            Window(LinesControl(lambda w, h: final_lines(self._state(), w, h))),
+            title=lambda: [("class:winner", final_title(self._state()))], height=height))
+
+    def _output(self) -> Container:
+        _, rows = self._size()
+        height = self._output_height(rows)
+
+        def lines(width: int, height: int) -> list[StyleAndTextTuples]:
+            wrapped = wrap(self._view.output, width)
+            if len(wrapped) > height:
+                wrapped = [*wrapped[: height - 1], f"… {len(wrapped) - height + 1} more lines (Esc closes)"]
+            return [[("class:output", line)] for line in wrapped]
+
+        return self._kept(("output", height), lambda: Frame(
+            Window(LinesControl(lines)), title=lambda: self._view.output_title + " · Esc closes", height=height))
+
+    def _hint(self, width: int) -> StyleAndTextTuples:
+        view = self._view
+        if view.searching:
+            text = " search: type, Enter finds the next match in the focused panel, Esc stops"
+        else:
+            text = (" Tab panels · F2 zoom · PgUp/PgDn scroll · Ctrl-F search · F3 tool cards · "
+                    "/help commands · Ctrl-C cancels, twice quits")
+        return [("class:dim", text[:width])]
+
+
+def application_style() -> Style:
+    return STYLE

@@ -1,0 +1,31 @@
+"""What the user chose about the screen (focus, zoom, scroll, search, open tool cards), apart
+from the run's state: the reducer never sees it, so a replay starts from the same run state
+and only these choices differ.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class ViewChoices:
+    focus: int = 0  # index of the focused agent panel
+    zoomed: bool = False
+    scroll: dict[str, int] = field(default_factory=dict)  # agent -> lines scrolled up from the bottom
+    search: str = ""
+    searching: bool = False
+    open_tools: bool = False  # tool cards show their arguments and result
+    output: str = ""  # what the last command printed, shown above the command line
+    output_title: str = ""
+
+    def scroll_by(self, agent: str, lines: int) -> None:
+        self.scroll[agent] = max(0, self.scroll.get(agent, 0) + lines)
+
+    def show(self, title: str, text: str) -> None:
+        self.output_title, self.output = title, text.rstrip("\n")
+
+    def close_output(self) -> bool:
+        had = bool(self.output)
+        self.output = self.output_title = ""
+        return had

@@ -1,0 +1,191 @@
+"""The full-screen terminal UI, used as a person would: ``massgen`` on a real terminal (tmux),
+keys typed into it, and the screen read back with capture-pane.
+
+Each test checks what the screen showed and what the trace recorded. The teams are
+scripted (no model, no key); ``slow`` streams a line and then thinks for 30 s in its
+first incarnation, so steering lands while the turn runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+from support import FACTOR, assert_trace_invariants, of_type, scripted, step
+from tmux_screen import TmuxScreen, massgen_argv
+
+from massgen.logs import read_trace
+
+QUESTION = "Which is larger, 9.11 or 9.9?"
+
+
+def slow_team(tmp_path: Path) -> Path:
+    """quick answers "4" at once; slow streams, then thinks for 30 s unless killed or hurried."""
+    config = {
+        "agents": [
+            scripted("quick", [step(new_answer="4")],
+                     [step(when_answers=["agent1", "agent2"]), step(vote="agent2", reason="shows the working")]),
+            scripted("slow",
+                     [step(text="thinking it through\n", incarnations=[1]), step(delay=30, incarnations=[1]),
+                      step(new_answer="2+2=4, shown")],
+                     [step(when_answers=["agent2"]), step(vote="agent2", reason="mine shows why")]),
+        ],
+        "orchestrator": {"restart": {"backoff_base_seconds": 0.02, "backoff_max_seconds": 0.2}},
+        "timeout_settings": {"orchestrator_timeout_seconds": 60 * FACTOR, "turn_timeout_seconds": 45 * FACTOR,
+                             "idle_stream_timeout_seconds": 45 * FACTOR,
+                             "straggler_grace_seconds": 45 * FACTOR},  # slow is steered, not left out
+    }
+    path = tmp_path / "slow_team.yaml"
+    path.write_text(yaml.safe_dump(config), encoding="utf-8")
+    return path
+
+
+def env(tmp_path: Path) -> dict[str, str]:
+    return {"MASSGEN_LOG_BASE_DIR": str(tmp_path / "logs"), "HOME": str(tmp_path)}
+
+
+def turn_dirs(tmp_path: Path) -> list[Path]:
+    return sorted(p.parent for p in (tmp_path / "logs").glob("**/trace.jsonl"))
+
+
+@pytest.fixture
+def screens() -> Iterator[list[TmuxScreen]]:
+    opened: list[TmuxScreen] = []
+    yield opened
+    for screen in opened:
+        screen.close()
+
+
+def panel_rows(screen: str, width: int) -> list[str]:
+    lines = screen.splitlines()
+    assert all(len(line) <= width for line in lines), "a line is wider than the terminal"
+    return lines
+
+
+def test_a_three_agent_run_shows_a_panel_per_agent_the_votes_and_the_final_answer(
+        tmp_path: Path, screens: list[TmuxScreen]) -> None:
+    screen = TmuxScreen(tmp_path, massgen_argv("--config", "@examples/basic/scripted_three_agents", QUESTION),
+                        env=env(tmp_path))
+    screens.append(screen)
+    shown = screen.expect("final answer (agent2.1, by agent_b)", "question>")
+    for title in ("agent1 agent_a", "agent2 agent_b · winner", "agent3 agent_c"):
+        assert title in shown
+    assert "Comparing 9.11 and 9.9 digit by" in shown  # agent_a's streamed text
+    assert "┆ Write both with two decimals" in shown  # agent_b's reasoning, marked as such
+    assert "agent2 explains what I only stated" in shown  # agent_c's text before its vote
+    assert "votes · round 3" in shown and "agent1 → agent2.1" in shown and "consensus: agent2" in shown
+    assert "agent2   ██████████ 3" in shown  # the tally bar
+    assert "9.9 is larger. Written with the same number of decimals" in shown
+    assert "turn 1 · round 3 · finished" in shown and "calls 7" in shown
+
+    screen.type("/votes")
+    assert "tally: agent2 (agent_b) 3" in screen.expect("/votes · Esc closes")
+    screen.type("/inspect agent2.1")
+    assert "9.9 is larger: 9.9 = 9.90" in screen.expect("agent2.1 by agent_b")
+    screen.type("/quit")
+    assert screen.exit_code() == 0
+    (log_dir,) = turn_dirs(tmp_path)
+    trace = read_trace(log_dir)
+    assert_trace_invariants(trace)
+    finished = of_type(trace, "RunFinished")[0]["payload"]
+    assert (finished["status"], finished["winner"]) == ("completed", "agent_b")
+    assert "last answer (agent2.1): 9.9 is larger" in screen.err_file.read_text()
+
+
+def test_a_note_kill_and_answer_now_show_on_screen_and_in_the_trace(
+        tmp_path: Path, screens: list[TmuxScreen]) -> None:
+    screen = TmuxScreen(tmp_path, massgen_argv("--config", str(slow_team(tmp_path))), env=env(tmp_path),
+                        cwd=tmp_path)
+    screens.append(screen)
+    screen.expect("question>")
+    screen.type("What is 2+2?")
+    screen.expect("✔ agent1.1", "thinking it through", "turn 1 (note, or /command)>")
+
+    screen.type("please show the working")  # a line typed while the team works is a note
+    shown = screen.expect("note sent to every agent", "note: please show the working")
+    assert "note to every agent: please" in shown  # the timeline
+
+    screen.keys("Escape")
+    screen.type("/kill agent2")
+    shown = screen.expect("killed by the user", "kill requested for agent2",
+                          "final answer (agent2.1, by slow)")
+    assert "2+2=4, shown" in shown
+
+    screen.type("And three times that?")
+    screen.expect("turn 2 · round", "thinking it through", "✔ agent1.1")
+    screen.type("/answer-now")
+    shown = screen.expect("answer now: vote on the", "final answer (agent1.1, by quick)")
+    assert "asked the team to wrap up" in shown
+    screen.type("/quit")
+    assert screen.exit_code() == 0
+
+    first, second = (read_trace(d) for d in turn_dirs(tmp_path))
+    assert_trace_invariants(first)
+    notes = of_type(first, "SendNote")
+    assert [n["payload"]["text"] for n in notes] == ["please show the working"]
+    assert notes[0]["sender"] == "user#0" and notes[0]["payload"]["to"] is None
+    kills = of_type(first, "KillAgent")
+    assert len(kills) == 1 and kills[0]["payload"]["name"] == "slow"
+    assert of_type(first, "AgentRestarting")[0]["payload"]["reason"] == "killed by user"
+    assert len(of_type(second, "AnswerNow")) == 1
+    assert of_type(second, "RunFinished")[0]["payload"]["winner"] == "quick"
+
+
+def test_every_panel_stays_readable_at_80x24_and_200x60(tmp_path: Path, screens: list[TmuxScreen]) -> None:
+    screen = TmuxScreen(tmp_path, massgen_argv("--config", "@examples/basic/scripted_three_agents", QUESTION),
+                        env=env(tmp_path))
+    screens.append(screen)
+    screen.expect("final answer (agent2.1, by agent_b)")
+    for columns, rows in ((80, 24), (200, 60)):
+        screen.resize(columns, rows)
+        shown = screen.expect("votes · round 3", "timeline", "final answer", "question>")
+        lines = panel_rows(shown, columns)
+        assert len(lines) <= rows
+        for label, agent, state in (("agent1", "agent_a", "done"), ("agent2", "agent_b", "winner"),
+                                    ("agent3", "agent_c", "done")):
+            # narrow panels name the agent on their first line, wide ones in the title
+            assert f"{label} · {state}" in shown or f"{label} {agent} · {state}" in shown, shown
+            assert agent in shown, f"{agent} not readable at {columns}x{rows}:\n{shown}"
+        assert "9.9 is larger. Written" in shown  # the final answer's text
+        assert "consensus: agent2" in shown or "agent2   █" in shown  # the votes panel's content
+    screen.type("/quit")
+    assert screen.exit_code() == 0
+
+
+def test_a_replay_of_the_finished_trace_draws_the_same_final_screen(
+        tmp_path: Path, screens: list[TmuxScreen]) -> None:
+    live = TmuxScreen(tmp_path, massgen_argv("--config", "@examples/basic/scripted_three_agents", QUESTION),
+                      env=env(tmp_path), name="live")
+    screens.append(live)
+    live_screen = live.expect("final answer (agent2.1, by agent_b)", "question>").split("\n")
+    live.type("/quit")
+    assert live.exit_code() == 0
+    (log_dir,) = turn_dirs(tmp_path)
+
+    replay = TmuxScreen(tmp_path, massgen_argv("logs", "show", str(log_dir), "--tui"), env=env(tmp_path),
+                        name="replay")
+    screens.append(replay)
+    replay_screen = replay.expect("final answer (agent2.1, by agent_b)", "replay>").split("\n")
+    # Everything above the command line is the same screen; only the prompt says which it is.
+    prompt_row = next(i for i, line in enumerate(live_screen) if line.startswith("question>"))
+    assert replay_screen[prompt_row].startswith("replay>")
+    assert replay_screen[:prompt_row] == live_screen[:prompt_row]
+    replay.type("/kill agent1")
+    replay.expect("this is a replay: nothing can be steered")
+    replay.type("/quit")
+    assert replay.exit_code() == 0
+
+
+def test_without_a_terminal_the_full_screen_never_starts(tmp_path: Path) -> None:
+    import subprocess
+
+    done = subprocess.run(massgen_argv("--config", "@examples/basic/scripted_three_agents", "--display", "textual",
+                                       QUESTION), capture_output=True, text=True, env={**__import__("os").environ,
+                                                                                        **env(tmp_path)},
+                          timeout=60 * FACTOR, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0
+    assert done.stdout.startswith("9.9 is larger")
+    assert "--display textual needs a terminal" in done.stderr
+    assert "agent_b answered" not in done.stderr or "\x1b[?1049h" not in done.stderr  # no alternate screen
