@@ -15,7 +15,7 @@ import asyncio
 import sys
 import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -172,7 +172,7 @@ class TuiApp:
             self._changed.notify_all()
         self.redraw()
 
-    def wait_until(self, predicate: Any, timeout: float) -> bool:
+    def wait_until(self, predicate: Callable[[TuiApp], bool], timeout: float) -> bool:
         """Block until ``predicate(self)`` holds after a fold (tests and benches wait on events)."""
         with self._changed:
             return self._changed.wait_for(lambda: predicate(self), timeout)
@@ -279,7 +279,7 @@ class TuiApp:
             self.redraw()
             await asyncio.gather(task, return_exceptions=True)
         app = self._app
-        if app is not None and app.is_running and not app.future.done():
+        if app is not None and app.is_running and app.future is not None and not app.future.done():
             app.exit(result=self._code)
 
     # -- running --------------------------------------------------------------------------------

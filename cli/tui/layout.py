@@ -21,9 +21,9 @@ from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.layout import (
+    AnyContainer,
     BufferControl,
     ConditionalContainer,
-    Container,
     Dimension,
     DynamicContainer,
     HSplit,
@@ -228,7 +228,7 @@ def final_lines(state: RunState, width: int, height: int) -> list[StyleAndTextTu
     if end is None:
         return []
     text = end.final_answer if end.final_answer is not None else f"no answer: {end.reason}"
-    lines = [[("class:final", line)] for line in wrap(text.strip("\n"), width)]
+    lines: list[StyleAndTextTuples] = [[("class:final", line)] for line in wrap(text.strip("\n"), width)]
     if end.partial or end.status != "completed":
         lines.append([("class:dim", f"({end.status}: {end.reason})")])
     if len(lines) > height:
@@ -291,7 +291,7 @@ class Screen:
             self.command_window,
         ])
         self.layout = Layout(self.root, focused_element=self.command_window)
-        self._parts: dict[tuple[object, ...], Container] = {}
+        self._parts: dict[tuple[object, ...], AnyContainer] = {}
 
     # -- sizes --------------------------------------------------------------------------------
 
@@ -335,7 +335,7 @@ class Screen:
     # the heights) and kept; its text is read from the state at draw time, so a kept part is
     # never stale.
 
-    def _kept(self, key: tuple[object, ...], build: Callable[[], Container]) -> Container:
+    def _kept(self, key: tuple[object, ...], build: Callable[[], AnyContainer]) -> AnyContainer:
         found = self._parts.get(key)
         if found is None:
             if len(self._parts) > 512:  # shapes of earlier turns and sizes
@@ -343,7 +343,7 @@ class Screen:
             found = self._parts[key] = build()
         return found
 
-    def _body(self) -> Container:
+    def _body(self) -> AnyContainer:
         columns, rows = self._size()
         state = self._state()
         grid = self.grid()
@@ -356,7 +356,7 @@ class Screen:
     def _body_height(self, columns: int, rows: int) -> int:
         return max(3, rows - 4 - self._final_height(rows) - self._output_height(rows))
 
-    def _build_body(self, grid: Grid, side: bool, columns: int, height: int) -> Container:
+    def _build_body(self, grid: Grid, side: bool, columns: int, height: int) -> AnyContainer:
         # Exact sizes everywhere: prompt-toolkit hands out spare cells one at a time by weight, which
         # cost more than the drawing itself on a wide screen.
         strip = 0 if side else min(self._strip_height(height + 4), max(0, height - 3))
@@ -377,7 +377,7 @@ class Screen:
             Frame(timeline, title="timeline", width=Dimension.exact(columns - half)),
         ], height=Dimension.exact(strip))], height=Dimension.exact(height))
 
-    def _panels(self, grid: Grid, width: int, height: int) -> Container:
+    def _panels(self, grid: Grid, width: int, height: int) -> AnyContainer:
         state = self._state()
         agents = list(state.agents.values())
         if not agents:
@@ -387,7 +387,7 @@ class Screen:
         paged = grid.count < len(agents)
         usable = height - (1 if paged else 0)
         used_rows = math.ceil(len(shown) / grid.columns)
-        rows: list[Container] = []
+        rows: list[AnyContainer] = []
         for r in range(used_rows):
             row = shown[r * grid.columns:(r + 1) * grid.columns]
             row_height = usable // used_rows + (1 if r < usable % used_rows else 0)
@@ -408,7 +408,7 @@ class Screen:
             rows.append(Window(LinesControl(rest), height=1))
         return HSplit(rows, height=Dimension.exact(height), width=Dimension.exact(width))
 
-    def _panel(self, agent: AgentState, index: int, narrow: bool) -> Container:
+    def _panel(self, agent: AgentState, index: int, narrow: bool) -> AnyContainer:
         view = self._view
 
         def lines(width: int, height: int) -> list[StyleAndTextTuples]:
@@ -426,14 +426,14 @@ class Screen:
 
         return Frame(Window(LinesControl(lines)), title=title)
 
-    def _final(self) -> Container:
+    def _final(self) -> AnyContainer:
         _, rows = self._size()
         height = self._final_height(rows)
         return self._kept(("final", id(self._state()), height), lambda: Frame(
             Window(LinesControl(lambda w, h: final_lines(self._state(), w, h))),
             title=lambda: [("class:winner", final_title(self._state()))], height=height))
 
-    def _output(self) -> Container:
+    def _output(self) -> AnyContainer:
         _, rows = self._size()
         height = self._output_height(rows)
 

@@ -309,11 +309,11 @@ class RunState:
                 self.tool_calls[event.call_id] = card
                 self._agent(event.agent, event.label).add("tool", card=card)
             case ToolCallFinishedEvent():
-                card = self.tool_calls.get(event.call_id)
-                if card is None:
-                    card = self.tool_calls[event.call_id] = ToolCard(event.call_id, event.name, {})
-                    self._agent(event.agent, event.label).add("tool", card=card)
-                card.result, card.is_error = event.content, event.is_error
+                known = self.tool_calls.get(event.call_id)
+                if known is None:  # a result whose request this view never saw (a resumed run)
+                    known = self.tool_calls[event.call_id] = ToolCard(event.call_id, event.name, {})
+                    self._agent(event.agent, event.label).add("tool", card=known)
+                known.result, known.is_error = event.content, event.is_error
             case NoteSentEvent():
                 self.notes.append(Note(event.note_id, event.text, event.to))
                 targets = [self._agent(event.to)] if event.to else list(self.agents.values())
