@@ -38,7 +38,7 @@ def _phase(projection: LogProjection) -> str:
     return "enforcement" if any(v["valid"] for v in projection.votes) else "initial_answer"
 
 
-def _tools(projection: LogProjection) -> dict[str, Any]:
+def tool_stats(projection: LogProjection) -> dict[str, Any]:
     """Tool calls and their results, paired by call id, from the timeline."""
     started: dict[str, tuple[str, float]] = {}
     by_tool: dict[str, dict[str, Any]] = {}
@@ -146,7 +146,7 @@ def upstream_status(projection: LogProjection, agents: dict[str, dict[str, Any]]
         },
         "costs": {"total_estimated_cost": float(finished.get("cost_usd", 0.0)),
                   "total_input_tokens": usage["input_tokens"], "total_output_tokens": usage["output_tokens"]},
-        "tools": _tools(projection),
+        "tools": tool_stats(projection),
         "rounds": _rounds(projection, usage),
         "coordination": {
             "phase": phase,

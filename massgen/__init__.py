@@ -76,6 +76,7 @@ _EXPORTS = {
     "build_config": "massgen.configs.build",
     "example_path": "massgen.configs.loader:resolve_config_path",
     "schema_text": "massgen.configs.schema_doc",
+    "tool_stats": "massgen.logs.upstream_status",
     "missing_keys": "massgen.configs.quick",
     "describe_missing": "massgen.configs.quick",
     "with_context_paths": "massgen.files",
@@ -174,6 +175,7 @@ if TYPE_CHECKING:
     from massgen.logs.summary import find_runs as find_runs
     from massgen.logs.summary import project as project_run
     from massgen.logs.summary import summarize as summarize_run
+    from massgen.logs.upstream_status import tool_stats as tool_stats
     from massgen.messages import ToolSpec as ToolSpec
     from massgen.messages.trace import TraceRecord as TraceRecord
     from massgen.messages.trace import parse_sender as parse_sender
@@ -273,6 +275,7 @@ __all__ = [
     "sender_name",
     "stream",
     "summarize_run",
+    "tool_stats",
     "validate_data",
     "with_context_paths",
     "with_run_timeout",
