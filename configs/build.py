@@ -53,7 +53,7 @@ def backend_spec(provider: str | None, model: str) -> dict[str, Any]:
                       f"known: {known}")
 
 
-def _context_paths(entries: Sequence[str | Mapping[str, Any]]) -> list[dict[str, Any]]:
+def upstream_context_paths(entries: Sequence[str | Mapping[str, Any]]) -> list[dict[str, Any]]:
     """Upstream's forms: a path (write permission) or ``{"path": ..., "permission": "read"|"write"}``."""
     paths = []
     for entry in entries:
@@ -96,7 +96,7 @@ def build_config(
     }
     orchestrator: dict[str, Any] = {}
     if context_paths:
-        orchestrator["context_paths"] = _context_paths(context_paths)
+        orchestrator["context_paths"] = upstream_context_paths(context_paths)
     if use_docker:
         orchestrator["command_execution"] = "docker"
     if orchestrator:
