@@ -113,7 +113,6 @@ def team_config(args: argparse.Namespace, session: Session | None = None) -> tup
     from massgen import config_environment as environment
     from massgen import discover_config as resolve
     from massgen import override_agents, override_notes, quick_team
-
     from massgen.cli import modes
 
     choice = stored_config(args)

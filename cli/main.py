@@ -53,7 +53,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="watch the run in a browser: starts `massgen serve --ui` on a free local port and "
                              "prints the run's URL")
     parser.add_argument("--automation", action="store_true",
-                        help="no display; print LOG_DIR, STATUS (the status.json path) and ANSWER (the answer file) lines")
+                        help="no display; print LOG_DIR, STATUS (the status.json path) and ANSWER (the answer "
+                             "file) lines")
     parser.add_argument("--orchestrator-timeout", type=float, metavar="SECONDS",
                         help="deadline for the whole run (overrides timeout_settings)")
     parser.add_argument("--validate", metavar="FILE", help="check a config file and exit")

@@ -51,12 +51,12 @@ def tool_stats(projection: LogProjection) -> dict[str, Any]:
             stats["call_count"] += 1
         elif event["type"] == "ToolCallResult":
             name, at = started.pop(str(event.get("call_id")), (str(event.get("name")), float(event["ts"])))
-            stats = by_tool.get(name)
-            if stats is None:
+            called = by_tool.get(name)
+            if called is None:
                 continue
-            stats["failure_count" if event.get("is_error") else "success_count"] += 1
-            stats["total_execution_time_ms"] = round(stats["total_execution_time_ms"]
-                                                     + (float(event["ts"]) - at) * 1000, 2)
+            called["failure_count" if event.get("is_error") else "success_count"] += 1
+            called["total_execution_time_ms"] = round(called["total_execution_time_ms"]
+                                                      + (float(event["ts"]) - at) * 1000, 2)
     for stats in by_tool.values():
         stats["avg_execution_time_ms"] = round(stats["total_execution_time_ms"] / stats["call_count"], 2)
     return {

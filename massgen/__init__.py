@@ -112,6 +112,7 @@ if TYPE_CHECKING:
     from massgen.api import run_sync as run_sync
     from massgen.api import stream as stream
     from massgen.backends.preload import preload as preload_backends
+    from massgen.configs.build import build_config as build_config
     from massgen.configs.defaults import PROVIDER_KEYS as PROVIDER_KEYS
     from massgen.configs.defaults import default_team as default_team
     from massgen.configs.defaults import environment as config_environment
@@ -124,14 +125,13 @@ if TYPE_CHECKING:
     from massgen.configs.quick import BACKENDS as BACKENDS
     from massgen.configs.quick import describe_missing as describe_missing
     from massgen.configs.quick import missing_keys as missing_keys
-    from massgen.configs.build import build_config as build_config
     from massgen.configs.quick import override_agents as override_agents
     from massgen.configs.quick import override_notes as override_notes
     from massgen.configs.quick import quick_backend as quick_backend
     from massgen.configs.quick import quick_team as quick_team
-    from massgen.configs.schema_doc import schema_text as schema_text
     from massgen.configs.schema import RuntimeConfig as RuntimeConfig
     from massgen.configs.schema import TeamConfig as TeamConfig
+    from massgen.configs.schema_doc import schema_text as schema_text
     from massgen.errors import BackendError as BackendError
     from massgen.errors import BudgetExhausted as BudgetExhausted
     from massgen.errors import ConfigError as ConfigError

@@ -51,7 +51,7 @@ def test_build_config_makes_upstreams_agent_ids_and_backends() -> None:
                                              "api_key": "${GROQ_API_KEY}"}
     assert massgen.build_config()["agents"][1] == {"id": "agent_b", "backend": {"type": "openai",
                                                                                  "model": "gpt-5.4"}}
-    with pytest.raises(massgen.ConfigError, match="'nowhere' .* is not one this version can talk to"):
+    with pytest.raises(massgen.ConfigError, match=r"'nowhere' .* is not one this version can talk to"):
         massgen.build_config(model="m", backend="nowhere")
 
 
