@@ -80,7 +80,7 @@ def one_run(fault: str, workdir: Path) -> tuple[int, float, str, float, int]:
     if "LOG_DIR" in fields:
         trace = [json.loads(ln) for ln in (Path(fields["LOG_DIR"]) / "trace.jsonl").read_text().splitlines()]
         run_s = next((float(r["payload"]["elapsed_s"]) for r in trace if r["type"] == "RunFinished"), run_s)
-    return done.returncode, wall, fields.get("STATUS", "?"), run_s, calls
+    return done.returncode, wall, fields.get("RUN_STATUS", "?"), run_s, calls
 
 
 def main() -> None:

@@ -59,8 +59,6 @@ def usage_problem(args: argparse.Namespace) -> str | None:
                                 ("--no-logs", args.no_logs)) if on]
     if one_shot and not args.question and not args.resume:
         return f"{one_shot[0]} needs a question (it is for one-shot runs)"
-    if args.automation and args.stream_events:
-        return "--automation and --stream-events both write stdout; give one"
     if args.no_logs and (args.automation or args.debug or args.resume):
         clash = "--automation" if args.automation else "--debug" if args.debug else "--resume"
         return f"--no-logs and {clash}: {clash} needs the log directory"
@@ -116,17 +114,24 @@ def team_config(args: argparse.Namespace, session: Session | None = None) -> tup
     """The config the flags (or the continued session) ask for, and where it came from."""
     from massgen import config_environment as environment
     from massgen import discover_config as resolve
-    from massgen import override_agents, quick_team
+    from massgen import override_agents, override_notes, quick_team
+    from massgen.cli import modes
 
     choice = stored_config(args)
     if session is not None and not args.config and not any(getattr(args, n) for n in QUICK_FLAGS):
         choice = {"config": None, **session.config}
     quick = {name: choice.get(name) for name in QUICK_FLAGS}
-    if not choice.get("config") and (quick["model"] or quick["backend"]):
-        config = quick_team(env=environment(), **quick)
-        return config, f"--model {quick['model'] or '(default)'} on {config.agents[0].backend.type}"
-    config, source = resolve(choice.get("config"))
-    return override_agents(config, **quick), source
+    with modes.config_warnings(strict=getattr(args, "strict_validation", False)):
+        if not choice.get("config") and (quick["model"] or quick["backend"]):
+            config = quick_team(env=environment(), **quick)
+            source = f"--model {quick['model'] or '(default)'} on {config.agents[0].backend.type}"
+        else:
+            config, source = resolve(choice.get("config"))
+            for note in override_notes(config, model=quick["model"], base_url=quick["base_url"],
+                                       backend=quick["backend"]):
+                print(f"massgen: note: {note}", file=sys.stderr)
+            config = override_agents(config, **quick)
+    return modes.apply(config, args), source
 
 
 def check_keys(config: TeamConfig, err: IO[str] | None = None) -> int | None:

@@ -1,8 +1,10 @@
-"""``massgen logs list|summary|show|open [RUN] [--json]``: past runs, read from their traces.
+"""``massgen logs list|summary|show|tools|analyze|open [RUN] [--json]``: past runs, read from their traces.
 
 RUN is a log directory (an ``attempt_N`` folder, or a ``log_*`` folder for its latest
 attempt), a number from ``massgen logs list`` (1 = the newest run), or a run id; no RUN
-means the newest run. Everything shown is computed from ``trace.jsonl``.
+means the newest run. Everything shown is computed from ``trace.jsonl``. ``--log-dir`` is the base
+the runs are looked up in; a run's own directory works there too (upstream MassGen's ``--log-dir DIR``
+names one run: its newest attempt is the one shown).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from massgen import TRACE_FILE, MassGenError, find_runs
 from massgen import project_run as project
 from massgen import summarize_run as summarize
 from massgen.cli import exit_codes
+from massgen.cli import log_analysis as analysis
 from massgen.cli.usage import UsageParser
 
 
@@ -34,18 +37,28 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("--json", action="store_true", help="print JSON instead of text")
     common.add_argument("--log-dir", metavar="DIR",
                         help="base of the run logs (default $MASSGEN_LOG_BASE_DIR or .massgen/massgen_logs)")
-    parser = UsageParser(prog="massgen logs", description="Look at past runs (computed from each run's trace).")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="{list,summary,show,open}")
+    parser = UsageParser(prog="massgen logs", description="Look at past runs (computed from each run's trace).",
+                         allow_abbrev=False)
+    commands = parser.add_subparsers(dest="command", required=True,
+                                     metavar="{list,summary,show,tools,analyze,open}")
     listing = commands.add_parser("list", help="the latest runs, newest first", parents=[common])
     listing.add_argument("--limit", type=int, default=20, metavar="N", help="show at most N runs (default 20)")
+    listing.add_argument("--analyzed", action="store_true", help="only runs with an ANALYSIS_REPORT.md")
+    listing.add_argument("--unanalyzed", action="store_true", help="only runs without an ANALYSIS_REPORT.md")
+    subs = {}
     for name, what in (("summary", "agents, answers, votes, winner, calls, tokens, cost, time, faults"),
                        ("show", "the summary, the timeline and the final answer"),
+                       ("tools", "every tool the agents called: calls, failures, time"),
+                       ("analyze", "an analysis prompt for the run (--mode prompt), or a team's report on it "
+                                   "(--mode self, written to ANALYSIS_REPORT.md)"),
                        ("open", "open the log directory in the file manager (else print its path)")):
-        sub = commands.add_parser(name, help=what, parents=[common])
-        sub.add_argument("run", nargs="?", help="a log directory, a number from `massgen logs list`, or a run id")
-        if name == "show":
-            sub.add_argument("--tui", action="store_true",
-                             help="draw the run's screens in the full-screen view, from its trace (needs a terminal)")
+        subs[name] = commands.add_parser(name, help=what, parents=[common])
+        subs[name].add_argument("run", nargs="?",
+                                help="a log directory, a number from `massgen logs list`, or a run id")
+    subs["tools"].add_argument("--sort", choices=("time", "calls"), default="time", help="order (default time)")
+    analysis.add_arguments(subs["analyze"])
+    subs["show"].add_argument("--tui", action="store_true",
+                              help="draw the run's screens in the full-screen view, from its trace (needs a terminal)")
     return parser
 
 
@@ -104,12 +117,15 @@ def _short(text: Any, width: int = 60) -> str:
     return flat if len(flat) <= width else flat[:width - 3] + "..."
 
 
-def list_runs(base: Path, limit: int) -> list[dict[str, Any]]:
+def list_runs(base: Path, limit: int, analyzed: bool | None = None) -> list[dict[str, Any]]:
+    """The newest ``limit`` runs; ``analyzed``: only runs with (True) or without (False) an analysis report."""
     runs = find_runs(base)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for index, log_dir in enumerate(reversed(runs), 1):
-        if index > limit:
+        if len(rows) >= limit:
             break
+        if analyzed is not None and analysis.has_report(log_dir) != analyzed:
+            continue
         summary = summarize(log_dir)
         first = _first_record(log_dir)
         rows.append({"index": index, "started_at": _when(first.get("ts")), **{
@@ -117,7 +133,7 @@ def list_runs(base: Path, limit: int) -> list[dict[str, Any]]:
     return rows
 
 
-def _print_summary(s: dict[str, Any], out: IO[str]) -> None:
+def print_summary(s: dict[str, Any], out: IO[str]) -> None:
     faults = ", ".join(f"{k} {v}" for k, v in s["faults"].items() if v) or "none"
     winner = f"{s['winner']} ({s['winner_label']})" if s["winner"] else "none"
     out.write(f"run {s['run_id']}  {s['log_dir']}\n"
@@ -135,12 +151,14 @@ def _print_summary(s: dict[str, Any], out: IO[str]) -> None:
                   f"{a['model_calls']}  tokens {a['input_tokens']}/{a['output_tokens']}  restarts {a['restarts']}\n")
 
 
-def _timeline(log_dir: Path) -> list[dict[str, Any]]:
+def timeline(log_dir: Path) -> list[dict[str, Any]]:
     return list(project(log_dir).events)
 
 
-def _print_timeline(events: list[dict[str, Any]], out: IO[str]) -> None:
-    start = float(events[0]["ts"]) if events else 0.0
+def print_timeline(events: list[dict[str, Any]], out: IO[str], start: float | None = None) -> None:
+    """One line per event, its time counted from ``start`` (default: the first event's)."""
+    if start is None:
+        start = float(events[0]["ts"]) if events else 0.0
     skip = {"seq", "ts", "type", "from", "to", "run_id", "msg_id", "causation_id"}
     for event in events:
         detail = ", ".join(f"{k}={_short(v, 40)}" for k, v in event.items() if k not in skip)
@@ -177,11 +195,15 @@ def main(argv: Sequence[str], out: IO[str] | None = None, err: IO[str] | None = 
     base = _base(args)
     try:
         if args.command == "list":
-            rows = list_runs(base, args.limit)
+            if args.analyzed and args.unanalyzed:
+                err.write("massgen logs list: --analyzed and --unanalyzed: give one\n")
+                return exit_codes.USAGE_ERROR
+            rows = list_runs(base, args.limit, analyzed=True if args.analyzed else False if args.unanalyzed else None)
             if args.json:
                 out.write(json.dumps(rows, indent=2, ensure_ascii=False) + "\n")
             elif not rows:
-                out.write(f"no runs logged in {base}\n")
+                which = "analyzed " if args.analyzed else "unanalyzed " if args.unanalyzed else ""
+                out.write(f"no {which}runs logged in {base}\n")
             for row in [] if args.json else rows:
                 winner = row["winner"] or "-"
                 out.write(f"{row['index']:>3}  {row['started_at']}  {row['status']:<11} {winner:<16} "
@@ -193,17 +215,25 @@ def main(argv: Sequence[str], out: IO[str] | None = None, err: IO[str] | None = 
             if args.json:
                 out.write(json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
             else:
-                _print_summary(summary, out)
+                print_summary(summary, out)
         elif args.command == "show" and args.tui:
             return _show_tui(log_dir, err)
+        elif args.command == "tools":
+            rows = analysis.tool_rows(project(log_dir), args.sort)
+            if args.json:
+                out.write(json.dumps(rows, indent=2, ensure_ascii=False) + "\n")
+            else:
+                analysis.print_tools(rows, log_dir, out)
+        elif args.command == "analyze":
+            return analysis.analyze(log_dir, args, out, err)
         elif args.command == "show":
-            summary, events = summarize(log_dir), _timeline(log_dir)
+            summary, events = summarize(log_dir), timeline(log_dir)
             if args.json:
                 out.write(json.dumps({"summary": summary, "events": events}, indent=2, ensure_ascii=False) + "\n")
             else:
-                _print_summary(summary, out)
+                print_summary(summary, out)
                 out.write("timeline:\n")
-                _print_timeline(events, out)
+                print_timeline(events, out)
                 out.write("final answer:\n" + (summary["final_answer"] or "(none)").rstrip("\n") + "\n")
         else:
             opened = _open(log_dir)

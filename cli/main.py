@@ -24,15 +24,17 @@ EPILOG = """\
 examples:
   massgen "Which is larger, 9.11 or 9.9?"
   massgen --config @examples/basic/scripted_three_agents "Which is larger, 9.11 or 9.9?"
-  massgen --automation --config team.yaml "question"   # LOG_DIR/STATUS/WINNER/ANSWER_FILE lines
+  massgen --automation --config team.yaml "question"   # LOG_DIR, STATUS (status.json), ANSWER lines
   massgen --validate team.yaml
   massgen --list-examples
   massgen --model gpt-5-mini "question"                # one agent; --backend/--base-url for others
   massgen --session-id work "question"; massgen --continue "follow-up"
-  massgen logs summary                                 # the latest run: list|summary|show|open [--json]
+  massgen logs summary                                 # the latest run: list|summary|show|tools|analyze|open
+  massgen export                                       # the latest run's log directory as a .tar.gz
 
 exit codes: 0 success, 1 config error (or a missing API key), 2 execution error, 3 timeout or budget,
-4 interrupted, 64 usage error (a flag that does not parse or clashes)
+4 interrupted, 64 usage error (a flag that does not parse or clashes, or a MassGen 0.1.97 flag that is
+not available in this version: docs/flags.md)
 """
 
 
@@ -43,6 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
         "and hand back one answer the team checked.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
+        allow_abbrev=False,  # --quick is a flag of its own, never short for --quickstart
     )
     parser.add_argument("question", nargs="?", help="the task for the team (omit it for the interactive session)")
     parser.add_argument("--config", metavar="FILE", help="a YAML config file, or @examples/NAME")
@@ -50,11 +53,12 @@ def build_parser() -> argparse.ArgumentParser:
                         help="watch the run in a browser: starts `massgen serve --ui` on a free local port and "
                              "prints the run's URL")
     parser.add_argument("--automation", action="store_true",
-                        help="no display; print LOG_DIR, STATUS, WINNER and ANSWER_FILE lines")
+                        help="no display; print LOG_DIR, STATUS (the status.json path) and ANSWER (the answer "
+                             "file) lines")
     parser.add_argument("--orchestrator-timeout", type=float, metavar="SECONDS",
                         help="deadline for the whole run (overrides timeout_settings)")
     parser.add_argument("--validate", metavar="FILE", help="check a config file and exit")
-    parser.add_argument("--cwd-context", choices=("ro", "rw"),
+    parser.add_argument("--cwd-context", choices=("ro", "rw", "read", "write"),
                         help="let the agents read this directory (rw: the final presenter may also write it); "
                         "@path and @path:w in the question do the same for one path")
     parser.add_argument("--resume", metavar="LOG_DIR",
@@ -71,10 +75,11 @@ def build_parser() -> argparse.ArgumentParser:
                         help="write .massgen/config.yaml for the providers whose keys are set (else the local team)")
     parser.add_argument("--force", action="store_true", help="with --quickstart: replace an existing config")
     parser.add_argument("--version", action="version", version=f"massgen {__version__}")
-    from massgen.cli import display, flags
+    from massgen.cli import display, flags, upstream_flags
 
     flags.add_arguments(parser)
     display.add_arguments(parser)
+    upstream_flags.add_arguments(parser)
     return parser
 
 
@@ -83,9 +88,9 @@ def _quiet_library_logs() -> None:
     logging.getLogger("pykka").setLevel(logging.CRITICAL)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:1] == ["serve"]:  # its own parser; loads the HTTP stack only when serving
+def _subcommand(argv: list[str]) -> int | None:
+    """``massgen serve|logs|export|viewer|shares ...``: each has its own parser; None for a question."""
+    if argv[:1] == ["serve"]:  # loads the HTTP stack only when serving
         from massgen.cli.serve import main as serve_main
 
         return serve_main(argv[1:])
@@ -93,16 +98,30 @@ def main(argv: Sequence[str] | None = None) -> int:
         from massgen.cli.log_tools import main as logs_main
 
         return logs_main(argv[1:])
+    if argv[:1] in (["export"], ["viewer"], ["shares"]):
+        from massgen.cli import subcommands
+
+        return subcommands.main(argv[0], argv[1:])
+    return None
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    code = _subcommand(argv)
+    if code is not None:
+        return code
     args = build_parser().parse_args(argv)
     _quiet_library_logs()
-    from massgen import ConfigError, list_examples, load_config
-    from massgen.cli import display, flags
+    from massgen import ConfigError, list_examples
+    from massgen.cli import config_tools, display, flags, upstream_flags
 
-    problem = flags.usage_problem(args)
+    problem = flags.usage_problem(args) or upstream_flags.unavailable(args) or config_tools.usage_problem(args)
     if problem:
         from massgen.cli.usage import usage_error
 
         return usage_error(problem)
+    if args.cwd_context in ("read", "write"):  # upstream's spelling of ro / rw
+        args.cwd_context = "ro" if args.cwd_context == "read" else "rw"
     if args.list_backends:
         return flags.list_backends(sys.stdout)
     if args.list_sessions:
@@ -111,23 +130,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         for name in list_examples():
             print(f"@examples/{name}")
         return exit_codes.SUCCESS
+    if args.example or args.show_schema or args.generate_config:
+        return config_tools.main(args)
     if args.validate:
-        try:
-            config, path = load_config(args.validate)
-        except ConfigError as exc:
-            print(f"massgen: {exc}", file=sys.stderr)
-            return exit_codes.CONFIG_ERROR
-        print(f"{path}: valid ({len(config.agents)} agents: {', '.join(a.id for a in config.agents)})"
-              f"{flags.key_note(config)}")
-        return exit_codes.SUCCESS
+        return config_tools.validate(args.validate, strict=args.strict, as_json=args.json_output)
     if args.orchestrator_timeout is not None and args.orchestrator_timeout <= 0:
         print("massgen: --orchestrator-timeout must be a positive number of seconds", file=sys.stderr)
         return exit_codes.CONFIG_ERROR
-    if args.setup or args.quickstart:
+    if args.setup or args.quickstart or args.init:  # upstream's --init builds a config: here, --quickstart does
         from massgen.cli.setup import run_quickstart, run_setup
 
         code = run_setup(args.key) if args.setup else exit_codes.SUCCESS
-        return run_quickstart(args.force) if args.quickstart and code == exit_codes.SUCCESS else code
+        wants_config = args.quickstart or args.init
+        return run_quickstart(args.force) if wants_config and code == exit_codes.SUCCESS else code
     if args.resume:
         return _resume(args)
     if args.web and not args.question:
@@ -173,7 +188,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         name = served_name(args.config) if args.config else ("default" if source == "the default team" else
                                                               served_name(source))
-        return serve_main(["--ui", "--port", "0", "--log-level", "warning"], served_config=(name, _with_paths(
+        address = ["--port", str(args.web_port or 0), "--host", args.web_host or "127.0.0.1"]
+        return serve_main(["--ui", *address, "--log-level", "warning"], served_config=(name, _with_paths(
             config, args.question, args)), start_question=args.question)
     from massgen import preload_backends
 
@@ -208,7 +224,8 @@ def _with_paths(config: TeamConfig, question: str, args: argparse.Namespace) -> 
         except ValidationError:
             raise SystemExit(f"massgen: --ray {args.ray!r}: give auto or HOST:PORT") from None
         config = config.model_copy(update={"runtime": runtime})
-    return with_context_paths(config, question, args.cwd_context)
+    # --no-parse-at-references: @tokens in the question are plain text, not paths.
+    return with_context_paths(config, question if args.parse_at_references else "", args.cwd_context)
 
 
 def _run_options(args: argparse.Namespace, session: Session | None) -> RunOptions:

@@ -1,6 +1,7 @@
 """``massgen "question"``: one run, the answer on stdout, progress on stderr.
 
-Automation mode prints machine-readable lines instead of a display, and every mode
+Automation mode prints upstream MassGen's machine-readable lines (cli/automation.py) instead of a
+display, and every mode
 maps the run's status to the documented exit codes. Ctrl-C cancels the run and
 keeps the best answer so far; a second Ctrl-C stops waiting.
 """
@@ -8,27 +9,21 @@ keeps the best answer so far; a second Ctrl-C stops waiting.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import IO
 
-from massgen import ConfigError, LogLayout, ResumePoint, RunResult, Subscriber, TeamConfig, new_team
+from massgen import ConfigError, ResumePoint, RunResult, Subscriber, TeamConfig, new_team
+from massgen.cli import automation as automation_lines
 from massgen.cli import exit_codes, signals
 from massgen.cli.progress import ProgressDisplay
 from massgen.cli.run_options import RunOptions
 
 
 def print_result(result: RunResult, automation: bool, out: IO[str], err: IO[str], *, show_logs: bool = True,
-                 show_answer: bool = True) -> int:
+                 show_answer: bool = True, agents: int = 0, output_file: Path | None = None) -> int:
     code = exit_codes.for_status(result.status)
-    answer_file = None
-    if result.final_answer is not None:
-        answer_file = LogLayout(result.log_dir).final_answer(result.winner)
     if automation:
-        out.write(f"STATUS: {result.status}\n")
-        out.write(f"WINNER: {result.winner_label or 'none'}\n")
-        out.write(f"ANSWER_FILE: {answer_file or 'none'}\n")
-        if result.status != "completed":
-            out.write(f"REASON: {result.reason}\n")
-        out.flush()
+        automation_lines.print_end(result, agents, out, output_file)
         return code
     if result.final_answer is not None:
         if result.partial:
@@ -63,9 +58,10 @@ def run_question(
     team = new_team(config, question, history=resume.history if resume else options.history, timeout=timeout,
                     subscribers=subscribers, resume=resume, log_dir=options.log_dir())
     options.started(team)
+    # With --stream-events stdout is the event stream: the automation lines go to stderr, as upstream's do.
+    lines_out = err if options.stream_events else out
     if automation:
-        out.write(f"LOG_DIR: {team.log_dir}\n")
-        out.flush()
+        automation_lines.print_start(team.log_dir, question, lines_out)
     try:
         team.start()
     except ConfigError as exc:
@@ -93,7 +89,8 @@ def run_question(
                     out.flush()
                 return exit_codes.INTERRUPTED
     with signals.held():
-        code = print_result(result, automation, out, err, show_logs=not options.no_logs,
-                            show_answer=not options.stream_events)
+        code = print_result(result, automation, lines_out if automation else out, err, show_logs=not options.no_logs,
+                            show_answer=not options.stream_events, agents=len(config.agents),
+                            output_file=options.output_file)
         options.finished(result, out, err)
     return code

@@ -167,7 +167,7 @@ def run_setup(flags: list[str], *, path: Path = Path(".env"), stdin: IO[str] | N
 def quickstart_yaml(env: Mapping[str, str]) -> tuple[str, list[str]]:
     """The config text for the team the keys allow, and its agent ids. Keys stay in the environment."""
     team = default_team(dict(env))
-    data = team.model_dump(mode="json", exclude_defaults=True)
+    data = team.model_dump(mode="json", exclude_defaults=True, serialize_as_any=True)
     for agent, config in zip(data["agents"], team.agents, strict=True):
         agent["backend"] = {"type": config.backend.type, **agent.get("backend", {})}  # a default, but needed
     keys = [k for k in PROVIDER_KEYS if env.get(k)]

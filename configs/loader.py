@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from massgen.configs import safe_yaml
+from massgen.configs import safe_yaml, upstream_examples
 from massgen.configs.schema import TeamConfig
 from massgen.errors import ConfigError as ConfigError  # re-exported: the one class, also importable here
 
@@ -43,6 +43,7 @@ def resolve_config_path(ref: str, examples_dir: Path = EXAMPLES_DIR) -> Path:
         return path
     name = ref[len(EXAMPLE_PREFIX):].removesuffix(".yaml").strip("/")
     names = list_examples(examples_dir)
+    name = upstream_examples.alias(name) or name  # a name upstream's docs use for one of ours
     if name in names:
         return examples_dir / f"{name}.yaml"
     matches = [n for n in names if n.rsplit("/", 1)[-1] == name] or [n for n in names if name and name in n]
@@ -51,6 +52,9 @@ def resolve_config_path(ref: str, examples_dir: Path = EXAMPLES_DIR) -> Path:
     if len(matches) > 1:
         listed = ", ".join(f"@examples/{m}" for m in matches)
         raise ConfigError(f"{ref} is ambiguous; it matches: {listed}")
+    pointer = upstream_examples.pointer(name, names) if examples_dir == EXAMPLES_DIR else None
+    if pointer is not None:
+        raise ConfigError(pointer)
     raise ConfigError(f"no example named {ref}{_did_you_mean(name, names)} (see `massgen --list-examples`)")
 
 

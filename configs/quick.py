@@ -21,6 +21,8 @@ _PROVIDER_PREFIXES = (
 )
 # Backend types a model name may name explicitly as ``<type>/<model>``.
 QUICK_TYPES = frozenset(BACKEND_TYPES) - {"scripted"}
+# Backend types that call no model: --model and --base-url on a whole team leave them as they are.
+MODEL_FREE_TYPES = frozenset({"scripted"})
 
 
 @dataclass(frozen=True)
@@ -93,21 +95,36 @@ def override_agents(config: TeamConfig, *, model: str | None = None, backend: st
         return config
     if backend is not None and backend not in BACKEND_TYPES:
         raise ConfigError(f"--backend {backend!r} is not a backend type; see `massgen --list-backends`")
-    data = config.model_dump(mode="json", exclude_defaults=True)
+    # serialize_as_any: each backend as its own type, or a scripted agent's script would be dropped.
+    data = config.model_dump(mode="json", exclude_defaults=True, serialize_as_any=True)
     for original, agent in zip(config.agents, data["agents"], strict=True):
         spec = {**agent["backend"], "type": original.backend.type}  # a defaulted type is left out of the dump
         if backend is not None and backend != spec["type"]:
             allowed = BACKEND_TYPES[backend].model_fields
             spec = {k: v for k, v in spec.items() if k in allowed}
             spec["type"] = backend
-        if model is not None:
-            spec["model"] = model
-        if base_url is not None:
-            spec["base_url"] = base_url
+        if spec["type"] not in MODEL_FREE_TYPES:  # a scripted agent calls no model and no server
+            if model is not None:
+                spec["model"] = model
+            if base_url is not None:
+                spec["base_url"] = base_url
         agent["backend"] = spec
         if system_message is not None:
             agent["system_message"] = system_message
     return validate_data(data, "the config with --model/--backend/--base-url/--system-message", {})
+
+
+def override_notes(config: TeamConfig, *, model: str | None = None, base_url: str | None = None,
+                   backend: str | None = None) -> list[str]:
+    """What ``override_agents`` leaves alone, one line each: a scripted agent takes no model or server."""
+    if backend is not None:
+        return []
+    given = [flag for flag, value in (("--model", model), ("--base-url", base_url)) if value is not None]
+    if not given:
+        return []
+    return [f"{' and '.join(given)}: not applied to agent {agent.id!r} (backend {agent.backend.type} "
+            "calls no model); its script plays as written"
+            for agent in config.agents if agent.backend.type in MODEL_FREE_TYPES]
 
 
 def missing_keys(config: TeamConfig, env: Mapping[str, str]) -> list[tuple[str, str, tuple[str, ...]]]:

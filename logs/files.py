@@ -15,6 +15,7 @@ from massgen.logs import layout
 from massgen.logs.layout import TRACE_FILE
 from massgen.logs.projection import LogProjection
 from massgen.logs.reading import read_trace_file, trace_path
+from massgen.logs.upstream_status import upstream_status
 
 __all__ = ["TRACE_FILE", "TraceWarning", "read_trace", "rebuild_from_trace", "render_all", "write_all",
            "write_atomic"]
@@ -43,7 +44,9 @@ def _json(data: Any) -> str:
 
 
 def render_status(projection: LogProjection) -> str:
-    return _json(projection.status())
+    """This version's status, then upstream MassGen's keys (logs/upstream_status.py) for its scripts."""
+    status = projection.status()
+    return _json({**status, **upstream_status(projection, status["agents"])})
 
 
 def render_all(projection: LogProjection) -> dict[str, str]:

@@ -72,6 +72,11 @@ _EXPORTS = {
     "quick_team": "massgen.configs.quick",
     "quick_backend": "massgen.configs.quick",
     "override_agents": "massgen.configs.quick",
+    "override_notes": "massgen.configs.quick",
+    "build_config": "massgen.configs.build",
+    "example_path": "massgen.configs.loader:resolve_config_path",
+    "schema_text": "massgen.configs.schema_doc",
+    "tool_stats": "massgen.logs.upstream_status",
     "missing_keys": "massgen.configs.quick",
     "describe_missing": "massgen.configs.quick",
     "with_context_paths": "massgen.files",
@@ -123,6 +128,7 @@ if TYPE_CHECKING:
     from massgen.api import run_sync as run_sync
     from massgen.api import stream as stream
     from massgen.backends.preload import preload as preload_backends
+    from massgen.configs.build import build_config as build_config
     from massgen.configs.defaults import PROVIDER_KEYS as PROVIDER_KEYS
     from massgen.configs.defaults import default_team as default_team
     from massgen.configs.defaults import environment as config_environment
@@ -130,15 +136,18 @@ if TYPE_CHECKING:
     from massgen.configs.defaults import resolve as discover_config
     from massgen.configs.loader import list_examples as list_examples
     from massgen.configs.loader import load_config as load_config
+    from massgen.configs.loader import resolve_config_path as example_path
     from massgen.configs.loader import validate_data as validate_data
     from massgen.configs.quick import BACKENDS as BACKENDS
     from massgen.configs.quick import describe_missing as describe_missing
     from massgen.configs.quick import missing_keys as missing_keys
     from massgen.configs.quick import override_agents as override_agents
+    from massgen.configs.quick import override_notes as override_notes
     from massgen.configs.quick import quick_backend as quick_backend
     from massgen.configs.quick import quick_team as quick_team
     from massgen.configs.schema import RuntimeConfig as RuntimeConfig
     from massgen.configs.schema import TeamConfig as TeamConfig
+    from massgen.configs.schema_doc import schema_text as schema_text
     from massgen.errors import BackendError as BackendError
     from massgen.errors import BudgetExhausted as BudgetExhausted
     from massgen.errors import ConfigError as ConfigError
@@ -182,6 +191,7 @@ if TYPE_CHECKING:
     from massgen.logs.summary import find_runs as find_runs
     from massgen.logs.summary import project as project_run
     from massgen.logs.summary import summarize as summarize_run
+    from massgen.logs.upstream_status import tool_stats as tool_stats
     from massgen.messages import ToolSpec as ToolSpec
     from massgen.messages.trace import TraceRecord as TraceRecord
     from massgen.messages.trace import parse_sender as parse_sender
@@ -274,6 +284,7 @@ __all__ = [
     "VotesInvalidatedEvent",
     "__version__",
     "attempt_dir",
+    "build_config",
     "config_environment",
     "decode_client_tool_calls",
     "default_log_base",
@@ -281,6 +292,7 @@ __all__ = [
     "describe_missing",
     "discover_config",
     "events_from_record",
+    "example_path",
     "find_runs",
     "list_examples",
     "load_config",
@@ -289,6 +301,7 @@ __all__ = [
     "new_team",
     "open_session",
     "override_agents",
+    "override_notes",
     "parse_sender",
     "preflight_check",
     "preload_backends",
@@ -303,9 +316,11 @@ __all__ = [
     "resume_point",
     "run",
     "run_sync",
+    "schema_text",
     "sender_name",
     "stream",
     "summarize_run",
+    "tool_stats",
     "validate_data",
     "view_events_from_record",
     "with_context_paths",

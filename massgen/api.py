@@ -11,10 +11,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from massgen.actors.team import Team
+from massgen.errors import ConfigError
 from massgen.events import Event, FinalAnswerEvent, events_from_record
 from massgen.launch import ConfigLike, History, new_team
 from massgen.launch import resolve_config as resolve_config  # re-exported: massgen.api.resolve_config
@@ -48,28 +50,132 @@ async def _finish(team: Team) -> RunResult:
         raise
 
 
+Message = Mapping[str, Any]
+
+
+def history_pairs(messages: Sequence[Message]) -> tuple[tuple[str, str], ...]:
+    """Upstream's ``conversation_history`` (``[{"role": "user", "content": ...}, {"role": "assistant", ...}]``)
+    as (question, answer) pairs; consecutive user messages join, system messages are left out."""
+    pairs: list[tuple[str, str]] = []
+    pending: str | None = None
+    for message in messages:
+        role, content = message.get("role"), str(message.get("content") or "")
+        if role == "user":
+            pending = content if pending is None else f"{pending}\n\n{content}"
+        elif role == "assistant" and pending is not None:
+            pairs.append((pending, content))
+            pending = None
+    return tuple(pairs)
+
+
+def upstream_config(
+    config: ConfigLike = None,
+    config_dict: Mapping[str, Any] | None = None,
+    model: str | None = None,
+    models: Sequence[str] | None = None,
+    num_agents: int | None = None,
+    use_docker: bool = False,
+    **kwargs: Any,
+) -> ConfigLike:
+    """The team upstream's ``run(...)`` arguments describe, in upstream's order of precedence:
+    ``config_dict``, then ``models``, then ``model`` (on ``config``'s agents when a config is given too,
+    else ``num_agents`` agents of it, default 1), then ``config``, then the usual discovery.
+    ``system_message`` and ``base_url`` go to every agent that calls a model; ``context_paths``
+    (upstream's forms) are added; ``backend`` / ``backends`` name providers for ``model`` / ``models``."""
+    unknown = sorted(set(kwargs) - _RUN_EXTRAS)
+    if unknown:
+        raise ConfigError(f"massgen.run: unknown argument(s) {', '.join(unknown)}; "
+                          f"known extras: {', '.join(sorted(_RUN_EXTRAS))}")
+    if config_dict is None and not models and model is None and not use_docker and not any(kwargs.values()):
+        return config  # this version's own call: the config as given (a session may remember its name)
+    from massgen.configs.build import build_config
+    from massgen.configs.quick import override_agents
+
+    if config_dict is not None:
+        team = resolve_config(config_dict)
+    elif models:
+        team = resolve_config(build_config(models=models, backends=kwargs.get("backends"), use_docker=use_docker))
+    elif model is not None and config is None:
+        team = resolve_config(build_config(num_agents=num_agents or 1, model=model, backend=kwargs.get("backend"),
+                                           use_docker=use_docker))
+    else:
+        team = resolve_config(config)
+        if model is not None:
+            team = override_agents(team, model=model)
+    team = override_agents(team, system_message=kwargs.get("system_message"), base_url=kwargs.get("base_url"))
+    if kwargs.get("context_paths"):
+        from massgen.configs.build import upstream_context_paths
+        from massgen.configs.schema import ContextPathConfig
+
+        added = [ContextPathConfig(**c) for c in upstream_context_paths(kwargs["context_paths"])]
+        rules = team.orchestrator.model_copy(update={"context_paths": [*team.orchestrator.context_paths, *added]})
+        team = team.model_copy(update={"orchestrator": rules})
+    return team
+
+
+_RUN_EXTRAS = frozenset({"system_message", "base_url", "context_paths", "backend", "backends"})
+
+
+def _verbose_printer(record: dict[str, Any], projection: LogProjection) -> None:
+    """``verbose=True``: one line per event of the run on stdout (no streamed text)."""
+    for event in events_from_record(record, projection, chunks=False):
+        data = event.as_dict()
+        kind = data.pop("type")
+        shown = ", ".join(f"{k}={str(v)[:60]!s}" for k, v in data.items() if k not in ("result", "content"))
+        print(f"[massgen] {kind}: {shown}", flush=True)
+
+
+def _write_output(result: RunResult, output_file: str | os.PathLike[str] | None) -> None:
+    if output_file is not None and result.final_answer is not None:
+        path = Path(output_file)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(result.final_answer, encoding="utf-8")
+
+
 async def run(
     query: str,
     config: ConfigLike = None,
+    config_dict: Mapping[str, Any] | None = None,
+    model: str | None = None,
+    models: Sequence[str] | None = None,
+    num_agents: int | None = None,
+    use_docker: bool = False,
+    enable_filesystem: bool = True,
+    enable_logging: bool = False,
+    output_file: str | os.PathLike[str] | None = None,
+    verbose: bool = False,
+    conversation_history: Sequence[Message] | None = None,
+    parse_at_references: bool = False,
     *,
     history: History = (),
     log_dir: str | os.PathLike[str] | None = None,
     timeout: float | None = None,
     session_id: str | None = None,
+    **kwargs: Any,
 ) -> RunResult:
     """Run the team on ``query`` and return the result (final answer, winner, votes, answers, logs, usage).
 
-    ``config``: a YAML path, ``"@examples/NAME"``, a dict shaped like the YAML, or a
-    ``TeamConfig``. ``history``: earlier (question, answer) pairs the team should see.
-    ``timeout``: the whole-run deadline in seconds. ``session_id``: a stored session
-    (``.massgen/sessions/``, shared with ``massgen --session-id``) whose turns are the
-    history; this turn is added to it. The result also reads like upstream MassGen's
-    dict: ``result["final_answer"]``, ``result.as_dict()``.
+    Upstream MassGen 0.1.97's arguments, in its order: ``config`` (a YAML path, ``"@examples/NAME"``,
+    a dict shaped like the YAML, or a ``TeamConfig``), ``config_dict`` (e.g. from ``build_config``),
+    ``model`` / ``models`` / ``num_agents`` / ``use_docker`` (a team built as ``build_config`` does;
+    see ``upstream_config`` for which wins), ``output_file`` (the final answer is written there),
+    ``verbose`` (a line per event on stdout), ``conversation_history`` (upstream's message list),
+    ``parse_at_references`` (``@path`` / ``@path:w`` in the query become context paths), and the
+    extras ``system_message``, ``base_url``, ``context_paths``, ``backend``, ``backends``.
+    ``enable_filesystem`` and ``enable_logging`` are accepted: every run here logs, and file tools
+    follow the config. Then this version's: ``history`` ((question, answer) pairs), ``log_dir``,
+    ``timeout`` (the whole-run deadline in seconds), ``session_id`` (a stored session, shared with
+    ``massgen --session-id``, whose turns are the history; this turn is added to it).
+    The result also reads like upstream's dict: ``result["final_answer"]``, ``result.get(...)``.
     """
     session, config, history = _session(session_id, config, history)
-    team = new_team(config, query, history=history, log_dir=log_dir, timeout=timeout)
+    team_config = upstream_config(config, config_dict, model, models, num_agents, use_docker, **kwargs)
+    history = (*history_pairs(conversation_history or ()), *history)
+    team = new_team(team_config, query, history=history, log_dir=log_dir, timeout=timeout,
+                    context_paths=parse_at_references, subscribers=[_verbose_printer] if verbose else [])
     team.start()  # spawns the actors and returns; nothing here waits on them
     result = await _finish(team)
+    _write_output(result, output_file)
     if session is not None:
         session.add_turn(query, result)
     return result
@@ -78,21 +184,39 @@ async def run(
 def run_sync(
     query: str,
     config: ConfigLike = None,
+    config_dict: Mapping[str, Any] | None = None,
+    model: str | None = None,
+    models: Sequence[str] | None = None,
+    num_agents: int | None = None,
+    use_docker: bool = False,
+    enable_filesystem: bool = True,
+    enable_logging: bool = False,
+    output_file: str | os.PathLike[str] | None = None,
+    verbose: bool = False,
+    conversation_history: Sequence[Message] | None = None,
+    parse_at_references: bool = False,
     *,
     history: History = (),
     log_dir: str | os.PathLike[str] | None = None,
     timeout: float | None = None,
     session_id: str | None = None,
+    **kwargs: Any,
 ) -> RunResult:
-    """``run`` for plain scripts: blocks until the answer is in. Ctrl-C cancels the run, waits, re-raises."""
+    """``run`` for plain scripts (the same arguments): blocks until the answer is in. Ctrl-C cancels
+    the run, waits, re-raises."""
     session, config, history = _session(session_id, config, history)
-    team = new_team(config, query, history=history, log_dir=log_dir, timeout=timeout).start()
+    team_config = upstream_config(config, config_dict, model, models, num_agents, use_docker, **kwargs)
+    history = (*history_pairs(conversation_history or ()), *history)
+    team = new_team(team_config, query, history=history, log_dir=log_dir, timeout=timeout,
+                    context_paths=parse_at_references,
+                    subscribers=[_verbose_printer] if verbose else []).start()
     try:
         result: RunResult = team.wait()
     except KeyboardInterrupt:
         team.cancel("interrupted by Ctrl-C")
         team.wait()
         raise
+    _write_output(result, output_file)
     if session is not None:
         session.add_turn(query, result)
     return result

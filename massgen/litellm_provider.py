@@ -1,9 +1,18 @@
 """A team as a LiteLLM model: ``litellm.completion(model="massgen/<example>", messages=[...])``.
 
 ``massgen.register_with_litellm()`` adds a ``massgen`` custom provider. The model name
-picks the team: ``massgen/basic/scripted_three_agents`` is ``@examples/basic/...``,
-``massgen/path:/abs/team.yaml`` a config file. The last user message is the task;
-earlier user/assistant pairs become the conversation history the team sees.
+picks the team, as upstream MassGen 0.1.97 names them:
+
+- ``massgen/<example>``: ``@examples/<example>`` (``massgen/basic/scripted_three_agents``; upstream's
+  names such as ``massgen/basic_multi`` resolve to ours, see configs/upstream_examples.py);
+- ``massgen/model:<model>``: one agent of that model (``massgen/model:gpt-4o-mini``);
+- ``massgen/build``: a team built from ``optional_params`` as ``massgen.build_config`` builds it
+  (``models``, or ``model`` and ``num_agents``; ``backend``/``backends``, ``use_docker``,
+  ``context_paths``);
+- ``massgen/path:<file>``: a config file.
+
+``optional_params`` may also carry ``output_file`` and ``verbose`` (as for ``massgen.run``). The
+last user message is the task; earlier user/assistant pairs become the conversation history.
 
 Streaming yields the final answer once the team has decided: what agents stream
 before the vote may be thrown away, so it is not presented as the model's reply.
@@ -105,34 +114,60 @@ def _pieces(result: RunResult) -> Iterator[GenericStreamingChunk]:
                                 usage={**_usage(result)})  # type: ignore[typeddict-item]
 
 
-def _run_args(model: str, messages: list[Any]) -> tuple[str, str, tuple[tuple[str, str], ...]]:
+_BUILD_PARAMS = ("models", "model", "num_agents", "backend", "backends", "use_docker", "context_paths")
+_RUN_PARAMS = ("output_file", "verbose", "enable_logging", "enable_filesystem", "system_message", "base_url")
+
+
+def _options(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The massgen options of a call: LiteLLM hands them over as ``optional_params``, sometimes nested."""
+    options = kwargs.get("optional_params") or {}
+    if isinstance(options.get("optional_params"), dict):
+        options = options["optional_params"]
+    return dict(options)
+
+
+def run_arguments(model: str, messages: list[Any], options: dict[str, Any]) -> dict[str, Any]:
+    """The ``massgen.run`` arguments for a model name, the messages and the call's options."""
     question, history = conversation(messages)
-    return question, config_ref(model), history
+    name = model.removeprefix(f"{PROVIDER}/")
+    arguments: dict[str, Any] = {"query": question, "history": history,
+                                 **{k: options[k] for k in _RUN_PARAMS if k in options}}
+    if name == "build":
+        built = {k: options[k] for k in _BUILD_PARAMS if k in options}
+        if not built.get("models") and not built.get("model"):
+            raise _llm_error(status_code=400, message="massgen/build needs optional_params with 'models' "
+                             "(a list) or 'model' (and 'num_agents')")
+        if "model" in built and not built.get("models"):
+            built.setdefault("num_agents", 1)
+        return {**arguments, **built}
+    if name.startswith("model:"):
+        return {**arguments, "model": name.removeprefix("model:")}
+    return {**arguments, "config": config_ref(model)}
 
 
 class MassGenLLM(CustomLLM):
     """LiteLLM handler: each call is one full team run (its logs go where ``massgen`` puts them)."""
 
     def completion(self, model: str, messages: list[Any], *args: Any, **kwargs: Any) -> ModelResponse:
-        question, ref, history = _run_args(model, messages)
+        arguments = run_arguments(model, messages, _options(kwargs))
         try:
-            result = run_sync(question, ref, history=history)
+            result = run_sync(**arguments)
         except ConfigError as exc:
             raise _llm_error(status_code=400, message=str(exc)) from None
         return _fill(kwargs.get("model_response") or ModelResponse(), model, result)
 
     async def acompletion(self, model: str, messages: list[Any], *args: Any, **kwargs: Any) -> ModelResponse:
-        question, ref, history = _run_args(model, messages)
+        arguments = run_arguments(model, messages, _options(kwargs))
         try:
-            result = await run(question, ref, history=history)
+            result = await run(**arguments)
         except ConfigError as exc:
             raise _llm_error(status_code=400, message=str(exc)) from None
         return _fill(kwargs.get("model_response") or ModelResponse(), model, result)
 
     def streaming(self, model: str, messages: list[Any], *args: Any, **kwargs: Any) -> Iterator[GenericStreamingChunk]:
-        question, ref, history = _run_args(model, messages)
+        arguments = run_arguments(model, messages, _options(kwargs))
         try:
-            result = run_sync(question, ref, history=history)
+            result = run_sync(**arguments)
         except ConfigError as exc:
             raise _llm_error(status_code=400, message=str(exc)) from None
         yield from _pieces(result)
@@ -140,9 +175,9 @@ class MassGenLLM(CustomLLM):
     async def astreaming(  # type: ignore[override]  # litellm iterates what this returns
         self, model: str, messages: list[Any], *args: Any, **kwargs: Any
     ) -> AsyncIterator[GenericStreamingChunk]:
-        question, ref, history = _run_args(model, messages)
+        arguments = run_arguments(model, messages, _options(kwargs))
         try:
-            result = await run(question, ref, history=history)
+            result = await run(**arguments)
         except ConfigError as exc:
             raise _llm_error(status_code=400, message=str(exc)) from None
         for piece in _pieces(result):

@@ -63,7 +63,30 @@ class RunResult:
             "partial": self.partial,
             "run_id": self.run_id,
             "elapsed_s": self.elapsed_s,
+            # upstream's names: the winner, the final/ folder, the counted votes, the id to find the run by
+            "selected_agent": self.winner,
+            "final_answer_path": str(self.log_dir / "final"),
+            "vote_results": {"vote_counts": self.vote_counts(), "winner": self.winner},
+            "session_id": self.run_id,
         }
+
+    def vote_counts(self) -> dict[str, int]:
+        """Votes of the deciding round, by the agent voted for."""
+        counts: dict[str, int] = {}
+        for vote in self.votes:
+            if vote.get("valid", True):
+                counts[str(vote["target"])] = counts.get(str(vote["target"]), 0) + 1
+        return counts
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """``result.get("final_answer")``, as on upstream MassGen's dict."""
+        return self.as_dict().get(key, default)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.as_dict()
+
+    def keys(self) -> list[str]:
+        return list(self.as_dict())
 
     def __getitem__(self, key: str) -> Any:
         """``result["final_answer"]`` works as it does on upstream MassGen's dict."""

@@ -26,7 +26,7 @@ def test_a_question_with_bytes_that_are_not_utf8_is_traced_escaped_and_answered(
                            str(team).encode(), b"caf\xe9?"], capture_output=True, env=env, timeout=60)
     out = done.stdout.decode()
     assert done.returncode == 0, done.stderr.decode()
-    assert "STATUS: completed" in out.splitlines()
+    assert "RUN_STATUS: completed" in out.splitlines()
     log_dir = Path(out.splitlines()[0].split(": ", 1)[1])
     trace = [json.loads(line) for line in (log_dir / "trace.jsonl").read_text(encoding="utf-8").splitlines()]
     assert trace[0]["payload"]["question"] == "caf\\xe9?"

@@ -37,7 +37,7 @@ def test_automation_mode_prints_machine_readable_lines(tmp_path: Path) -> None:
     done = massgen("--automation", "--config", EXAMPLE, "Which is larger, 9.11 or 9.9?", tmp_path=tmp_path)
     assert done.returncode == 0
     fields = lines(done.stdout)
-    assert fields["STATUS"] == "completed" and fields["WINNER"] == "agent2.1"
+    assert fields["RUN_STATUS"] == "completed" and fields["WINNER_LABEL"] == "agent2.1"
     log_dir = tmp_path / fields["LOG_DIR"]
     assert log_dir.is_dir() and log_dir.parts[-2:] == ("turn_1", "attempt_1")
     assert (tmp_path / fields["ANSWER_FILE"]).read_text().startswith("9.9 is larger.")
@@ -48,7 +48,7 @@ def test_every_agent_failing_exits_2_with_logs(tmp_path: Path) -> None:
     done = massgen("--automation", "--config", str(CONFIGS / "all_crash.yaml"), "q", tmp_path=tmp_path)
     assert done.returncode == 2
     fields = lines(done.stdout)
-    assert fields["STATUS"] == "failed" and fields["ANSWER_FILE"] == "none"
+    assert fields["RUN_STATUS"] == "failed" and fields["ANSWER_FILE"] == "none"
     assert "no agent produced an answer" in fields["REASON"]
     assert (tmp_path / fields["LOG_DIR"] / "execution_metadata.yaml").is_file()
 
@@ -64,7 +64,7 @@ def test_the_run_deadline_exits_3_with_the_best_answer_marked(tmp_path: Path) ->
 def test_ctrl_c_keeps_the_best_answer_exits_4_and_completes_the_logs(tmp_path: Path) -> None:
     stopped = stop_one_shot(tmp_path, signal.SIGINT)
     assert stopped.returncode == 4, stopped.err
-    assert lines(stopped.out)["STATUS"] == "interrupted"
+    assert lines(stopped.out)["RUN_STATUS"] == "interrupted"
     assert (stopped.log_dir / "final" / "quick" / "answer.txt").read_text() == "draft from quick\n"
     records = stopped.records
     assert records[-1]["type"] == "RunFinished" and records[-1]["payload"]["status"] == "interrupted"
@@ -114,7 +114,7 @@ def test_resume_starts_a_new_attempt_with_the_answers_of_the_stopped_run(tmp_pat
     fields = lines(resumed.stdout)
     new_dir = tmp_path / fields["LOG_DIR"]
     assert new_dir == old_dir.parent / "attempt_2"
-    assert fields["STATUS"] == "completed" and fields["WINNER"] == "agent1.1"
+    assert fields["RUN_STATUS"] == "completed" and fields["WINNER_LABEL"] == "agent1.1"
     assert "resuming with 1 earlier answers" in resumed.stderr
     records = [json.loads(line) for line in (new_dir / "trace.jsonl").read_text().splitlines()]
     started = records[0]["payload"]

@@ -208,7 +208,7 @@ def test_the_massgen_command_edits_the_checkout_it_runs_in_with_cwd_context_rw(t
                            "--config", str(config), "Say how to run the tests"], cwd=checkout, env=env,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert "STATUS: completed" in done.stdout
+    assert "RUN_STATUS: completed" in done.stdout
     assert _git(checkout, "status", "--porcelain").splitlines() == [" M README.md"]  # .massgen/ ignores itself
     assert _git(checkout, "diff").count("+Tested with pytest.") == 1
     answer_file = Path(next(line.split(": ", 1)[1] for line in done.stdout.splitlines()

@@ -53,7 +53,8 @@ def test_a_usage_error_exits_64_which_no_run_status_uses(tmp_path: Path) -> None
     (["--session-id", "a", "--continue", "q"], "--session-id and --continue"),
     (["--stream-events"], "--stream-events needs a question"),
     (["--no-logs", "--automation", "q"], "--no-logs and --automation"),
-    (["--automation", "--stream-events", "q"], "both write stdout"),
+    (["--web-port", "8000", "q"], "--web-port goes with --web"),
+    (["--strict", "q"], "--strict goes with --validate"),
 ])
 def test_clashing_flags_are_usage_errors(args: list[str], says: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(args) == 64
@@ -64,7 +65,7 @@ def test_model_and_base_url_make_a_single_agent_on_that_server(
         zero: ZeroLatencyServer, capsys: pytest.CaptureFixture[str]) -> None:
     code, fields = automation(capsys, "--model", "chatcompletion/zero-model", "--base-url", zero.base_url,
                               "--system-message", "Answer in one line.", "What is 2+2?")
-    assert code == 0 and fields["STATUS"] == "completed"
+    assert code == 0 and fields["RUN_STATUS"] == "completed"
     agents = run_config(fields["LOG_DIR"])["agents"]
     assert len(agents) == 1 and agents[0]["system_message"] == "Answer in one line."
     backend = agents[0]["backend"]

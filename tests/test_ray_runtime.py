@@ -224,7 +224,7 @@ def test_the_ray_flag_runs_the_team_on_a_running_cluster(tmp_path: Path) -> None
     out = _scenario("cli", tmp_path)
     assert out["exit"] == 0 and out["cli"]["exit"] == 0, out["cli"]["stderr"] if "cli" in out else out["stderr"]
     lines = dict(line.split(": ", 1) for line in out["cli"]["stdout"].splitlines() if ": " in line)
-    assert lines["STATUS"] == "completed" and lines["WINNER"] == "agent2.1"
+    assert lines["RUN_STATUS"] == "completed" and lines["WINNER_LABEL"] == "agent2.1"
     trace = read_trace(tmp_path / lines["LOG_DIR"])
     assert sorted(r["payload"]["name"] for r in of_type(trace, "Placed")) == ["agent_a", "agent_b", "agent_c"]
     assert_trace_invariants(trace)

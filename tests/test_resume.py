@@ -121,7 +121,7 @@ def test_a_killed_run_resumes_to_the_same_answer_without_repeating_a_finished_ca
     assert resumed.returncode == 0, resumed.stderr
     assert "Traceback" not in resumed.stderr
     out = fields(resumed.stdout)
-    assert out["STATUS"] == "completed" and out["WINNER"] == "agent2.1"
+    assert out["RUN_STATUS"] == "completed" and out["WINNER_LABEL"] == "agent2.1"
     assert (tmp_path / out["ANSWER_FILE"]).read_text() == expected_answer
     new_dir = tmp_path / out["LOG_DIR"]
     assert new_dir == old_dir.parent / "attempt_2"

@@ -26,7 +26,7 @@ def test_a_termination_signal_keeps_the_best_answer_and_completes_the_logs(tmp_p
     name = signal.Signals(signum).name
     assert stopped.returncode == 4, stopped.err
     lines = stopped.out.splitlines()
-    assert "STATUS: interrupted" in lines and f"REASON: interrupted by {name}" in lines
+    assert "RUN_STATUS: interrupted" in lines and f"REASON: interrupted by {name}" in lines
     assert (stopped.log_dir / "final" / "quick" / "answer.txt").read_text() == "draft from quick\n"
     records = stopped.records
     assert records[-1]["type"] == "RunFinished" and records[-1]["payload"]["status"] == "interrupted"

@@ -1,0 +1,138 @@
+"""Upstream MassGen 0.1.97's Python API and LiteLLM names, called as its docs call them.
+
+Teams are scripted, or quick teams on the zero-latency Chat Completions server (real sockets,
+real SSE): no model, no key.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from support import scripted, step, unavailable
+
+from bench.zero_latency_openai import ZeroLatencyServer
+from massgen.logs import read_trace
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no price list from the network
+os.environ.setdefault("LOGGING_EXECUTOR_MAX_THREADS", "1")
+try:
+    import litellm
+    from litellm.litellm_core_utils.thread_pool_executor import executor as _litellm_logging
+except ImportError:
+    unavailable("litellm is an optional extra: pip install 'massgen-actors[litellm]'", module=True)
+
+_litellm_logging.submit(lambda: None).result()
+
+import massgen  # noqa: E402
+
+pytestmark = pytest.mark.filterwarnings("ignore:Item.* `ReadOnly` qualifier:UserWarning")  # litellm's types
+
+QUESTION = "What is 2+2?"
+ONE_AGENT = {"agents": [scripted("solo", [step(new_answer="4")], [step(vote="agent1.1")])]}
+
+
+@pytest.fixture
+def zero() -> Iterator[ZeroLatencyServer]:
+    with ZeroLatencyServer() as server:
+        yield server
+
+
+def test_build_config_makes_upstreams_agent_ids_and_backends() -> None:
+    assert massgen.build_config(num_agents=3, model="gpt-5") == {"agents": [
+        {"id": f"agent_{c}", "backend": {"type": "openai", "model": "gpt-5"}} for c in "abc"]}
+    built = massgen.build_config(models=["gpt-5", "claude-sonnet-4-5", "groq/llama-3.3-70b"])
+    assert [a["backend"]["type"] for a in built["agents"]] == ["openai", "claude", "chatcompletion"]
+    assert built["agents"][2]["backend"] == {"type": "chatcompletion", "model": "llama-3.3-70b",
+                                             "base_url": "https://api.groq.com/openai/v1",
+                                             "api_key": "${GROQ_API_KEY}"}
+    assert massgen.build_config()["agents"][1] == {"id": "agent_b", "backend": {"type": "openai",
+                                                                                 "model": "gpt-5.4"}}
+    with pytest.raises(massgen.ConfigError, match=r"'nowhere' .* is not one this version can talk to"):
+        massgen.build_config(model="m", backend="nowhere")
+
+
+def test_run_with_config_dict_returns_upstreams_keys(tmp_path: Path) -> None:
+    result = asyncio.run(massgen.run(QUESTION, config_dict=ONE_AGENT, output_file=str(tmp_path / "out.txt"),
+                                     log_dir=tmp_path / "run"))
+    assert result["final_answer"] == "4" and result.get("selected_agent") == "solo"
+    assert result["log_directory"] == str(tmp_path / "run") and "vote_results" in result
+    assert result["vote_results"] == {"vote_counts": {"solo": 1}, "winner": "solo"}
+    assert Path(result["final_answer_path"], "solo", "answer.txt").read_text() == "4\n"
+    assert (tmp_path / "out.txt").read_text() == "4"
+
+
+def test_run_with_model_builds_one_agent_on_the_named_server(zero: ZeroLatencyServer) -> None:
+    result = asyncio.run(massgen.run(QUESTION, model="chatcompletion/zero", base_url=zero.base_url,
+                                     system_message="Be brief."))
+    assert result["final_answer"] == "The answer is 4: two and two make four."
+    agents = read_trace(result.log_dir)[0]["payload"]["config"]["agents"]
+    assert [(a["id"], a["backend"]["model"], a["backend"]["base_url"], a["system_message"]) for a in agents] == [
+        ("agent_a", "zero", zero.base_url, "Be brief.")]
+    assert zero.requests >= 2
+
+
+def test_run_sync_with_models_and_history_as_upstream_passes_them(zero: ZeroLatencyServer) -> None:
+    history = [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello."}]
+    result = massgen.run_sync(QUESTION, models=["chatcompletion/m1", "chatcompletion/m2"], base_url=zero.base_url,
+                              conversation_history=history)
+    started = read_trace(result.log_dir)[0]["payload"]
+    assert [a["id"] for a in started["config"]["agents"]] == ["agent_a", "agent_b"]
+    assert [list(turn) for turn in started["history"]] == [["Hi", "Hello."]]
+    assert result.status == "completed"
+
+
+def test_model_with_a_scripted_config_keeps_the_script() -> None:
+    result = massgen.run_sync(QUESTION, config="@examples/basic/scripted_three_agents", model="gpt-5")
+    assert result["final_answer"].startswith("9.9 is larger")
+
+
+def test_parse_at_references_makes_context_paths(tmp_path: Path) -> None:
+    (tmp_path / "notes").mkdir()
+    result = massgen.run_sync(f"Read @{tmp_path / 'notes'} please", config_dict=ONE_AGENT, parse_at_references=True)
+    paths = read_trace(result.log_dir)[0]["payload"]["config"]["orchestrator"]["context_paths"]
+    assert [p["path"] for p in paths] == [str(tmp_path / "notes")]
+
+
+def test_an_unknown_argument_is_a_config_error_naming_it() -> None:
+    with pytest.raises(massgen.ConfigError, match="unknown argument\\(s\\) colour"):
+        massgen.run_sync(QUESTION, config_dict=ONE_AGENT, colour="blue")
+
+
+@pytest.fixture
+def provider() -> None:
+    massgen.register_with_litellm()
+
+
+@pytest.mark.usefixtures("provider")
+def test_litellm_massgen_model_is_one_agent(zero: ZeroLatencyServer) -> None:
+    response = litellm.completion(model="massgen/model:chatcompletion/zero", messages=[
+        {"role": "user", "content": QUESTION}], optional_params={"base_url": zero.base_url})
+    assert response.choices[0].message.content == "The answer is 4: two and two make four."
+    log_dir = Path(response._hidden_params["massgen"]["log_dir"])
+    assert [a["id"] for a in read_trace(log_dir)[0]["payload"]["config"]["agents"]] == ["agent_a"]
+
+
+@pytest.mark.usefixtures("provider")
+def test_litellm_massgen_build_takes_the_team_from_optional_params(zero: ZeroLatencyServer) -> None:
+    response = litellm.completion(model="massgen/build", messages=[{"role": "user", "content": QUESTION}],
+                                  optional_params={"models": ["chatcompletion/a", "chatcompletion/b"],
+                                                   "base_url": zero.base_url})
+    log_dir = Path(response._hidden_params["massgen"]["log_dir"])
+    agents = read_trace(log_dir)[0]["payload"]["config"]["agents"]
+    assert [(a["id"], a["backend"]["model"]) for a in agents] == [("agent_a", "a"), ("agent_b", "b")]
+    with pytest.raises(litellm.BadRequestError, match="massgen/build needs optional_params"):
+        litellm.completion(model="massgen/build", messages=[{"role": "user", "content": QUESTION}])
+
+
+@pytest.mark.usefixtures("provider")
+def test_litellm_upstream_example_names_resolve_to_ours(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("GEMINI_API_KEY", "GOOGLE_API_KEY", "OPENAI_API_KEY", "XAI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    # massgen/basic_multi is upstream's default three-agent team: ours needs three providers' keys
+    with pytest.raises(litellm.BadRequestError, match="GEMINI_API_KEY"):
+        litellm.completion(model="massgen/basic_multi", messages=[{"role": "user", "content": QUESTION}])
+    assert massgen.example_path("@examples/basic_multi").name == "three_agents_default.yaml"
