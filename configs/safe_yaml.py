@@ -57,14 +57,14 @@ class _BoundedLoader(yaml.SafeLoader):
         # would cost seconds (and a 1 MiB file of them hours) before the composer saw one.
         if self.flow_level >= MAX_DEPTH:
             raise _TooDeep(self.get_mark())
-        super().fetch_flow_collection_start(TokenClass)  # type: ignore[no-untyped-call]
+        super().fetch_flow_collection_start(TokenClass)
 
     def compose_node(self, parent: Node | None, index: Any) -> Node | None:
         self._depth += 1
         try:
             if self._depth > MAX_DEPTH:
-                raise _TooDeep(self.peek_event().start_mark)
-            return super().compose_node(parent, index)  # type: ignore[no-any-return]
+                raise _TooDeep(self.peek_event().start_mark)  # type: ignore[no-untyped-call]
+            return super().compose_node(parent, index)
         finally:
             self._depth -= 1
 

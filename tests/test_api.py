@@ -142,7 +142,7 @@ def test_run_does_not_block_the_event_loop_and_cancelling_it_cancels_the_team() 
     assert len(traces) == 1
     trace = read_trace(traces[0].parent)
     assert of_type(trace, "CancelRun")[0]["payload"]["reason"] == "the caller cancelled the run"
-    # Cancelled at once, usually before any answer: then the run fails, with the reason kept.
+    # Cancelled at once, usually before any answer: then the run is interrupted with no answer, the reason kept.
     finished = of_type(trace, "RunFinished")[0]["payload"]
     assert finished["reason"].startswith("the caller cancelled the run")
 

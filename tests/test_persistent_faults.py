@@ -10,6 +10,7 @@ grace (set to 60 s here, so waiting for it would show), and the trace says why.
 
 from __future__ import annotations
 
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -31,7 +32,16 @@ def _team(url: str, faulty: str) -> dict[str, Any]:
             "timeout_settings": {"orchestrator_timeout_seconds": 120, "straggler_grace_seconds": 60}}
 
 
+def _threads_back_to(baseline: int, limit_s: float = 10.0) -> int:
+    """The thread count once it is back at (or under) ``baseline`` (stopped threads take a moment)."""
+    give_up = time.monotonic() + limit_s
+    while threading.active_count() > baseline and time.monotonic() < give_up:
+        time.sleep(0.05)
+    return threading.active_count()
+
+
 def _run(tmp_path: Path, faulty: str) -> tuple[massgen.RunResult, list[dict[str, Any]], int, float]:
+    baseline = threading.active_count()
     with TeamChatServer(times=ALWAYS) as server:
         started = time.monotonic()
         result = massgen.run_sync("What is 2+2?", _team(server.url, faulty), log_dir=tmp_path / faulty)
@@ -39,6 +49,8 @@ def _run(tmp_path: Path, faulty: str) -> tuple[massgen.RunResult, list[dict[str,
         calls = len(server.requests)
     trace = records(result)
     assert_trace_invariants(trace)
+    # the left-out agent's pending restart did not outlive the run: every actor thread is gone
+    assert _threads_back_to(baseline) <= baseline
     return result, trace, calls, elapsed
 
 

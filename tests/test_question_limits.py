@@ -74,7 +74,6 @@ def test_a_large_question_is_written_to_the_trace_once_and_read_back_whole(tmp_p
     result = massgen.run_sync(question, TEAM, log_dir=tmp_path / "run")
     assert result.status == "completed"
     trace_file = tmp_path / "run" / "trace.jsonl"
-    size = len(question.encode())
     escaped = len(json.dumps(question, ensure_ascii=False).encode())  # as the question is written in JSON
     # Before: every StartTurn, PresentFinal and model request carried it, 18x the question.
     assert trace_file.stat().st_size < escaped + 100_000

@@ -296,7 +296,8 @@ def test_client_disconnect_mid_stream_cancels_the_run(server: ServerProcess) -> 
     cancels = [r for r in trace if r["type"] == "CancelRun"]
     assert [c["payload"]["reason"] for c in cancels] == ["the client disconnected"]
     finished = [r["payload"] for r in trace if r["type"] == "RunFinished"]
-    assert [f["status"] for f in finished] == ["failed"]  # cancelled before any answer
+    assert [f["status"] for f in finished] == ["interrupted"]  # cancelled before any answer: no answer, not a failure
+    assert finished[0]["final_answer"] is None
     assert "the client disconnected" in finished[0]["reason"]
 
 

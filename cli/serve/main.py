@@ -191,7 +191,7 @@ def main(argv: Sequence[str] | None = None, *, served_config: tuple[str, TeamCon
         ui = WebUI(state, access,
                    StreamSettings(ping_s=args.keepalive, drop_every=max(0, args.ui_drop_every)))
         state.extra_routes = ui.routes()
-    config = uvicorn.Config(
+    server_config = uvicorn.Config(
         build_app(state), host=args.host, port=args.port, log_level=args.log_level, lifespan="on",
         timeout_graceful_shutdown=int(args.shutdown_grace + state.drain_timeout_s + 5), server_header=False,
         http=header_timeout.with_timeout(args.header_timeout),
@@ -199,5 +199,5 @@ def main(argv: Sequence[str] | None = None, *, served_config: tuple[str, TeamCon
     if public and not api_key:  # --allow-unauthenticated
         log.warning("listening on %s without an API key (--allow-unauthenticated): anyone who can reach it "
                     "can spend your model budget", args.host)
-    _Server(config, state, ui, start_question).run()
+    _Server(server_config, state, ui, start_question).run()
     return exit_codes.SUCCESS
