@@ -62,10 +62,6 @@ class AgentSpec:
     carried: AgentResumeState | None = None
 
 
-# Backends whose CLI has file tools of its own: confined by their own settings, not offered ours.
-_NATIVE_FILE_TOOLS = frozenset({"claude_code", "antigravity_cli"})
-
-
 def close_loop(loop: asyncio.AbstractEventLoop, thread: threading.Thread | None) -> None:
     """Stop and close an incarnation's loop: its tasks, async generators, executor, selector and
     self-pipe go with it. A loop whose thread is stuck in a blocking call is abandoned instead."""
@@ -141,13 +137,13 @@ class AgentActor(TracedActor[AgentInbox]):
                                          before_call=self._call_begins)
             self._run(self._backend.start()).result()
             io = TurnIO(emit=self._emit, permit=self._permit)
-            if self.spec.files is not None and self.spec.config.backend.type not in _NATIVE_FILE_TOOLS:
+            if self.spec.files is not None and not backends.native_file_tools(self.spec.config.backend.type):
                 backend = self.spec.config.backend
                 self._files = self.spec.files.agent(self.spec.agent_id, self._emit, backend.allowed_tools,
                                                     backend.exclude_tools)
                 io.extra_tools = self._files.specs()
                 io.tools_in_present = True
-            if self.spec.config.backend.mcp_servers and not getattr(self._backend, "handles_mcp_servers", False):
+            if self.spec.config.backend.mcp_servers and not backends.handles_mcp_servers(self.spec.config.backend.type):
                 self._tools = AgentTools(self.spec.agent_id, self.incarnation,
                                          self.spec.config.backend.mcp_servers, io, self._emit)
                 io.call_tool = self._tools.call
