@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, assert_never
 
 from massgen import backends
+from massgen.actors.custom_tools import CustomTools
 from massgen.actors.mcp.tools import AgentTools
 from massgen.actors.replay import CallRecorder
 from massgen.actors.runtime import Peer, RunContext, TracedActor
@@ -143,10 +144,14 @@ class AgentActor(TracedActor[AgentInbox]):
                                                     backend.exclude_tools)
                 io.extra_tools = self._files.specs()
                 io.tools_in_present = True
+            custom = CustomTools(self.spec.config.backend.custom_tools)  # the user's Python functions
+            io.extra_tools = (*io.extra_tools, *custom.specs())  # before the MCP tools, which keep them first
             if self.spec.config.backend.mcp_servers and not backends.handles_mcp_servers(self.spec.config.backend.type):
                 self._tools = AgentTools(self.spec.agent_id, self.incarnation,
                                          self.spec.config.backend.mcp_servers, io, self._emit)
                 io.call_tool = self._tools.call
+            if custom.specs():
+                io.call_tool = custom.chain(io.call_tool)
             if self._files is not None:
                 io.call_tool = self._files.chain(io.call_tool)
             self._runner = TurnRunner(self._backend, io, self.spec.settings)

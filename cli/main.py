@@ -116,6 +116,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         except ConfigError as exc:
             print(f"massgen: {exc}", file=sys.stderr)
             return exit_codes.CONFIG_ERROR
+        flags.say_notices(config, str(path))
         print(f"{path}: valid ({len(config.agents)} agents: {', '.join(a.id for a in config.agents)})"
               f"{flags.key_note(config)}")
         return exit_codes.SUCCESS
@@ -142,6 +143,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             session = flags.session_of(args)
             config, source = flags.team_config(args, session)
+            flags.say_notices(config, source)
         except ConfigError as exc:
             print(f"massgen: {exc}", file=sys.stderr)
             return exit_codes.CONFIG_ERROR
@@ -158,6 +160,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"massgen: {exc}", file=sys.stderr)
         return exit_codes.CONFIG_ERROR
+    flags.say_notices(config, source)
     missing_key = flags.check_keys(config)
     if missing_key is not None:
         return missing_key
@@ -177,8 +180,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     text.escape_unencodable_output()
     question = text.from_argv(args.question)
+    options = _run_options(args, session)
+    if not config.ui.logging_enabled and not (args.automation or args.debug):
+        options.no_logs = True  # upstream's ui.logging_enabled: false, as --no-logs
     return run_question(_with_paths(config, question, args), question, automation=args.automation,
-                        timeout=args.orchestrator_timeout, options=_run_options(args, session))
+                        timeout=args.orchestrator_timeout, options=options)
 
 
 def _with_paths(config: TeamConfig, question: str, args: argparse.Namespace) -> TeamConfig:
