@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 import yaml
-from support import run_team
+from support import of_type, records, run_team
 from wire.team_providers import ProviderTeamServer
 
 from massgen.configs import ConfigError, validate_data
@@ -228,6 +228,12 @@ def _run_example(upstream: Path, name: str, tmp_path: Path, server: ProviderTeam
     data = point_at(yaml.safe_load(text), server.url)
     _make_context_paths(data, tmp_path)
     config = validate_data(data, name, env=_variables(text))
+    # The provider SDKs imported here first, as the command line preloads them: two agents' threads
+    # importing anthropic at once can see it half initialised (reported to the lead).
+    import anthropic  # noqa: F401
+    import google.genai  # noqa: F401
+    import openai  # noqa: F401
+
     result = run_team(config, tmp_path)
     assert result.status == "completed", (result.status, result.reason if hasattr(result, "reason") else "")
     assert "4" in (result.final_answer or "")
@@ -254,3 +260,129 @@ def test_openai_web_search_code_interpreter_and_reasoning_reach_the_responses_re
     interpreter = next(t for t in turns[0]["tools"] if t["type"] == "code_interpreter")
     assert interpreter["container"] == {"type": "auto"}
     assert turns[0]["reasoning"]["effort"] in ("low", "medium", "high")
+
+
+def _turns(bodies: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The turn calls (workflow tools offered), not the presentations."""
+    def names(body: dict[str, Any]) -> set[str]:
+        found = set()
+        for tool in body.get("tools") or []:
+            function = tool.get("function") if isinstance(tool.get("function"), dict) else tool
+            found.add(str(function.get("name")))
+            found |= {str(d.get("name")) for d in tool.get("functionDeclarations") or []}
+        return found
+    return [b for b in bodies if {"new_answer", "vote"} & names(b)]
+
+
+def _gemini_tool_kinds(body: dict[str, Any]) -> set[str]:
+    return {key for tool in body.get("tools") or [] for key in tool}
+
+
+def _check_native_tools_of_three_providers(server: ProviderTeamServer, config: TeamConfig,
+                                           trace: list[dict[str, Any]]) -> None:
+    gemini = _turns(server.bodies("gemini"))
+    assert gemini and all("googleSearch" in _gemini_tool_kinds(b) for b in gemini), gemini[0]["tools"]
+    claude = _turns(server.bodies("anthropic"))
+    assert claude and all({"type": "code_execution_20250825", "name": "code_execution"} in b["tools"]
+                          and {"type": "web_search_20250305", "name": "web_search", "max_uses": 5} in b["tools"]
+                          for b in claude)
+    openai = _turns(server.bodies("responses"))
+    assert openai and all({"web_search", "code_interpreter"} <= {t["type"] for t in b["tools"]} for b in openai)
+    presentations = [b for b in server.bodies() if b not in claude and b not in openai and b not in gemini]
+    assert presentations and all(not b.get("tools") for b in presentations)  # native tools only on turns
+
+
+def _check_zai_preset(server: ProviderTeamServer, config: TeamConfig, trace: list[dict[str, Any]]) -> None:
+    paths = {r.path for r in server.requests}
+    assert paths == {"/v1/chat/completions"}, paths
+    assert server.requests[0].headers["authorization"] == "Bearer test-key"
+
+
+def _check_openrouter_web_plugin(server: ProviderTeamServer, config: TeamConfig,
+                                 trace: list[dict[str, Any]]) -> None:
+    assert all(b.get("plugins") == [{"id": "web"}] for b in server.bodies("chat"))
+
+
+def _check_custom_tool_and_mcp(server: ProviderTeamServer, config: TeamConfig, trace: list[dict[str, Any]]) -> None:
+    offered = {d["name"] for b in _turns(server.bodies("gemini")) for t in b["tools"]
+               for d in t.get("functionDeclarations", [])}
+    assert {"two_num_tool", "new_answer"} <= offered and any(n.startswith("mcp__") for n in offered), offered
+    results = [r["payload"] for r in of_type(trace, "ToolCallResult") if r["payload"]["name"] == "two_num_tool"]
+    assert results and results[0]["content"] == "The sum of 2 and 3 is 5" and not results[0]["is_error"]
+
+
+def _check_run_command(server: ProviderTeamServer, config: TeamConfig, trace: list[dict[str, Any]]) -> None:
+    assert config.orchestrator.command_execution == "sandbox" and config.orchestrator.workspaces
+    offered = {t.get("name") for b in _turns(server.bodies("responses")) for t in b["tools"]}
+    assert "run_command" in offered, offered
+
+
+def _check_round_timeouts(server: ProviderTeamServer, config: TeamConfig, trace: list[dict[str, Any]]) -> None:
+    timeouts = config.timeout_settings
+    assert timeouts.initial_round_timeout_seconds is not None and timeouts.subsequent_round_timeout_seconds
+    assert timeouts.round_limit(False) == timeouts.initial_round_timeout_seconds + timeouts.round_timeout_grace_seconds
+    assert timeouts.round_limit(True) == (timeouts.subsequent_round_timeout_seconds
+                                          + timeouts.round_timeout_grace_seconds)
+
+
+def _check_voting_guidance(server: ProviderTeamServer, config: TeamConfig, trace: list[dict[str, Any]]) -> None:
+    assert config.orchestrator.voting_sensitivity is not None
+    instructions = [b.get("instructions", "") for b in _turns(server.bodies("responses"))]
+    assert instructions and all("Voting:" in text or "new answer" in text for text in instructions)
+
+
+def _check_codex_on_responses(server: ProviderTeamServer, config: TeamConfig, trace: list[dict[str, Any]]) -> None:
+    assert {server.wire_of(r.path) for r in server.requests} == {"responses"}
+    assert any("codex" in line for line in config.notices)
+    assert config.agents[0].backend.type == "codex" and config.timeout_settings.initial_round_timeout_seconds
+
+
+def _check_file_context_path(server: ProviderTeamServer, config: TeamConfig,
+                             trace: list[dict[str, Any]]) -> None:
+    context = config.orchestrator.context_paths[0]
+    assert context.path.endswith("v0.0.21-example") and any("styles.css" in line for line in config.notices)
+
+
+def _check_mcp_security(server: ProviderTeamServer, config: TeamConfig, trace: list[dict[str, Any]]) -> None:
+    servers = [s for a in config.agents for s in a.backend.mcp_servers]
+    assert servers and all(s.security is not None for s in servers if s.name != "discord")
+    offered = {d["name"] for b in _turns(server.bodies("gemini")) for t in b["tools"]
+               for d in t.get("functionDeclarations", [])}
+    assert any(name.startswith("mcp__") for name in offered), offered
+
+
+def _check_ag2_on_openai(server: ProviderTeamServer, config: TeamConfig, trace: list[dict[str, Any]]) -> None:
+    assert config.agents[0].backend.type == "openai"
+    assert "powered by AG2" in (_turns(server.bodies("responses"))[0].get("instructions") or "")
+
+
+def _check_reasoning_and_verbosity(server: ProviderTeamServer, config: TeamConfig,
+                                   trace: list[dict[str, Any]]) -> None:
+    turns = _turns(server.bodies("responses"))
+    assert turns and all(b.get("reasoning", {}).get("effort") and b.get("text", {}).get("verbosity") for b in turns)
+
+
+EXAMPLE_RUNS = {
+    "basic/multi/gemini_4o_claude.yaml": _check_native_tools_of_three_providers,
+    "providers/others/zai_glm45.yaml": _check_zai_preset,
+    "basic/single/single_openrouter_web_search.yaml": _check_openrouter_web_plugin,
+    "tools/custom_tools/gemini_custom_tool_with_mcp_example.yaml": _check_custom_tool_and_mcp,
+    "tools/code-execution/basic_command_execution.yaml": _check_run_command,
+    "basic/multi/three_agents_default.yaml": _check_round_timeouts,
+    "voting/gemini_gpt_voting_sensitivity.yaml": _check_voting_guidance,
+    "providers/openai/codex/codex_local.yaml": _check_codex_on_responses,
+    "tools/filesystem/gemini_gpt5nano_file_context_path.yaml": _check_file_context_path,
+    "tools/mcp/multimcp_gemini.yaml": _check_mcp_security,
+    "ag2/ag2_single_agent.yaml": _check_ag2_on_openai,
+    "teams/research/technical_analysis.yaml": _check_reasoning_and_verbosity,
+    "teams/creative/travel_planning.yaml": _check_reasoning_and_verbosity,
+    "teams/research/news_analysis.yaml": _check_reasoning_and_verbosity,
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXAMPLE_RUNS))
+def test_upstream_example_runs_against_the_wire_servers(
+    name: str, upstream: Path, tmp_path: Path, providers: ProviderTeamServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config, result = _run_example(upstream, name, tmp_path, providers, monkeypatch)
+    EXAMPLE_RUNS[name](providers, config, records(result))

@@ -53,12 +53,14 @@ class ProviderTeamServer(WireServer):
             return "responses"
         if path.endswith("/messages"):
             return "anthropic"
-        if "generateContent" in path:
+        if "generatecontent" in path.lower():
             return "gemini"
         return "chat"
 
-    def bodies(self, wire: str) -> list[dict[str, Any]]:
-        return [r.body for r in self.requests if self.wire_of(r.path) == wire and isinstance(r.body, dict)]
+    def bodies(self, wire: str | None = None) -> list[dict[str, Any]]:
+        """The recorded request bodies of one wire, or of all."""
+        return [r.body for r in self.requests
+                if (wire is None or self.wire_of(r.path) == wire) and isinstance(r.body, dict)]
 
     def next_reply(self, recorded: Recorded) -> Reply:
         body = recorded.body if isinstance(recorded.body, dict) else {}
