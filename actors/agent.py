@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, assert_never
 
 from massgen import backends
+from massgen.actors.custom_tools import CustomTools
 from massgen.actors.mcp.tools import AgentTools
 from massgen.actors.replay import CallRecorder
 from massgen.actors.runtime import Peer, RunContext, TracedActor
@@ -61,10 +62,6 @@ class AgentSpec:
     files: RunFiles | None = None  # workspace, file tools, snapshots (massgen/files)
     # Resuming: where this agent's backend was, and the finished calls its redone turn may reuse.
     carried: AgentResumeState | None = None
-
-
-# Backends whose CLI has file tools of its own: confined by their own settings, not offered ours.
-_NATIVE_FILE_TOOLS = frozenset({"claude_code", "antigravity_cli"})
 
 
 def close_loop(loop: asyncio.AbstractEventLoop, thread: threading.Thread | None) -> None:
@@ -164,16 +161,20 @@ class AgentActor(TracedActor[AgentInbox]):
                                          before_call=self._call_begins)
             self._run(self._backend.start()).result()
             io = TurnIO(emit=self._emit, permit=self._permit)
-            if self.spec.files is not None and self.spec.config.backend.type not in _NATIVE_FILE_TOOLS:
+            if self.spec.files is not None and not backends.native_file_tools(self.spec.config.backend.type):
                 backend = self.spec.config.backend
                 self._files = self.spec.files.agent(self.spec.agent_id, self._emit, backend.allowed_tools,
                                                     backend.exclude_tools)
                 io.extra_tools = self._files.specs()
                 io.tools_in_present = True
-            if self.spec.config.backend.mcp_servers and not getattr(self._backend, "handles_mcp_servers", False):
+            custom = CustomTools(self.spec.config.backend.custom_tools)  # the user's Python functions
+            io.extra_tools = (*io.extra_tools, *custom.specs())  # before the MCP tools, which keep them first
+            if self.spec.config.backend.mcp_servers and not backends.handles_mcp_servers(self.spec.config.backend.type):
                 self._tools = AgentTools(self.spec.agent_id, self.incarnation,
                                          self.spec.config.backend.mcp_servers, io, self._emit)
                 io.call_tool = self._tools.call
+            if custom.specs():
+                io.call_tool = custom.chain(io.call_tool)
             if self._files is not None:
                 io.call_tool = self._files.chain(io.call_tool)
             self._runner = TurnRunner(self._backend, io, self.spec.settings)

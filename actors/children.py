@@ -41,8 +41,11 @@ class Child:
     resume_turn: tuple[AnswerView, bool] | None = None
 
 
-def overdue(child: Child, now: float, limits: TimeoutSettings) -> tuple[Overdue, str] | None:
-    """What is due for ``child`` at ``now`` (a restart, or a passed deadline), with a reason."""
+def overdue(child: Child, now: float, limits: TimeoutSettings, answered: bool = False) -> tuple[Overdue, str] | None:
+    """What is due for ``child`` at ``now`` (a restart, or a passed deadline), with a reason.
+
+    ``answered``: the agent has an answer already, so its turn is one of the later rounds.
+    """
     if child.status == "restarting":
         return ("restart", "restart is due") if now >= child.restart_at else None
     if child.status == "failed" or child.peer is None:
@@ -53,6 +56,7 @@ def overdue(child: Child, now: float, limits: TimeoutSettings) -> tuple[Overdue,
                            limits.present_timeout_seconds)
     if child.status == "starting" and now - child.since > turn:
         return "start", f"did not start within {turn:g} s"
+    turn = limits.round_limit(answered)
     if child.status == "in_turn" and now - child.since > turn:
         return "turn", f"turn exceeded {turn:g} s"
     if child.status == "in_turn" and now - child.last_activity > idle:

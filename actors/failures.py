@@ -109,7 +109,7 @@ class FailureHandling(SupervisorState):
         for agent_id in self.mcp.on_tick(now):  # a tool call in flight is activity; it has its own deadline
             self.children[agent_id].last_activity = now
         for child in list(self.children.values()):
-            due = overdue(child, now, self.timeouts)
+            due = overdue(child, now, self.timeouts, answered=self.coord.count(child.spec.agent_id) > 0)
             if self._over() or due is None:  # a deadline of an earlier child may have ended the run
                 continue
             what, detail = due

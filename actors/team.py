@@ -16,7 +16,7 @@ from typing import Any
 
 import pykka
 
-from massgen.actors import preflight
+from massgen.actors import preflight, voting_guidance
 from massgen.actors.agent import AgentSpec
 from massgen.actors.question import check_question
 from massgen.actors.resume import ResumePoint, carried_calls
@@ -97,7 +97,7 @@ def agent_specs(
             label=f"agent{index}",
             config=agent,
             settings=TurnSettings(
-                system_message=agent.system_message,
+                system_message=voting_guidance.system_message(agent.system_message, rules),
                 temperature=agent.backend.temperature,
                 max_tokens=agent.backend.max_tokens,
                 max_attempts=rules.max_attempts_per_turn,

@@ -7,7 +7,6 @@ command line starts fast and a missing optional extra fails only where it is use
 from __future__ import annotations
 
 import importlib
-import inspect
 from typing import TYPE_CHECKING
 
 from massgen.backends.base import (
@@ -17,41 +16,36 @@ from massgen.backends.base import (
     BackendError,
     PermanentBackendError,
 )
+from massgen.configs import backend_types
 
 if TYPE_CHECKING:
     from massgen.configs.schema import BackendConfig
 
-# backend type -> "module:factory"; the factory takes (config, context) -> Backend.
-_FACTORIES: dict[str, str] = {
-    "scripted": "massgen.backends.scripted:create",
-    "local": "massgen.backends.local:create",
-    "openai": "massgen.backends.openai_responses:create",
-    "claude": "massgen.backends.anthropic_messages:create",
-    "gemini": "massgen.backends.gemini:create",
-    "claude_code": "massgen.backends.claude_code:create",
-    "antigravity_cli": "massgen.backends.antigravity:create",
-    **{
-        name: "massgen.backends.openai_chat:create"
-        for name in ("chatcompletion", "grok", "azure_openai", "vllm", "sglang", "lmstudio", "ollama",
-                     "llamacpp")
-    },
-}
+# Factories registered at run time (``register``), over the registry's (configs/backend_types.py).
+_REGISTERED: dict[str, str] = {}
+
+
+def _factory(backend_type: str) -> str | None:
+    if backend_type in _REGISTERED:
+        return _REGISTERED[backend_type]
+    described = backend_types.lookup(backend_type)
+    return described.factory if described is not None and described.needs is None else None
 
 
 def register(backend_type: str, target: str) -> None:
     """Make ``backend_type`` buildable by ``create``; ``target`` is ``module:function``."""
-    _FACTORIES[backend_type] = target
+    _REGISTERED[backend_type] = target
 
 
 def factory_module(backend_type: str) -> str | None:
     """The module that builds backends of this type (for ``backends.preload``); None if unknown."""
-    target = _FACTORIES.get(backend_type)
+    target = _factory(backend_type)
     return target.split(":")[0] if target else None
 
 
 def create(config: BackendConfig, context: BackendContext) -> Backend:
     """Build the backend for ``config.type``."""
-    target = _FACTORIES.get(config.type)
+    target = _factory(config.type)
     if target is None:
         raise BackendError(f"backend.type {config.type!r} is not supported here")
     module_name, func_name = target.split(":")
@@ -64,20 +58,18 @@ def handles_mcp_servers(backend_type: str) -> bool:
     """Whether a backend of this type is an MCP client itself (the agent CLIs).
 
     Its agent then gets no McpServer actors: the CLI is handed the config's ``mcp_servers``.
-    Read, without building a backend, from ``handles_mcp_servers`` on the class that the
-    type's factory is annotated to return, so the class attribute stays the one truth.
     """
-    target = _FACTORIES.get(backend_type)
-    if target is None:
-        return False
-    module_name, func_name = target.split(":")
-    module = importlib.import_module(module_name)
-    returned = inspect.signature(getattr(module, func_name)).return_annotation
-    cls = getattr(module, returned, None) if isinstance(returned, str) else returned
-    return bool(getattr(cls, "handles_mcp_servers", False))
+    described = backend_types.lookup(backend_type)
+    return described is not None and described.handles_mcp_servers
+
+
+def native_file_tools(backend_type: str) -> bool:
+    """Whether a backend of this type brings its own file tools (massgen's are then not offered)."""
+    described = backend_types.lookup(backend_type)
+    return described is not None and described.native_file_tools
 
 
 __all__ = [
     "PERMANENT_STATUSES", "Backend", "BackendContext", "BackendError", "PermanentBackendError", "create",
-    "handles_mcp_servers", "register",
+    "handles_mcp_servers", "native_file_tools", "register",
 ]

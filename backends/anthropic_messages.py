@@ -13,6 +13,7 @@ from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
 from typing import Any
 
+from massgen.backends import native_tools
 from massgen.backends.base import BackendContext, BackendError
 from massgen.backends.http_base import DEFAULT_HTTP_TIMEOUT_S, HttpBackend, shared_ssl_context
 from massgen.backends.keys import require_key
@@ -105,10 +106,18 @@ class AnthropicBackend(HttpBackend):
         }
         if system:
             kwargs["system"] = system
-        if request.tools:
-            kwargs["tools"] = [{"name": t.name, "description": t.description, "input_schema": t.parameters}
-                               for t in request.tools]
-        if (temperature := self._temperature(request)) is not None:
+        tools: list[dict[str, Any]] = [{"name": t.name, "description": t.description,
+                                        "input_schema": t.parameters} for t in request.tools]
+        if request.kind == "turn":
+            tools += native_tools.anthropic_tools(self.config)  # server tools: Anthropic runs them
+        if tools:
+            kwargs["tools"] = tools
+        kwargs.update(native_tools.anthropic_options(self.config))
+        thinking = kwargs.get("thinking", {})
+        if thinking.get("type") == "enabled":
+            # Extended thinking: the budget is part of max_tokens, and temperature must stay unset.
+            kwargs["max_tokens"] = max(kwargs["max_tokens"], thinking["budget_tokens"] + 1024)
+        elif (temperature := self._temperature(request)) is not None:
             kwargs["temperature"] = min(temperature, 1.0)
         return kwargs
 

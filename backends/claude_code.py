@@ -85,6 +85,10 @@ class ClaudeCodeBackend(CliBackend):
             argv += ["--disallowedTools", ",".join(denied)]
         if self.config.model:
             argv += ["--model", self.config.model]
+        if self.cc_config.permission_mode is not None:  # upstream's key, the CLI's own flag
+            argv += ["--permission-mode", self.cc_config.permission_mode]
+        if self.cc_config.append_system_prompt:
+            argv += ["--append-system-prompt", self.cc_config.append_system_prompt]
         argv += list(self.cc_config.extra_args)
         return argv, stdin_text
 

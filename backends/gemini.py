@@ -13,6 +13,7 @@ from typing import Any
 
 import httpx
 
+from massgen.backends import native_tools
 from massgen.backends.base import BackendContext, BackendError
 from massgen.backends.http_base import DEFAULT_HTTP_TIMEOUT_S, HttpBackend, shared_ssl_context
 from massgen.backends.keys import require_key
@@ -85,16 +86,19 @@ class GeminiBackend(HttpBackend):
     def _config(self, request: ModelRequest, system: str | None) -> Any:
         from google.genai import types
 
-        tools: Any = None
+        tools: list[Any] = []
         if request.tools:
             tools = [types.Tool(function_declarations=[
                 types.FunctionDeclaration(name=t.name, description=t.description,
                                           parameters_json_schema=t.parameters)
                 for t in request.tools
             ])]
+        if request.kind == "turn":
+            tools += native_tools.gemini_tools(self.config)  # google_search, code_execution: run by Google
         return types.GenerateContentConfig(
-            system_instruction=system, tools=tools, temperature=self._temperature(request),
-            max_output_tokens=self._max_tokens(request), seed=self.config.seed,
+            system_instruction=system, tools=tools or None, temperature=self._temperature(request),
+            max_output_tokens=self._max_tokens(request), seed=self.config.seed, top_p=self.config.top_p,
+            thinking_config=native_tools.gemini_thinking(self.config),
             automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
         )
 
@@ -138,8 +142,8 @@ class GeminiBackend(HttpBackend):
 
 
 def create(config: BackendConfig, context: BackendContext, retrier: Retrier | None = None) -> GeminiBackend:
-    if config.type != "gemini":
+    if config.type not in ("gemini", "gemini_cli"):
         raise BackendError(f"backend.type {config.type!r} is not 'gemini'")
-    api_key = require_key("gemini", config.api_key, ("GEMINI_API_KEY", "GOOGLE_API_KEY"), context.env)
+    api_key = require_key(config.type, config.api_key, ("GEMINI_API_KEY", "GOOGLE_API_KEY"), context.env)
     return GeminiBackend(config, context, base_url=config.base_url or "https://generativelanguage.googleapis.com/",
                          api_key=api_key, model=config.model or DEFAULT_MODEL, retrier=retrier)

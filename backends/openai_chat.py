@@ -16,12 +16,14 @@ from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from massgen.backends import toolcall_text
+from massgen.backends import native_tools, toolcall_text
 from massgen.backends.base import BackendContext, BackendError, PermanentBackendError
 from massgen.backends.chat_wire import ChatClient
 from massgen.backends.http_base import DEFAULT_HTTP_TIMEOUT_S, HttpBackend, shared_ssl_context
 from massgen.backends.keys import lookup, require_key
 from massgen.backends.retry import AttemptClock, Retrier, StreamFailure
+from massgen.configs.backend_types import BackendType
+from massgen.configs.backend_types import lookup as lookup_type
 from massgen.configs.schema import AzureOpenAIBackendConfig, BackendConfig
 from massgen.messages.stream import (
     ChatMessage,
@@ -43,32 +45,6 @@ _BLAME = {
 }
 
 
-@dataclass(frozen=True)
-class Preset:
-    """Defaults of one backend type on Chat Completions."""
-
-    base_url: str | None
-    key_env: tuple[str, ...] = ()
-    key_required: bool = False
-    model: str | None = None
-    tool_mode: ToolMode = "native"
-    schema_style: Literal["llamacpp", "openai"] = "openai"
-    extra: dict[str, Any] = field(default_factory=dict)
-
-
-PRESETS: dict[str, Preset] = {
-    "chatcompletion": Preset(None, ("OPENAI_API_KEY",)),
-    "grok": Preset("https://api.x.ai/v1", ("XAI_API_KEY",), key_required=True, model="grok-4"),
-    "vllm": Preset("http://localhost:8000/v1"),
-    "sglang": Preset("http://localhost:30000/v1"),
-    "lmstudio": Preset("http://localhost:1234/v1"),
-    "ollama": Preset("http://localhost:11434/v1"),
-    # llama.cpp renders tools but does not parse them back (docs/LOCAL_MODELS); its grammar is reliable.
-    "llamacpp": Preset("http://localhost:8080/v1", tool_mode="json_schema", schema_style="llamacpp"),
-    "azure_openai": Preset(None, ("AZURE_OPENAI_API_KEY",), key_required=True),
-}
-
-
 @dataclass
 class _PartialCall:
     id: str = ""
@@ -81,7 +57,7 @@ class ChatCompletionsBackend(HttpBackend):
 
     provider = "chatcompletion"
 
-    def __init__(self, config: BackendConfig, context: BackendContext, *, preset: Preset,
+    def __init__(self, config: BackendConfig, context: BackendContext, *, preset: BackendType,
                  base_url: str, api_key: str | None, model: str, retrier: Retrier | None = None) -> None:
         super().__init__(config, context, base_url=base_url, api_key=api_key, model=model, retrier=retrier)
         self.provider = config.type
@@ -156,6 +132,7 @@ class ChatCompletionsBackend(HttpBackend):
             kwargs["max_tokens"] = max_tokens
         if self.config.seed is not None:
             kwargs["seed"] = self.config.seed
+        kwargs.update(native_tools.chat_options(self.config, "web_search" in self.preset.native_tools))
         return kwargs
 
     # -- one attempt ----------------------------------------------------------------------------
@@ -236,9 +213,9 @@ def _wire_message(message: ChatMessage) -> dict[str, Any]:
 
 def create(config: BackendConfig, context: BackendContext, retrier: Retrier | None = None
            ) -> ChatCompletionsBackend:
-    """Factory for every Chat Completions type; see ``PRESETS`` for each one's defaults."""
-    preset = PRESETS.get(config.type)
-    if preset is None:
+    """Factory for every Chat Completions type; see ``configs/backend_types.py`` for each one's defaults."""
+    preset = lookup_type(config.type)
+    if preset is None or preset.wire != "chat":
         raise BackendError(f"backend.type {config.type!r} is not a Chat Completions type")
     if config.type == "azure_openai":
         base_url = config.base_url or lookup(("AZURE_OPENAI_ENDPOINT",), context.env)
@@ -248,14 +225,14 @@ def create(config: BackendConfig, context: BackendContext, retrier: Retrier | No
     else:
         base_url = config.base_url or preset.base_url or "https://api.openai.com/v1"
     api_key: str | None
-    if preset.key_required or "api.openai.com" in base_url:
-        api_key = require_key(config.type, config.api_key, preset.key_env or ("OPENAI_API_KEY",), context.env)
+    if (preset.keys and preset.key_always) or "api.openai.com" in base_url:
+        api_key = require_key(config.type, config.api_key, preset.keys or ("OPENAI_API_KEY",), context.env)
     else:
         # A provider key from the environment is never sent to some other host.
         api_key = config.api_key
     model = config.model or preset.model
     if not model:
-        if config.type in ("chatcompletion", "azure_openai"):
+        if config.type in ("chatcompletion", "azure_openai", "poe"):
             raise PermanentBackendError(f"backend {config.type!r} needs 'model' (the model or deployment name)")
         model = "default"
     return ChatCompletionsBackend(config, context, preset=preset, base_url=base_url, api_key=api_key,

@@ -13,6 +13,7 @@ from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
 from typing import Any
 
+from massgen.backends import native_tools
 from massgen.backends.base import BackendContext, BackendError
 from massgen.backends.http_base import DEFAULT_HTTP_TIMEOUT_S, HttpBackend, shared_ssl_context
 from massgen.backends.keys import require_key
@@ -76,12 +77,16 @@ class ResponsesBackend(HttpBackend):
         kwargs: dict[str, Any] = {"model": self.model, "input": items, "stream": True, "store": False}
         if instructions:
             kwargs["instructions"] = instructions
-        if request.tools:
-            kwargs["tools"] = [
-                {"type": "function", "name": t.name, "description": t.description,
-                 "parameters": t.parameters, "strict": False}
-                for t in request.tools
-            ]
+        tools: list[dict[str, Any]] = [
+            {"type": "function", "name": t.name, "description": t.description,
+             "parameters": t.parameters, "strict": False}
+            for t in request.tools
+        ]
+        if request.kind == "turn":
+            tools += native_tools.responses_tools(self.config)  # run by OpenAI inside the reply
+        if tools:
+            kwargs["tools"] = tools
+        kwargs.update(native_tools.responses_options(self.config))
         if (temperature := self._temperature(request)) is not None:
             kwargs["temperature"] = temperature
         if (max_tokens := self._max_tokens(request)) is not None:
@@ -150,9 +155,9 @@ class ResponsesBackend(HttpBackend):
 
 def create(config: BackendConfig, context: BackendContext, retrier: Retrier | None = None
            ) -> ResponsesBackend:
-    if config.type != "openai":
+    if config.type not in ("openai", "codex"):
         raise BackendError(f"backend.type {config.type!r} is not 'openai'")
     base_url = config.base_url or "https://api.openai.com/v1"
-    api_key = require_key("openai", config.api_key, ("OPENAI_API_KEY",), context.env)
+    api_key = require_key(config.type, config.api_key, ("OPENAI_API_KEY",), context.env)
     return ResponsesBackend(config, context, base_url=base_url, api_key=api_key,
                             model=config.model or DEFAULT_MODEL, retrier=retrier)

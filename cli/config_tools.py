@@ -54,6 +54,8 @@ def validate(ref: str, *, strict: bool, as_json: bool) -> int:
         except ConfigError as exc:
             config, path, error = None, Path(ref), str(exc)
     said = [str(w.message) for w in caught]
+    if config is not None:  # the upstream keys not applied here, one line each (configs/compat.py)
+        said += [f"{path}: {line}" for line in config.notices]
     valid = error is None and not (strict and said)
     if as_json:
         print(json.dumps({"config": str(path), "valid": valid, "errors": [error] if error else [],

@@ -134,6 +134,12 @@ def team_config(args: argparse.Namespace, session: Session | None = None) -> tup
     return modes.apply(config, args), source
 
 
+def say_notices(config: TeamConfig, source: str, err: IO[str] | None = None) -> None:
+    """One warning line per upstream MassGen key the config names that is not applied as upstream applies it."""
+    for line in config.notices:
+        (err or sys.stderr).write(f"massgen: warning: {source}: {line}\n")
+
+
 def check_keys(config: TeamConfig, err: IO[str] | None = None) -> int | None:
     """``CONFIG_ERROR`` after naming every missing key, or None when every agent has what it needs."""
     from massgen import config_environment as environment

@@ -158,6 +158,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             session = flags.session_of(args)
             config, source = flags.team_config(args, session)
+            flags.say_notices(config, source)
         except ConfigError as exc:
             print(f"massgen: {exc}", file=sys.stderr)
             return exit_codes.CONFIG_ERROR
@@ -179,6 +180,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"massgen: {exc}", file=sys.stderr)
         return exit_codes.CONFIG_ERROR
+    flags.say_notices(config, source)
     missing_key = flags.check_keys(config)
     if missing_key is not None:
         return missing_key
@@ -206,8 +208,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                        session=session, session_config=flags.stored_config(args), first_question=question)
     if display.note_without_terminal(args):
         print(display.note_without_terminal(args), file=sys.stderr)
+    options = _run_options(args, session)
+    if not config.ui.logging_enabled and not (args.automation or args.debug):
+        options.no_logs = True  # upstream's ui.logging_enabled: false, as --no-logs
     return run_question(_with_paths(config, question, args), question, automation=args.automation,
-                        timeout=args.orchestrator_timeout, options=_run_options(args, session))
+                        timeout=args.orchestrator_timeout, options=options)
 
 
 def _with_paths(config: TeamConfig, question: str, args: argparse.Namespace) -> TeamConfig:

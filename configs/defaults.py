@@ -9,17 +9,14 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from massgen.configs.backend_types import default_team_keys
 from massgen.configs.loader import ConfigError, load_config, validate_data
 from massgen.configs.schema import TeamConfig
 
-# env var -> backend type for the default team built from keys present; each backend's own
-# default model is used, so the model names live in one place (the backend modules).
-PROVIDER_KEYS: dict[str, str] = {
-    "OPENAI_API_KEY": "openai",
-    "ANTHROPIC_API_KEY": "claude",
-    "GEMINI_API_KEY": "gemini",
-    "XAI_API_KEY": "grok",
-}
+# env var -> backend type for the default team built from keys present (the registry's
+# ``default_team`` types); each backend's own default model is used, so the model names live in
+# one place (the backend modules).
+PROVIDER_KEYS: dict[str, str] = default_team_keys()
 
 
 # Three agents on one local model server. The model is small and slow (about 4 tokens/s on

@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from massgen.configs import safe_yaml, upstream_examples
+from massgen.configs import compat, safe_yaml, upstream_examples
 from massgen.configs.schema import TeamConfig
 from massgen.errors import ConfigError as ConfigError  # re-exported: the one class, also importable here
 
@@ -104,13 +104,42 @@ def _describe(error: Any) -> str:
     return message.removeprefix("Value error, ")
 
 
+def _backend_cwd_variables(data: dict[str, Any]) -> dict[str, Any]:
+    """Upstream's ``${cwd}`` inside a backend: that backend's own ``cwd``, substituted before the environment."""
+    listed = data.get("agents")
+    agents: list[Any] = listed if isinstance(listed, list) else [data.get("agent")]
+    if not any(isinstance(a, dict) and isinstance(a.get("backend"), dict) and a["backend"].get("cwd")
+               for a in agents):
+        return data
+
+    def substitute(value: Any, cwd: str) -> Any:
+        if isinstance(value, str):
+            return value.replace("${cwd}", cwd)
+        if isinstance(value, dict):
+            return {k: substitute(v, cwd) for k, v in value.items()}
+        if isinstance(value, list):
+            return [substitute(v, cwd) for v in value]
+        return value
+
+    def agent(entry: Any) -> Any:
+        if not (isinstance(entry, dict) and isinstance(entry.get("backend"), dict)):
+            return entry
+        cwd = entry["backend"].get("cwd")
+        return {**entry, "backend": substitute(entry["backend"], cwd)} if isinstance(cwd, str) and cwd else entry
+
+    if isinstance(data.get("agents"), list):
+        return {**data, "agents": [agent(a) for a in data["agents"]]}
+    return {**data, "agent": agent(data.get("agent"))}
+
+
 def validate_data(data: Any, source: str, env: dict[str, str] | None = None) -> TeamConfig:
     """Validate already-parsed YAML data; ``source`` names it in error messages."""
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: expected a mapping at the top level, got {type(data).__name__}")
-    expanded = _expand_env(data, "", dict(os.environ) if env is None else env, source)
+    expanded = _expand_env(_backend_cwd_variables(data), "", dict(os.environ) if env is None else env, source)
+    translated, notices = compat.translate(expanded)
     try:
-        return TeamConfig.model_validate(expanded)
+        return TeamConfig.model_validate(translated).with_notices(tuple(n.line() for n in notices))
     except ValidationError as exc:
         lines = [f"{source}: invalid config"]
         for error in exc.errors():

@@ -9,48 +9,22 @@ cannot start says which key to set before any model is called.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
+from massgen.configs.backend_types import BackendType, buildable, quick_types
 from massgen.configs.loader import ConfigError, validate_data
-from massgen.configs.schema import BACKEND_TYPES, TeamConfig
+from massgen.configs.schema import TeamConfig
 
 _PROVIDER_PREFIXES = (
     ("claude", "claude"), ("gemini", "gemini"), ("grok", "grok"),
     ("gpt-", "openai"), ("chatgpt", "openai"), ("o1", "openai"), ("o3", "openai"), ("o4", "openai"),
 )
 # Backend types a model name may name explicitly as ``<type>/<model>``.
-QUICK_TYPES = frozenset(BACKEND_TYPES) - {"scripted"}
+QUICK_TYPES = quick_types()
+# Every type a config may name and run, as ``--list-backends`` shows it (the registry's entries).
+BACKENDS: dict[str, BackendType] = buildable()
 # Backend types that call no model: --model and --base-url on a whole team leave them as they are.
 MODEL_FREE_TYPES = frozenset({"scripted"})
-
-
-@dataclass(frozen=True)
-class BackendInfo:
-    what: str
-    keys: tuple[str, ...] = ()  # any one of these
-    key_always: bool = True  # False: only when talking to api.openai.com
-    default_base_url: str | None = None
-
-
-BACKENDS: dict[str, BackendInfo] = {
-    "openai": BackendInfo("OpenAI Responses API", ("OPENAI_API_KEY",)),
-    "claude": BackendInfo("Anthropic Messages API", ("ANTHROPIC_API_KEY",)),
-    "gemini": BackendInfo("Google Gemini (google-genai)", ("GEMINI_API_KEY", "GOOGLE_API_KEY")),
-    "grok": BackendInfo("xAI Grok (Chat Completions)", ("XAI_API_KEY",), default_base_url="https://api.x.ai/v1"),
-    "azure_openai": BackendInfo("Azure OpenAI deployment (also AZURE_OPENAI_ENDPOINT)", ("AZURE_OPENAI_API_KEY",)),
-    "chatcompletion": BackendInfo("any OpenAI-compatible Chat Completions server (--base-url)",
-                                  ("OPENAI_API_KEY",), key_always=False),
-    "vllm": BackendInfo("vLLM server", default_base_url="http://localhost:8000/v1"),
-    "sglang": BackendInfo("SGLang server", default_base_url="http://localhost:30000/v1"),
-    "lmstudio": BackendInfo("LM Studio server", default_base_url="http://localhost:1234/v1"),
-    "ollama": BackendInfo("Ollama server", default_base_url="http://localhost:11434/v1"),
-    "llamacpp": BackendInfo("llama.cpp llama-server", default_base_url="http://localhost:8080/v1"),
-    "local": BackendInfo("the bundled local model, served by massgen itself ([local] extra)"),
-    "claude_code": BackendInfo("Claude Code CLI (its own login, or ANTHROPIC_API_KEY)"),
-    "antigravity_cli": BackendInfo("Antigravity CLI (its own login)"),
-    "scripted": BackendInfo("scripted replies for tests and demos; no model"),
-}
 
 
 def quick_backend(model: str) -> tuple[str, str]:
@@ -73,7 +47,7 @@ def quick_team(*, model: str | None, backend: str | None = None, base_url: str |
         if model is None:
             raise ConfigError("--model or --backend is needed for a quick team")
         backend, model = quick_backend(model)
-    if backend not in BACKEND_TYPES:
+    if backend not in BACKENDS:
         raise ConfigError(f"--backend {backend!r} is not a backend type; see `massgen --list-backends`")
     spec: dict[str, Any] = {"type": backend}
     if model:
@@ -93,14 +67,14 @@ def override_agents(config: TeamConfig, *, model: str | None = None, backend: st
     """``config`` with every agent given these settings: ``--model X --config team.yaml`` is a same-model team."""
     if not any((model, backend, base_url, system_message)):
         return config
-    if backend is not None and backend not in BACKEND_TYPES:
+    if backend is not None and backend not in BACKENDS:
         raise ConfigError(f"--backend {backend!r} is not a backend type; see `massgen --list-backends`")
     # serialize_as_any: each backend as its own type, or a scripted agent's script would be dropped.
     data = config.model_dump(mode="json", exclude_defaults=True, serialize_as_any=True)
     for original, agent in zip(config.agents, data["agents"], strict=True):
         spec = {**agent["backend"], "type": original.backend.type}  # a defaulted type is left out of the dump
         if backend is not None and backend != spec["type"]:
-            allowed = BACKEND_TYPES[backend].model_fields
+            allowed = BACKENDS[backend].options.model_fields
             spec = {k: v for k, v in spec.items() if k in allowed}
             spec["type"] = backend
         if spec["type"] not in MODEL_FREE_TYPES:  # a scripted agent calls no model and no server

@@ -8,11 +8,23 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class McpSecurity(_Strict):
+    """Upstream MassGen's checks of an MCP server before it starts (``mcp_tools`` security levels).
+
+    ``strict``/``high``: the command and its arguments carry no shell metacharacters, and a URL
+    server is public unless allowed; ``moderate``: the same for URLs only; ``permissive``: none.
+    """
+
+    level: Literal["strict", "high", "moderate", "permissive"] = "high"
+    allow_localhost: bool = False
+    allow_private_ips: bool = False
 
 
 class McpServerConfig(_Strict):
@@ -29,6 +41,16 @@ class McpServerConfig(_Strict):
     exclude_tools: list[str] = Field(default_factory=list)
     call_timeout_seconds: float = Field(default=60.0, gt=0)
     start_timeout_seconds: float = Field(default=30.0, gt=0)
+    # Checked before the server starts; None (no security key): nothing is checked, as before.
+    security: McpSecurity | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _upstream_transport_names(cls, data: Any) -> Any:
+        # Upstream MassGen spells the HTTP transport "http" and "streamable_http" too.
+        if isinstance(data, dict) and data.get("type") in ("http", "streamable_http"):
+            data = {**data, "type": "streamable-http"}
+        return data
 
     @model_validator(mode="after")
     def _transport_fields(self) -> McpServerConfig:
@@ -36,6 +58,58 @@ class McpServerConfig(_Strict):
             raise ValueError(f"MCP server {self.name!r}: type stdio needs 'command'")
         if self.type == "streamable-http" and not self.url:
             raise ValueError(f"MCP server {self.name!r}: type streamable-http needs 'url'")
+        if self.security is not None:
+            from massgen.configs.mcp_security import problems
+
+            found = problems(self)
+            if found:
+                raise ValueError(f"MCP server {self.name!r} fails security level {self.security.level!r}: "
+                                 + "; ".join(found))
+        return self
+
+
+class ReasoningConfig(_Strict):
+    """How hard a reasoning model thinks: OpenAI ``reasoning``, Anthropic ``thinking``, Gemini ``thinking_config``."""
+
+    effort: Literal["none", "minimal", "low", "medium", "high", "xhigh"] | None = None
+    summary: Literal["auto", "concise", "detailed"] | None = None
+    # Anthropic: "enabled" (with budget_tokens), "adaptive" (the model decides) or "disabled".
+    type: Literal["enabled", "adaptive", "disabled"] | None = None
+    budget_tokens: int | None = Field(default=None, ge=1024)
+
+
+class TextConfig(_Strict):
+    verbosity: Literal["low", "medium", "high"] | None = None
+
+
+class CustomToolConfig(_Strict):
+    """The user's own Python functions as tools (upstream's ``custom_tools``), run in the agent's process.
+
+    ``path`` is a Python file (relative paths: to the working directory); ``function`` names one or
+    more functions in it (``name`` the tool names, by default the function names). Each function's
+    signature and docstring become the tool's schema and description.
+    """
+
+    function: str | list[str]
+    name: str | list[str] | None = None
+    path: str | None = None
+    category: str | None = None
+    description: str | list[str] | None = None
+    # Arguments every call gets, hidden from the model (upstream: preset_args, older: default_params).
+    preset_args: dict[str, Any] = Field(default_factory=dict)
+    default_params: dict[str, Any] = Field(default_factory=dict)
+
+    def functions(self) -> list[tuple[str, str]]:
+        """(tool name, function name) for each function this entry names."""
+        functions = [self.function] if isinstance(self.function, str) else list(self.function)
+        names = [self.name] if isinstance(self.name, str) else list(self.name or functions)
+        if len(names) != len(functions):
+            raise ValueError(f"custom tool: {len(names)} names for {len(functions)} functions")
+        return list(zip(names, functions, strict=True))
+
+    @model_validator(mode="after")
+    def _names_match(self) -> CustomToolConfig:
+        self.functions()
         return self
 
 
@@ -57,6 +131,31 @@ class BackendConfig(_Strict):
     # How workflow tools reach the model: native tool calls, a JSON-schema response format, or
     # tool-call text parsed from the reply. None = native, falling back when the server refuses tools.
     tool_mode: Literal["native", "json_schema", "text"] | None = None
+    top_p: float | None = Field(default=None, ge=0, le=1)
+    # Provider-native tools, run by the provider (each backend sends its own wire's tool; a backend
+    # type without them refuses the key). code_interpreter and code_execution are one switch.
+    enable_web_search: bool = False
+    enable_code_interpreter: bool = False
+    enable_code_execution: bool = False
+    reasoning: ReasoningConfig | None = None
+    text: TextConfig | None = None
+    custom_tools: list[CustomToolConfig] = Field(default_factory=list)
+    # Extra fields merged into each Chat Completions request body (e.g. vLLM's chat_template_kwargs).
+    extra_body: dict[str, Any] = Field(default_factory=dict)
+    chat_template_kwargs: dict[str, Any] | None = None
+    parallel_tool_calls: bool | None = None
+
+    @property
+    def code_execution(self) -> bool:
+        return self.enable_code_interpreter or self.enable_code_execution
+
+    @field_validator("mcp_servers", mode="before")
+    @classmethod
+    def _servers_by_name(cls, servers: Any) -> Any:
+        # Upstream also writes mcp_servers as a mapping of name -> server.
+        if isinstance(servers, dict):
+            return [{"name": name, **(spec if isinstance(spec, dict) else {})} for name, spec in servers.items()]
+        return servers
 
     @field_validator("mcp_servers")
     @classmethod
@@ -130,6 +229,10 @@ class ClaudeCodeBackendConfig(BackendConfig):
     type: Literal["claude_code"] = "claude_code"
     cli_path: str | None = None
     extra_args: list[str] = Field(default_factory=list)
+    # Claude Code's --permission-mode; None: massgen's default (bypassPermissions inside its confinement).
+    permission_mode: Literal["default", "acceptEdits", "bypassPermissions", "plan"] | None = None
+    # Appended to the system prompt Claude Code builds (--append-system-prompt).
+    append_system_prompt: str | None = None
 
 
 class AntigravityBackendConfig(BackendConfig):
@@ -141,23 +244,6 @@ class AntigravityBackendConfig(BackendConfig):
 class AzureOpenAIBackendConfig(BackendConfig):
     type: Literal["azure_openai"] = "azure_openai"
     api_version: str = "2025-04-01-preview"
-
-
-# Every type a config may name; types without options of their own use BackendConfig.
-BACKEND_TYPES: dict[str, type[BackendConfig]] = {
-    "scripted": ScriptedBackendConfig,
-    "local": LocalBackendConfig,
-    "claude_code": ClaudeCodeBackendConfig,
-    "antigravity_cli": AntigravityBackendConfig,
-    "azure_openai": AzureOpenAIBackendConfig,
-    **{
-        name: BackendConfig
-        for name in (
-            "openai", "chatcompletion", "grok", "claude", "gemini",
-            "vllm", "sglang", "lmstudio", "ollama", "llamacpp",
-        )
-    },
-}
 
 
 class AgentConfig(_Strict):
@@ -172,11 +258,16 @@ class AgentConfig(_Strict):
             return value
         if not isinstance(value, dict):
             raise ValueError("expected a mapping with at least 'type'")
+        from massgen.configs.backend_types import BACKEND_TYPES, buildable  # the registry imports this module
+
         backend_type = value.get("type")
-        if backend_type not in BACKEND_TYPES:
-            known = ", ".join(sorted(BACKEND_TYPES))
+        described = BACKEND_TYPES.get(backend_type) if isinstance(backend_type, str) else None
+        if described is None:
+            known = ", ".join(sorted(buildable()))
             raise ValueError(f"unknown backend type {backend_type!r}; expected one of: {known}")
-        return BACKEND_TYPES[backend_type].model_validate(value)
+        if described.needs is not None:
+            raise ValueError(described.needs)
+        return described.options.model_validate(value)
 
 
 class RestartPolicy(_Strict):
@@ -225,6 +316,10 @@ class OrchestratorConfig(_Strict):
     command_timeout_seconds: float = Field(default=60.0, gt=0)
     # The start-of-run copy of each writable context path (for the change report) is refused above this.
     context_copy_limit_mb: float = Field(default=512.0, gt=0)
+    # How readily agents vote for an answer in view rather than write their own, and how different a
+    # new answer must be (upstream MassGen's keys); None: massgen's own prompt, unchanged.
+    voting_sensitivity: Literal["lenient", "balanced", "strict"] | None = None
+    answer_novelty_requirement: Literal["lenient", "balanced", "strict"] | None = None
     max_attempts_per_turn: int = Field(default=3, gt=0)
     max_tool_rounds: int = Field(default=8, gt=0)
     restart: RestartPolicy = Field(default_factory=RestartPolicy)
@@ -252,6 +347,16 @@ class TimeoutSettings(_Strict):
     present_timeout_seconds: float = Field(default=300.0, gt=0)
     # Once every other live agent has voted, a late agent has this long before it is treated as failed.
     straggler_grace_seconds: float = Field(default=10.0, gt=0)
+    # Upstream MassGen's round deadlines: a turn before the agent's first answer, a turn after it, and a
+    # grace added to both. When set, they replace turn_timeout_seconds for those turns.
+    initial_round_timeout_seconds: float | None = Field(default=None, gt=0)
+    subsequent_round_timeout_seconds: float | None = Field(default=None, gt=0)
+    round_timeout_grace_seconds: float = Field(default=0.0, ge=0)
+
+    def round_limit(self, answered: bool) -> float:
+        """The deadline of a turn: of a later round once the agent has answered, else of its first."""
+        limit = self.subsequent_round_timeout_seconds if answered else self.initial_round_timeout_seconds
+        return (limit if limit is not None else self.turn_timeout_seconds) + self.round_timeout_grace_seconds
 
 
 class UiConfig(_Strict):
@@ -282,6 +387,17 @@ class TeamConfig(_Strict):
     timeout_settings: TimeoutSettings = Field(default_factory=TimeoutSettings)
     ui: UiConfig = Field(default_factory=UiConfig)
     runtime: RuntimeConfig = Field(default_factory=RuntimeConfig)
+    # Upstream MassGen keys this config names that are not applied as upstream applies them, one line
+    # each (configs/compat.py); set by the loader, never read from a file.
+    _notices: tuple[str, ...] = PrivateAttr(default=())
+
+    @property
+    def notices(self) -> tuple[str, ...]:
+        return self._notices
+
+    def with_notices(self, notices: tuple[str, ...]) -> TeamConfig:
+        self._notices = notices
+        return self
 
     @model_validator(mode="before")
     @classmethod

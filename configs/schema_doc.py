@@ -10,7 +10,8 @@ from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 
 from massgen.configs.loader import ConfigError
-from massgen.configs.schema import BACKEND_TYPES, AgentConfig, BackendConfig, TeamConfig
+from massgen.configs.backend_types import BACKEND_TYPES
+from massgen.configs.schema import AgentConfig, BackendConfig, TeamConfig
 
 
 def _models_in(annotation: Any) -> list[type[BaseModel]]:

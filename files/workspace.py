@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from massgen.backends import native_file_tools
 from massgen.backends.base import FileScope
 from massgen.files import changes, sandbox, snapshots
 from massgen.files.file_tools import SPECS, FileOps, ToolArgumentError
@@ -31,7 +32,6 @@ if TYPE_CHECKING:
     from massgen.configs.schema import TeamConfig
 
 WORKSPACE_BASE_ENV = "MASSGEN_WORKSPACE_BASE_DIR"
-CLI_BACKENDS = frozenset({"claude_code", "antigravity_cli"})
 Emit = Callable[[Message], None]  # a report built with its cause; the agent signs and sends it
 ToolExecutor = Callable[[str, dict[str, Any]], Any]
 
@@ -103,7 +103,7 @@ class RunFiles:
             return None
         files = cls(run_id, Path(log_dir).resolve(), contexts, rules.command_execution,
                     rules.command_timeout_seconds, agents, (workspace_base() / run_id).resolve())
-        files.cli_agents = {a.id for a in config.agents if a.backend.type in CLI_BACKENDS}
+        files.cli_agents = {a.id for a in config.agents if native_file_tools(a.backend.type)}
         for agent in agents:
             files.workspace(agent).mkdir(parents=True, exist_ok=True)
         for path in (files.base, files.log_dir):

@@ -15,7 +15,7 @@ import pytest
 
 from bench.zero_latency_openai import ZeroLatencyServer
 from massgen.cli.main import main
-from massgen.configs.schema import BACKEND_TYPES
+from massgen.configs.backend_types import buildable
 from massgen.logs import read_trace
 
 EXAMPLE = "@examples/basic/scripted_three_agents"
@@ -136,6 +136,6 @@ def test_output_file_debug_and_no_logs(tmp_path: Path, capsys: pytest.CaptureFix
 def test_list_backends_names_every_type_and_its_key(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--list-backends"]) == 0
     rows = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()[1:]}
-    assert set(rows) == set(BACKEND_TYPES)
+    assert set(rows) == set(buildable())
     assert "ANTHROPIC_API_KEY" in rows["claude"] and "XAI_API_KEY" in rows["grok"]
     assert "http://localhost:11434/v1" in rows["ollama"]

@@ -22,7 +22,8 @@ from massgen.actors.trace_writer import TraceWriter
 from massgen.backends.base import BackendContext
 from massgen.backends.openai_chat import create as create_chat
 from massgen.configs import load_config, validate_data
-from massgen.configs.schema import BACKEND_TYPES, BackendConfig
+from massgen.configs.backend_types import buildable
+from massgen.configs.schema import BackendConfig
 from massgen.logs import TraceWarning, read_trace, read_trace_file, rebuild_from_trace
 from massgen.logs.calls import model_calls
 from massgen.messages import DeadLetter, RunFinished, RunStarted, Sender
@@ -35,7 +36,11 @@ EXAMPLE = "@examples/basic/scripted_three_agents"
 COMMON: dict[str, Any] = {
     "model": "some-model", "base_url": "http://127.0.0.1:9/v1", "api_key": "sk-very-secret", "temperature": 0.7,
     "max_tokens": 321, "cwd": "/tmp/work", "allowed_tools": ["mcp__w__forecast"], "exclude_tools": ["x"],
-    "seed": 11, "timeout_seconds": 42.5, "tool_mode": "json_schema",
+    "seed": 11, "timeout_seconds": 42.5, "tool_mode": "json_schema", "top_p": 0.9,
+    "enable_web_search": True, "enable_code_interpreter": True, "enable_code_execution": True,
+    "reasoning": {"effort": "low"}, "text": {"verbosity": "low"}, "parallel_tool_calls": False,
+    "custom_tools": [{"function": "add", "path": "tools.py"}], "extra_body": {"x": 1},
+    "chat_template_kwargs": {"enable_thinking": False},
     "mcp_servers": [{"name": "w", "type": "stdio", "command": "python3", "args": ["w.py"],
                      "env": {"TOKEN": "tok-secret"}, "cwd": "/tmp", "allowed_tools": ["forecast"],
                      "exclude_tools": ["y"], "call_timeout_seconds": 5.0, "start_timeout_seconds": 6.0}],
@@ -45,7 +50,8 @@ OWN: dict[str, dict[str, Any]] = {
                  "present": "Four.", "present_script": [[{"text": "Four, said twice."}]], "on_exhausted": "stop",
                  "crash_on_start": [2], "hang_on_start": [3], "usage_per_call": 7},
     "local": {"n_ctx": 8192, "n_threads": 3, "server_start_timeout_seconds": 12.0},
-    "claude_code": {"cli_path": "/opt/claude", "extra_args": ["--verbose"]},
+    "claude_code": {"cli_path": "/opt/claude", "extra_args": ["--verbose"], "permission_mode": "plan",
+                    "append_system_prompt": "Be brief."},
     "antigravity_cli": {"cli_path": "/opt/agy", "extra_args": ["--flag"]},
     "azure_openai": {"api_version": "2024-10-21"},
 }
@@ -65,10 +71,10 @@ def _record_run_started(log_dir: Path, config: dict[str, Any]) -> None:
     writer.stop()
 
 
-@pytest.mark.parametrize("backend_type", sorted(BACKEND_TYPES))
+@pytest.mark.parametrize("backend_type", sorted(buildable()))
 def test_every_backend_types_config_round_trips_through_the_trace(backend_type: str, tmp_path: Path) -> None:
     backend = {"type": backend_type, **COMMON, **OWN.get(backend_type, {})}
-    model = BACKEND_TYPES[backend_type]
+    model = buildable()[backend_type].options
     defaults = model.model_construct()
     unset = [name for name in model.model_fields if name != "type" and backend[name] == getattr(defaults, name)]
     assert not unset, f"give these a non-default value so the test covers them: {unset}"

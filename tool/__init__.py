@@ -1,0 +1,1 @@
+"""Upstream MassGen's custom-tool result types, so its tool files (``custom_tools``) import unchanged."""
