@@ -237,9 +237,8 @@ def _run_options(args: argparse.Namespace, session: Session | None) -> RunOption
     """The one-shot flags as ``RunOptions``; a session's turns are its history, and the turn is stored."""
     from pathlib import Path
 
-    from massgen.cli.run_options import RunOptions
-
     from massgen.cli import display
+    from massgen.cli.run_options import RunOptions
 
     options = RunOptions(stream_events=args.stream_events, debug=args.debug, no_logs=args.no_logs,
                          output_file=Path(args.output_file) if args.output_file else None,

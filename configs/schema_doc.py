@@ -9,8 +9,8 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 
-from massgen.configs.loader import ConfigError
 from massgen.configs.backend_types import BACKEND_TYPES
+from massgen.configs.loader import ConfigError
 from massgen.configs.schema import AgentConfig, BackendConfig, TeamConfig
 
 

@@ -38,6 +38,9 @@ def _stream(*pieces: str, gap: float = 0.05) -> list[dict[str, Any]]:
 PRESENTED = "The answer is **4**. <img src=http://example.invalid/x.png> <b>not bold</b>"
 
 
+# alpha's answer runs to several lines: its lane shows the first few, and all of it on request.
+ALPHA_ANSWER = "2 + 2 = 4\n" + "\n".join(f"check {i}: {i} + {4 - i} = 4" for i in range(5))
+
 # Three agents stream a little (gamma also calls a tool no one offers), answer, and all vote for
 # alpha's answer; alpha presents.
 def three(pieces: int = 1, gap: float = 0.05) -> dict[str, Any]:
@@ -47,7 +50,7 @@ def three(pieces: int = 1, gap: float = 0.05) -> dict[str, Any]:
                                         "present": PRESENTED,
                                         "script": [[*_stream("Let me think. ", "Two plus two ", "makes four.",
                                                              *(f"({i}) " for i in range(pieces)), gap=gap),
-                                                    {"new_answer": "2 + 2 = 4"}],
+                                                    {"new_answer": ALPHA_ANSWER}],
                                                    [{"vote": "agent1", "reason": "correct and short"}]]}},
             {"id": "beta", "backend": {"type": "scripted", "on_exhausted": "repeat_last",
                                        "script": [[{"delay": 0.1}, *_stream("Counting: ", "one, two, ", "three, four."),
@@ -78,7 +81,8 @@ STEER = {
                                                         gap=0.04), {"new_answer": "beta's long answer"}]]}},
     ],
     "orchestrator": {"restart": {"backoff_base_seconds": 0.05, "backoff_max_seconds": 0.2}},
-    "timeout_settings": _TIMEOUTS,
+    # alpha has voted long before beta is done: beta must not be left out as a straggler meanwhile.
+    "timeout_settings": {**_TIMEOUTS, "straggler_grace_seconds": 600},
 }
 
 
@@ -229,6 +233,60 @@ def chat_in_background(server: ServerProcess, model: str, question: str) -> thre
     return thread
 
 
+def finished_three_agent_run(server: ServerProcess, tab: Tab, question: str) -> tuple[str, list[dict[str, Any]]]:
+    """A 3-agent scripted run asked through /v1 and finished, opened in ``tab``: its id and trace."""
+    client = chat_in_background(server, "massgen/path:three.yaml", question)
+    run_id = run_id_of_question(tab, question)
+    client.join(30 * FACTOR)
+    wait_until(lambda: trace_of(run_dir(server, run_id))[-1]["type"] == "RunFinished", 30, "the run to finish")
+    tab.open(run_id)
+    tab.wait("window.__mgStats.end !== null")
+    return run_id, trace_of(run_dir(server, run_id))
+
+
+_BUSY = {"starting", "idle", "working", "voting", "presenting", "restarting"}
+
+
+def last_done_by(trace: list[dict[str, Any]], agent: str) -> str:
+    """What the trace says an agent last did, in the words of its lane's status chip."""
+    status = "starting"
+    for r in trace:
+        p, tell = r["payload"], r["kind"] == "tell"
+        to, sender = str(r.get("to", "")).split("#")[0], r["sender"].split("#")[0]
+        if r["type"] == "ChildStarted" and p["name"] == agent:
+            status = "idle"
+        elif r["type"] == "TurnStarted" and p["agent"] == agent:
+            status = "voting" if p["vote_only"] else "working"
+        elif r["type"] == "CancelTurn" and tell and to == agent and status in _BUSY:
+            status = "idle"
+        elif r["type"] == "PresentFinal" and tell and to == agent:
+            status = "presenting"
+        elif r["type"] == "AnswerAccepted" and p["agent"] == agent:
+            status = "answered"
+        elif r["type"] == "RecordVote" and tell and p["voter"] == agent:
+            status = "voted"
+        elif r["type"] == "FinalPresented" and tell and sender == agent:
+            status = "done"
+        elif r["type"] == "ChildFailed" and p["name"] == agent:
+            status = "failed"
+        elif r["type"] == "AgentRestarting" and p["name"] == agent:
+            status = "restarting"
+        elif r["type"] == "AgentMarkedFailed" and p["name"] == agent:
+            status = "dead"
+        elif r["type"] == "AgentExcluded" and p["name"] == agent:
+            status = "excluded"
+        elif r["type"] == "RunFinished" and status in _BUSY:
+            status = "stopped"  # the run stopped it mid-turn or between turns
+    return status
+
+
+def assert_agents_agree_with_the_trace(tab: Tab, trace: list[dict[str, Any]]) -> None:
+    agents = trace[0]["payload"]["agents"]
+    shown = {a: tab.page.locator(f"[data-testid=status-{a}]").inner_text() for a in agents}
+    assert shown == {a: last_done_by(trace, a) for a in agents}
+    assert not set(shown.values()) & _BUSY, shown  # the run is over: nobody is shown at work
+
+
 def run_id_of_question(tab: Tab, question: str) -> str:
     found: dict[str, str] = {}
 
@@ -255,11 +313,14 @@ def test_three_agents_show_lanes_votes_and_the_final_answer(server: ServerProces
     assert "calculator" in card.inner_text() and "unknown tool" in card.inner_text()
     votes = page.locator("[data-testid=votes] tr.vote:not(.struck)")
     assert votes.count() == 3 and all("agent1.1" in t for t in votes.all_inner_texts())
+    assert page.locator("[data-testid=tally]").inner_text() == "tally: agent1 3 · converged on agent1"
     final = page.locator("[data-testid=final-answer]")
     assert final.inner_text().strip() == "The answer is 4. <img src=http://example.invalid/x.png> <b>not bold</b>"
     assert final.locator("strong").count() == 1 and final.locator("img, b").count() == 0
     assert page.locator("[data-testid=best-so-far]").count() == 0
     trace = trace_of(run_dir(server, run_id))
+    assert_agents_agree_with_the_trace(tab, trace)
+    assert page.locator(f"[data-testid=runs] a[data-run='{run_id}'] .chip").inner_text() == "completed"
     assert tab.stats()["received"] == len(trace) and tab.stats()["dupes"] == 0 and tab.stats()["missing"] == 0
     answer = page.evaluate(f"fetch('/ui/api/runs/{run_id}/answers/agent2.1').then(r => r.json())")
     assert (answer["agent"], answer["content"]) == ("beta", "Counting: one, two, three, four.\n\nfour")
@@ -275,19 +336,36 @@ def test_replay_scrubbed_to_the_first_vote_shows_that_moment_exactly(server: Ser
     tab.open(run_id)
     tab.wait("window.__mgStats.end !== null")
     page = tab.page
-    page.click("[data-testid=scrub]")  # the scrubber is there once the run is over
-    page.fill("[data-testid=jump]", "0")
-    page.press("[data-testid=jump]", "Enter")
+    # A finished run opens at its end; "next" starts over at the first answer, with no rewinding first.
+    marks = [r["seq"] for r in trace if r["type"] == "AnswerAccepted" or
+             (r["type"] == "RecordVote" and r["kind"] == "tell")]
+    page.click("[data-testid=step]")
+    tab.wait("n => window.__mgState.seq === n", marks[0])
     while tab.state()["seq"] < first_vote:
         page.click("[data-testid=step]")  # next answer or vote
     state = tab.state()
     assert state["seq"] == first_vote
     assert page.locator("[data-testid=seq]").inner_text() == str(first_vote)
     assert page.locator("[data-testid=votes] tr").count() == 1
+    # The judge's TallyUpdated for this vote comes a few records later; the tally already counts it.
+    voted_for = next(r["payload"]["target"] for r in trace if r["seq"] == first_vote)
+    label = trace[0]["payload"]["labels"][trace[0]["payload"]["agents"].index(voted_for)]
+    assert page.locator("[data-testid=tally]").inner_text() == f"tally: {label} 1"
+    assert any(r["type"] == "TallyUpdated" and r["seq"] > first_vote and r["payload"]["counts"] == {voted_for: 1}
+               for r in trace)
     assert page.locator("[data-testid=final]").count() == 0
     answered = [r["payload"]["label"] for r in trace if r["type"] == "AnswerAccepted" and r["seq"] < first_vote]
     assert state["answerOrder"] == answered
     tab.shot("web_ui_replay.png")
+    # Back one, forward through every mark, then past the last one to the end.
+    page.click("[data-testid=step-back]")
+    tab.wait("n => window.__mgState.seq === n", marks[marks.index(first_vote) - 1])
+    for mark in marks[marks.index(first_vote):]:
+        page.click("[data-testid=step]")
+        tab.wait("n => window.__mgState.seq === n", mark)
+    page.click("[data-testid=step]")
+    tab.wait("n => window.__mgState.seq === n", trace[-1]["seq"])
+    assert page.locator("[data-testid=final]").is_visible()
     # Mid-way through merged text: each lane holds exactly the deltas up to that seq.
     chunks = [r for r in trace if r["type"] == "AgentChunk" and r["kind"] == "tell"]
     middle = chunks[len(chunks) // 2]["seq"]
@@ -305,6 +383,58 @@ def test_replay_scrubbed_to_the_first_vote_shows_that_moment_exactly(server: Ser
     page.click("[data-testid=play]")
     tab.wait("window.__mgState.final !== null")
     assert tab.state()["seq"] == trace[-1]["seq"]
+
+
+def test_a_lane_shows_each_answer_in_a_few_lines_and_each_vote_with_its_reason(
+        server: ServerProcess, tab: Tab) -> None:
+    _, trace = finished_three_agent_run(server, tab, "What is 2+2? (lanes)")
+    page = tab.page
+    answers = {r["payload"]["label"]: r["payload"] for r in trace if r["type"] == "AnswerAccepted"}
+    assert set(answers) == {"agent1.1", "agent2.1", "agent3.1"}
+    lane_of = {"alpha": "agent1.1", "beta": "agent2.1", "gamma": "agent3.1"}
+    for agent, label in lane_of.items():
+        box = page.locator(f"[data-testid=lane-body-{agent}] [data-testid=\"answer-{label}\"]")
+        assert box.is_visible(), label
+        assert box.locator(".answer-text").evaluate("e => e.textContent") == answers[label]["content"]
+    reasons = {r["payload"]["voter"]: r["payload"]["reason"] for r in trace
+               if r["type"] == "RecordVote" and r["kind"] == "tell"}
+    for agent, reason in reasons.items():
+        assert page.locator(f"[data-testid=lane-body-{agent}] [data-testid=vote-reason]").inner_text() == reason
+
+    # alpha's six-line answer shows its first four lines until opened; short answers have nothing to open.
+    alpha = page.locator('[data-testid="answer-agent1.1"]')
+    text = alpha.locator(".answer-text")
+    line = text.evaluate("e => parseFloat(getComputedStyle(e).lineHeight)")
+    assert round(text.evaluate("e => e.clientHeight") / line) == 4
+    assert text.evaluate("e => e.scrollHeight > e.clientHeight + 1")
+    assert page.locator('[data-testid="answer-agent3.1-more"]').count() == 0
+    alpha.locator('[data-testid="answer-agent1.1-more"]').click()
+    assert alpha.locator('[data-testid="answer-agent1.1-more"]').inner_text() == "show less"
+    assert round(text.evaluate("e => e.clientHeight") / line) == ALPHA_ANSWER.count("\n") + 1
+    assert "check 4: 4 + 0 = 4" in text.inner_text()
+    alpha.locator('[data-testid="answer-agent1.1-more"]').click()
+    assert round(text.evaluate("e => e.clientHeight") / line) == 4
+    tab.shot("web_ui_lanes.png")
+
+
+def test_the_sidebar_background_runs_to_the_bottom_of_a_long_page(server: ServerProcess, tab: Tab) -> None:
+    finished_three_agent_run(server, tab, "What is 2+2? (sidebar)")
+    page = tab.page
+    page_height = page.evaluate("document.documentElement.scrollHeight")
+    assert page_height > 1000 * 1.2  # longer than the window: the case that was cut short
+    page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
+    tab.wait("() => Math.ceil(window.scrollY + window.innerHeight) >= document.documentElement.scrollHeight")
+    # At the very bottom of the page the left column is still the sidebar, in the sidebar's colour...
+    bottom = page.evaluate("""() => { const el = document.elementFromPoint(20, window.innerHeight - 3);
+        const side = el && el.closest('.sidebar');
+        return side && { background: getComputedStyle(side).backgroundColor,
+                         bottom: side.getBoundingClientRect().bottom + window.scrollY }; }""")
+    assert bottom is not None, "the page's bottom-left corner is not the sidebar"
+    assert bottom["background"] == "rgb(255, 255, 255)" and bottom["bottom"] >= page_height - 1
+    # ...and its controls stay in view while the run is scrolled.
+    box = page.locator("[data-testid=start]").bounding_box()
+    assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 1000
+    tab.shot("web_ui_sidebar_bottom.png")
 
 
 def test_a_stream_dropped_every_few_events_ends_with_nothing_missing_or_repeated(
@@ -370,16 +500,22 @@ def test_live_controls_show_their_effect_and_are_in_the_trace(server: ServerProc
         second.open(run_id)
         control(tab, "answer-now")
         page.wait_for_selector("[data-testid=final]")
-        assert page.locator("[data-testid=best-so-far]").is_visible()
         assert page.locator("[data-testid=final-answer]").inner_text().strip() == "Four."
         second.wait("window.__mgStats.end !== null")
         tab.wait("window.__mgStats.end !== null")
         assert second.state()["timeline"] == tab.state()["timeline"]
-        assert second.page.locator("[data-testid=best-so-far]").is_visible()
     finally:
         second.close()
 
     trace = trace_of(run_dir(server, run_id))
+    # After answer-now the team voted on what it had and converged: the page says what the trace says.
+    finished = trace[-1]["payload"]
+    assert trace[-1]["type"] == "RunFinished" and finished["partial"] is False
+    assert page.locator("[data-testid=final-status]").inner_text() == (
+        f"{finished['status']}: {finished['reason']} · from {finished['winner_label']} · after answer now")
+    assert page.locator("[data-testid=best-so-far]").count() == 0
+    assert_agents_agree_with_the_trace(tab, trace)
+    tab.shot("web_ui_answer_now.png")
     user = [(r["type"], r["payload"]) for r in trace if r["sender"] == "user#0"]
     assert [t for t, _ in user] == ["SendNote", "KillAgent", "RestartAgent", "AnswerNow"]
     note_id = next(r["msg_id"] for r in trace if r["type"] == "SendNote")

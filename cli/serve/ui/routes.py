@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import mimetypes
+import re
 from collections.abc import Awaitable, Callable
 from importlib import resources
 from typing import Any
@@ -36,6 +37,8 @@ _STATIC = resources.files("massgen.cli.serve.ui") / "static"
 _CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; "
         "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 _NO_STORE = {"cache-control": "no-store"}
+# A trace seq: ASCII digits only (str.isdigit() also takes "²", which int() refuses), and short.
+_SEQ = re.compile(r"[0-9]{1,18}")
 
 
 class WebUI:
@@ -167,9 +170,8 @@ class WebUI:
         record_log = self.index.log(run_id)
         if record_log is None:
             raise ApiError(404, f"no run {run_id!r}", code="run_not_found")
-        last = request.headers.get("last-event-id") or request.query_params.get("after") or "0"
-        after = int(last) if last.isdigit() else 0
-        return StreamingResponse(events(record_log, after, self.settings), media_type="text/event-stream",
+        return StreamingResponse(events(record_log, _resume_after(request), self.settings),
+                                 media_type="text/event-stream",
                                  headers={"cache-control": "no-cache", "x-accel-buffering": "no"})
 
     async def answer(self, request: Request) -> Response:
@@ -178,7 +180,7 @@ class WebUI:
         if record_log is None:
             raise ApiError(404, f"no run {run_id!r}", code="run_not_found")
         for record in record_log.records:
-            if record["type"] == "AnswerAccepted" and record["payload"]["label"] == label:
+            if record["type"] == "AnswerAccepted" and record["payload"].get("label") == label:
                 return JSONResponse({**record["payload"], "seq": record["seq"]}, headers=_NO_STORE)
         raise ApiError(404, f"no answer {label!r} in run {run_id!r}", code="answer_not_found")
 
@@ -259,3 +261,13 @@ class WebUI:
         return JSONResponse({"accepted": note_id is not None, "note_id": note_id}, status_code=202)
 
 
+def _resume_after(request: Request) -> int:
+    """The seq a stream starts after: ``Last-Event-ID`` (a reconnecting EventSource), else ``?after=``."""
+    header = request.headers.get("last-event-id")
+    name, value = ("Last-Event-ID", header) if header else ("after", request.query_params.get("after"))
+    if not value:
+        return 0
+    if not _SEQ.fullmatch(value):
+        raise ApiError(400, f"{name} must be a trace seq (a whole number of at most 18 digits), "
+                            f"not {value[:40]!r}", param=name, code="invalid_value")
+    return int(value)

@@ -5,7 +5,12 @@ A live run's log is filled from the trace writer (records arrive on the event lo
 ``trace.jsonl``. Either way one ``RecordLog`` per run is held, however many tabs watch
 it: each tab keeps only its own cursor into it. Runs are named by their place under
 the log root (``log_<stamp>~turn_1~attempt_1``), and a name is only ever resolved
-inside that root, so no request can open a file elsewhere.
+inside that root, so no request can open a file elsewhere: a ``trace.jsonl`` that is a
+symlink is never opened (it could name any file the server can read).
+
+Traces on disk are input like any other: a line that is not a trace record (bad JSON,
+bad UTF-8, ``[1]``, a record without its fields) is skipped, and a run whose first
+line is not its ``RunStarted`` is listed as "unreadable", never an error of the list.
 """
 
 from __future__ import annotations
@@ -14,12 +19,13 @@ import asyncio
 import bisect
 import contextlib
 import json
+import os
 import re
 from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from massgen import ATTEMPT_GLOB, TRACE_FILE
 from massgen.logs.question_ref import expand_lines
@@ -65,12 +71,44 @@ class RecordLog:
     @classmethod
     def from_file(cls, path: Path) -> RecordLog:
         log = cls()
-        with contextlib.suppress(OSError), open(path, encoding="utf-8") as handle:
-            for line in expand_lines(handle.readlines()):  # a large question is written once
-                with contextlib.suppress(ValueError, KeyError, TypeError):
-                    log.append(json.loads(line))
+        lines: list[str] = []
+        with contextlib.suppress(OSError), open_trace(path) as handle:
+            lines = [raw.decode("utf-8", "surrogateescape") for raw in handle.readlines()]
+        for line in expand_lines(lines):  # a large question is written once
+            record = parse_record(line.encode("utf-8", "surrogateescape"))
+            if record is not None:
+                log.append(record)
         log.finished = True
         return log
+
+
+def parse_record(line: bytes) -> dict[str, Any] | None:
+    """One trace line as a record the page and the stream can rely on, or None for anything else."""
+    try:
+        record = json.loads(line)
+    except ValueError:  # bad JSON or bad UTF-8
+        return None
+    if not isinstance(record, dict):
+        return None
+    seq = record.get("seq")
+    if not isinstance(seq, int) or isinstance(seq, bool) or seq < 1:
+        return None
+    if not all(isinstance(record.get(name), str) for name in ("type", "kind", "sender")):
+        return None
+    if not isinstance(record.get("payload"), dict):
+        return None
+    return record
+
+
+def open_trace(path: Path) -> BinaryIO:
+    """Open a trace for reading, refusing a symlink (O_NOFOLLOW: no window between a check and the open)."""
+    return os.fdopen(os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)), "rb")
+
+
+def trace_in(directory: Path) -> Path | None:
+    """``directory``'s trace, if it is a regular file (not a symlink to one elsewhere)."""
+    trace = directory / TRACE_FILE
+    return trace if trace.is_file() and not trace.is_symlink() else None
 
 
 def run_id_of(root: Path, log_dir: Path) -> str | None:
@@ -96,7 +134,7 @@ class RunIndex:
         if not _RUN_ID.match(run_id):
             return None
         path = (self.root / Path(*run_id.split("~"))).resolve()
-        if not path.is_relative_to(self.root) or not (path / TRACE_FILE).is_file():
+        if not path.is_relative_to(self.root) or trace_in(path) is None:
             return None
         return path
 
@@ -131,34 +169,45 @@ class RunIndex:
         found = sorted(self.root.glob(f"{ATTEMPT_GLOB}/{TRACE_FILE}"), reverse=True)
         for trace in found[:limit]:
             run_id = run_id_of(self.root, trace.parent)
-            if run_id is not None:
+            if run_id is not None and trace_in(trace.parent) is not None:
                 yield run_id, trace.parent
 
 
 def summary(run_id: str, log_dir: Path, live: bool) -> dict[str, Any]:
     """What the run list shows, from the first and the last lines of the trace."""
     first, finished = _ends(log_dir / TRACE_FILE)
-    payload = first.get("payload", {}) if first.get("type") == "RunStarted" else {}
-    end = finished.get("payload", {}) if finished.get("type") == "RunFinished" else {}
+    started = first is not None and first["type"] == "RunStarted"
+    payload = first["payload"] if first is not None and started else {}
+    end = finished["payload"] if finished is not None else {}
+    agents = payload.get("agents")
+    question = payload.get("question")
+    if live:
+        status = "running"
+    elif not started:
+        status = "unreadable"  # its first line is not a RunStarted record: shown, never opened as a run
+    else:
+        status = str(end.get("status", "incomplete"))
     return {
-        "id": run_id, "live": live, "question": payload.get("question", ""),
-        "agents": list(payload.get("agents", [])), "started_ts": first.get("ts"),
-        "status": "running" if live else end.get("status", "incomplete"),
-        "partial": end.get("partial"), "winner_label": end.get("winner_label"),
+        "id": run_id, "live": live, "question": question if isinstance(question, str) else "",
+        "agents": [a for a in agents if isinstance(a, str)] if isinstance(agents, list) else [],
+        "started_ts": first.get("ts") if first is not None else None,
+        "status": status, "partial": end.get("partial"), "winner_label": end.get("winner_label"),
     }
 
 
-def _ends(trace: Path) -> tuple[dict[str, Any], dict[str, Any]]:
-    first: dict[str, Any] = {}
-    finished: dict[str, Any] = {}
-    with contextlib.suppress(OSError, ValueError), open(trace, "rb") as handle:
-        first = json.loads(handle.readline() or b"{}")
+def _ends(trace: Path) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """The trace's first record and its last ``RunFinished`` (searched in the last MiB), if well formed."""
+    first: dict[str, Any] | None = None
+    finished: dict[str, Any] | None = None
+    with contextlib.suppress(OSError), open_trace(trace) as handle:
+        first = parse_record(handle.readline())
         handle.seek(0, 2)
         size = handle.tell()
         handle.seek(max(0, size - 1_048_576))
         for line in reversed(handle.read().splitlines()):
             if b'"RunFinished"' in line:
-                with contextlib.suppress(ValueError):
-                    finished = json.loads(line)
+                record = parse_record(line)
+                if record is not None and record["type"] == "RunFinished":
+                    finished = record
                     break
     return first, finished

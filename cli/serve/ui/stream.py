@@ -77,7 +77,8 @@ def end_status(log: RecordLog) -> dict[str, Any]:
     finished = next((r for r in reversed(log.records) if r["type"] == "RunFinished"), None)
     if finished is None:
         return {"status": "incomplete", "partial": True}
-    return {"status": finished["payload"]["status"], "partial": finished["payload"]["partial"]}
+    payload = finished["payload"]  # a trace read from disk may hold anything: keep to what is there
+    return {"status": str(payload.get("status", "incomplete")), "partial": payload.get("partial", True)}
 
 
 async def events(log: RecordLog, after_seq: int, settings: StreamSettings) -> AsyncIterator[bytes]:

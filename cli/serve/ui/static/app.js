@@ -86,6 +86,30 @@ function Header({ s, conn, live, now }) {
   </header>`;
 }
 
+// An answer in its lane: the first few lines, and all of it on request.
+function Collapsible({ text, testid }) {
+  const box = useRef(null);
+  const [open, setOpen] = useState(false);
+  const [long, setLong] = useState(false);
+  useLayoutEffect(() => { if (box.current && !open) setLong(box.current.scrollHeight > box.current.clientHeight + 1); }, [text, open]);
+  return html`<div class="answer-box" data-testid=${testid}>
+    <div class=${`answer-text ${open ? '' : 'clamped'}`} ref=${box}>${text}</div>
+    ${(long || open) && html`<button class="more" data-testid=${`${testid}-more`} onClick=${() => setOpen(!open)}>
+      ${open ? 'show less' : 'show all'}</button>`}</div>`;
+}
+
+function Outcome({ t }) {
+  if (t.answer) {
+    return html`<div class="outcome">→ answered ${t.answer.label}</div>
+      <${Collapsible} text=${t.answer.content} testid=${`answer-${t.answer.label}`} />`;
+  }
+  if (t.vote) {
+    return html`<div class="outcome">→ voted for ${t.vote.target}</div>
+      <div class="vote-reason" data-testid="vote-reason">${t.vote.reason}</div>`;
+  }
+  return t.outcome ? html`<div class="outcome">→ ${t.outcome}</div>` : null;
+}
+
 function Turn({ t }) {
   return html`<div class="turn">
     <div class="turn-head">${t.kind} ${t.id}${t.view.length ? html` · saw ${t.view.join(', ')}` : ''}</div>
@@ -94,7 +118,7 @@ function Turn({ t }) {
     ${t.tools.map((c) => html`<div class=${`tool ${c.error ? 'tool-error' : ''}`}>
       <div class="tool-name">⚙ ${c.name}</div><code>${JSON.stringify(c.args)}</code>
       ${c.result != null && html`<div class="tool-result">${c.result}</div>`}</div>`)}
-    ${t.outcome && html`<div class="outcome">→ ${t.outcome}</div>`}
+    <${Outcome} t=${t} />
   </div>`;
 }
 
@@ -175,7 +199,9 @@ function Graph({ s }) {
 
 function Votes({ s }) {
   return html`<section class="panel" data-testid="votes"><h3>Votes</h3>
-    ${s.tally && html`<div class="muted">tally: ${Object.entries(s.tally.counts).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}</div>`}
+    ${s.tally && html`<div class="muted" data-testid="tally">tally: ${Object.entries(s.tally.counts).map(
+      ([agent, n]) => `${(s.agents[agent] || {}).label || agent} ${n}`).join(', ') || 'no vote counts yet'}${
+      s.tally.converged && s.tally.winner ? ` · converged on ${(s.agents[s.tally.winner] || {}).label || s.tally.winner}` : ''}</div>`}
     <table><tbody>${s.votes.map((v) => html`<tr class=${v.valid ? 'vote' : 'vote struck'} key=${v.seq}>
       <td>${v.voterLabel}</td><td>→ <b>${v.targetLabel}</b></td><td class="reason">${v.reason}</td><td class="muted">r${v.round}</td>
     </tr>`)}</tbody></table></section>`;
@@ -186,7 +212,8 @@ function Final({ s }) {
   const f = s.final;
   return html`<section class="panel final" data-testid="final"><h3>Final answer
       ${bestSoFar(s) && html` <${Chip} kind="partial"><span data-testid="best-so-far">best so far</span></${Chip}>`}</h3>
-    <div class="muted">${f.status}: ${f.reason}${f.winner_label ? ` · from ${f.winner_label}` : ''}</div>
+    <div class="muted" data-testid="final-status">${f.status}: ${f.reason}${f.winner_label ? ` · from ${f.winner_label}` : ''}${
+      s.answerNow ? ' · after answer now' : ''}</div>
     <div data-testid="final-answer">${f.final_answer == null ? html`<i>no answer</i>` : markdown(f.final_answer)}</div>
   </section>`;
 }
@@ -266,24 +293,36 @@ function Scrubber({ entries, pos, setPos }) {
     }, 50);
     return () => clearInterval(timer);
   }, [playing, speed]);
-  const step = () => {
-    const e = entries.find((x) => x.seq > at && (x.type === 'AnswerAccepted' || (x.type === 'RecordVote' && x.kind === 'tell')));
-    if (e) setPos(e.seq);
+  // Answers and votes in seq order. From the end (where a finished run opens) "next" starts over at the
+  // first one; after the last one it goes to the end.
+  const marks = useMemo(() => entries.filter((x) => x.type === 'AnswerAccepted'
+    || (x.type === 'RecordVote' && x.kind === 'tell')).map((x) => x.seq), [entries]);
+  const step = (forward) => {
+    setPlaying(false);
+    if (forward) {
+      const next = at >= max ? marks[0] : marks.find((q) => q > at);
+      setPos(next ?? null);
+    } else {
+      const before = marks.filter((q) => q < at);
+      setPos(before.length ? before[before.length - 1] : 0);
+    }
   };
   return html`<div class="scrubber" data-testid="scrubber">
     <button data-testid="play" onClick=${() => { if (at >= max) setPos(0); setPlaying(!playing); }}>${playing ? '❚❚' : '▶'}</button>
     <select value=${speed} onChange=${(ev) => setSpeed(Number(ev.target.value))}>
       ${[1, 4, 16, 64].map((v) => html`<option value=${v}>${v}×</option>`)}</select>
     <input type="range" min="0" max=${max} value=${at} onInput=${(ev) => setPos(Number(ev.target.value))} data-testid="scrub" />
-    <button data-testid="step" onClick=${step}>next answer/vote ⇥</button>
+    <button data-testid="step-back" onClick=${() => step(false)}>⇤ previous answer/vote</button>
+    <button data-testid="step" onClick=${() => step(true)}>next answer/vote ⇥</button>
     <input data-testid="jump" size="6" placeholder="seq" value=${jump} onInput=${(ev) => setJump(ev.target.value)}
       onKeyDown=${(ev) => { if (ev.key === 'Enter' && jump) setPos(Math.min(max, Number(jump))); }} />
     <span class="muted">seq ${at} / ${max}</span>
   </div>`;
 }
 
-function RunView({ runId, live }) {
+function RunView({ runId, ended }) {
   const feed = useRunStream(runId);
+  useEffect(() => { if (feed.end) ended(); }, [feed.end]);
   const [pos, setPos] = useState(null);  // null: follow the newest record
   const [picked, setPicked] = useState(null);
   const [now, setNow] = useState(Date.now() / 1000);
@@ -304,18 +343,18 @@ function RunView({ runId, live }) {
   </div>`;
 }
 
-function Sidebar({ current, open }) {
+function Sidebar({ current, open, version }) {
   const [runs, setRuns] = useState([]);
   const [configs, setConfigs] = useState([]);
   const [question, setQuestion] = useState('');
   const [config, setConfig] = useState('');
   const load = () => fetch(api('/runs')).then((r) => r.json()).then((d) => { setRuns(d.runs || []); setConfigs(d.configs || []); setConfig((c) => c || (d.configs || [])[0] || ''); }).catch(() => {});
-  useEffect(() => { load(); const t = setInterval(load, 3000); return () => clearInterval(t); }, []);
+  useEffect(() => { load(); const t = setInterval(load, 3000); return () => clearInterval(t); }, [version]);
   const start = (ev) => {
     ev.preventDefault();
     post('/runs', { question, config: config || configs[0] }).then((d) => { setQuestion(''); open(d.id); load(); }).catch(alert);
   };
-  return html`<aside class="sidebar">
+  return html`<aside class="sidebar"><div class="sidebar-inner">
     <form onSubmit=${start} data-testid="start-form">
       <textarea data-testid="question" placeholder="Ask the team…" value=${question} onInput=${(ev) => setQuestion(ev.target.value)} />
       <select data-testid="config" value=${config} onChange=${(ev) => setConfig(ev.target.value)}>
@@ -326,15 +365,17 @@ function Sidebar({ current, open }) {
     <ul class="runs" data-testid="runs">${runs.map((r) => html`<li key=${r.id} class=${r.id === current ? 'current' : ''}>
       <a href=${`?run=${encodeURIComponent(r.id)}`} data-run=${r.id} onClick=${(ev) => { ev.preventDefault(); open(r.id); }}>
         <${Chip} kind=${r.status}>${r.status}</${Chip}> ${r.question.slice(0, 80) || r.id}</a></li>`)}</ul>
-  </aside>`;
+  </div></aside>`;
 }
 
 function App() {
   const [runId, setRunId] = useState(new URLSearchParams(location.search).get('run'));
+  const [listVersion, setListVersion] = useState(0);  // bumped when a run ends: the list reloads at once
   const open = (id) => { history.pushState(null, '', `?run=${encodeURIComponent(id)}`); setRunId(id); };
   useEffect(() => { const f = () => setRunId(new URLSearchParams(location.search).get('run')); addEventListener('popstate', f); return () => removeEventListener('popstate', f); }, []);
-  return html`<div class="app"><${Sidebar} current=${runId} open=${open} />
-    <main>${runId ? html`<${RunView} key=${runId} runId=${runId} />` : html`<p class="muted">Start a run or pick one on the left.</p>`}</main></div>`;
+  const ended = () => setListVersion((v) => v + 1);
+  return html`<div class="app"><${Sidebar} current=${runId} open=${open} version=${listVersion} />
+    <main>${runId ? html`<${RunView} key=${runId} runId=${runId} ended=${ended} />` : html`<p class="muted">Start a run or pick one on the left.</p>`}</main></div>`;
 }
 
 render(html`<${App} />`, document.getElementById('app'));

@@ -6,7 +6,7 @@ export function initial() {
   return {
     seq: 0, count: 0, firstTs: null, lastTs: null, question: '', runId: '', order: [], agents: {},
     phase: 'waiting', round: 0, deadlineS: null, budget: null, answers: {}, answerOrder: [], votes: [],
-    tally: null, timeline: [], notes: {}, final: null, answerNow: false, msgs: {},
+    tally: null, judged: null, live: [], voteRound: null, timeline: [], notes: {}, final: null, answerNow: false, msgs: {},
     totals: { calls: 0, inTok: 0, outTok: 0, cost: 0 },
   };
 }
@@ -42,6 +42,25 @@ function sawOf(s, proposalId) {
   return [...new Set([...start.labels, ...injected.labels])];
 }
 
+// The tally as the judge keeps it (actors/judge.py): each live voter's latest vote that still counts,
+// per target agent. Derived from the votes on screen, so a vote and its tally always agree, also at a
+// seq between a RecordVote and the TallyUpdated it causes; `converged` and `winner` are the judge's
+// word from its last TallyUpdated for the same votes.
+function withTally(s) {
+  if (!s.votes.length && !s.judged) return { ...s, tally: null };
+  const latest = {};
+  for (const v of s.votes) if (v.valid && s.live.includes(v.voter)) latest[v.voter] = v;
+  const counts = {};
+  for (const v of Object.values(latest)) counts[v.target] = (counts[v.target] || 0) + 1;
+  const keys = Object.keys(counts);
+  const same = s.judged && keys.length === Object.keys(s.judged.counts).length
+    && keys.every((k) => s.judged.counts[k] === counts[k]);
+  return { ...s, tally: { counts, converged: Boolean(same && s.judged.converged), winner: same ? s.judged.winner : null } };
+}
+
+// Statuses of an agent in the middle of something; once the run is over none of them is true.
+const BUSY = new Set(['starting', 'idle', 'working', 'voting', 'presenting', 'restarting']);
+
 function newAgent(id, label) {
   return { id, label, status: 'starting', incarnation: 1, turns: [], answers: [], votedFor: null,
            calls: 0, inTok: 0, outTok: 0, cost: 0, error: null };
@@ -67,7 +86,7 @@ export function apply(s, e, limit = Infinity) {
       const agents = {};
       p.agents.forEach((id, i) => { agents[id] = newAgent(id, p.labels[i]); });
       const cfg = p.config || {};
-      s = { ...s, runId: e.run_id, question: p.question, order: [...p.agents], agents, phase: 'coordinating',
+      s = { ...s, runId: e.run_id, question: p.question, order: [...p.agents], agents, live: [...p.agents], phase: 'coordinating',
             deadlineS: (cfg.timeout_settings || {}).orchestrator_timeout_seconds ?? null,
             budget: (cfg.orchestrator || {}).budget || null };
       return note(s, e, 'run', `run started with ${p.agents.length} agents`);
@@ -129,31 +148,37 @@ export function apply(s, e, limit = Infinity) {
             answerOrder: [...s.answerOrder, p.label] };
       s = withAgent(s, p.agent, (a) => withTurn({ ...a, status: 'answered', answers: [...a.answers, p.label] },
                                                  a.turns.length ? a.turns[a.turns.length - 1].id : -1,
-                                                 (t) => ({ ...t, outcome: `answered ${p.label}` })));
+                                                 (t) => ({ ...t, outcome: `answered ${p.label}`,
+                                                           answer: { label: p.label, content: p.content } })));
       return note(s, e, 'answer', `${p.label} from ${labelOf(s, p.agent)}`, { agent: p.agent, label: p.label, refs: saw });
     }
     case 'InvalidateVotes': {
       if (kind !== 'tell') return s;
       const struck = s.votes.filter((v) => v.valid && v.round < p.round).length;
+      s = { ...s, voteRound: p.round };
       if (!struck) return s;
-      s = { ...s, votes: s.votes.map((v) => (v.valid && v.round < p.round ? { ...v, valid: false } : v)),
-            timeline: s.timeline.map((t) => (t.kind === 'vote' && !t.struck && t.round < p.round ? { ...t, struck: true } : t)) };
+      s = withTally({ ...s, votes: s.votes.map((v) => (v.valid && v.round < p.round ? { ...v, valid: false } : v)),
+            timeline: s.timeline.map((t) => (t.kind === 'vote' && !t.struck && t.round < p.round ? { ...t, struck: true } : t)) });
       return note(s, e, 'invalidate', `${struck} vote(s) no longer count: ${p.reason}`);
     }
     case 'RecordVote': {
       if (kind !== 'tell') return s;
       const saw = sawOf(s, e.causation_id);
       const vote = { voter: p.voter, voterLabel: labelOf(s, p.voter), target: p.target, targetLabel: p.target_label,
-                     reason: p.reason, round: p.round, seq: e.seq, valid: true, saw };
-      s = { ...s, votes: [...s.votes, vote] };
+                     reason: p.reason, round: p.round, seq: e.seq,
+                     valid: s.voteRound == null || p.round === s.voteRound, saw };  // the judge drops other rounds' votes
+      s = withTally({ ...s, votes: [...s.votes, vote] });
       s = withAgent(s, p.voter, (a) => withTurn({ ...a, status: 'voted', votedFor: p.target_label },
                                                  a.turns.length ? a.turns[a.turns.length - 1].id : -1,
-                                                 (t) => ({ ...t, outcome: `voted for ${p.target_label}` })));
+                                                 (t) => ({ ...t, outcome: `voted for ${p.target_label}`,
+                                                           vote: { target: p.target_label, reason: p.reason } })));
       return note(s, e, 'vote', `${vote.voterLabel} votes for ${p.target_label}: ${p.reason}`,
                   { agent: p.voter, refs: saw, target: p.target_label, round: p.round });
     }
+    case 'SetLiveAgents':
+      return kind === 'tell' ? withTally({ ...s, live: [...p.agents] }) : s;
     case 'TallyUpdated':
-      return kind === 'tell' ? { ...s, tally: { counts: p.counts, converged: p.converged, winner: p.winner } } : s;
+      return kind === 'tell' ? withTally({ ...s, judged: { counts: p.counts, converged: p.converged, winner: p.winner } }) : s;
     case 'CancelRun':
       return kind === 'tell' ? note(s, e, 'control', `cancel: ${p.reason}`) : s;
     case 'AnswerNow':
@@ -195,7 +220,10 @@ export function apply(s, e, limit = Infinity) {
       return note(s, e, 'deadline', `deadline (${p.scope}) ${p.name ? labelOf(s, p.name) + ' ' : ''}${p.detail}`);
     case 'CancelTurn':
       if (kind !== 'tell') return s;
-      return withAgent(s, agentOf(e.to), (a) => withTurn(a, p.turn_id, (t) => ({ ...t, outcome: t.outcome || `cancelled: ${p.reason}` })));
+      // The turn is over: a cancelled turn leaves the agent idle (answer-now hands it a vote-only turn next).
+      return withAgent(s, agentOf(e.to), (a) => withTurn(
+        { ...a, status: BUSY.has(a.status) && a.turns.some((t) => t.id === p.turn_id) ? 'idle' : a.status },
+        p.turn_id, (t) => ({ ...t, outcome: t.outcome || `cancelled: ${p.reason}` })));
     case 'TurnCorrection':
       if (kind !== 'tell') return s;
       return withAgent(s, sender, (a) => withTurn(a, p.turn_id, (t) => ({ ...t, text: `${t.text}\n[correction: ${p.problem}]\n` })));
@@ -212,9 +240,14 @@ export function apply(s, e, limit = Infinity) {
     }
     case 'FinalPresented':
       return kind === 'tell' ? withAgent(s, sender, (a) => ({ ...a, status: 'done' })) : s;
-    case 'RunFinished':
-      s = { ...s, phase: 'finished', final: { ...p } };
+    case 'RunFinished': {
+      // The supervisor stops every agent with the run: whoever was still mid-turn (or between turns)
+      // is stopped; an agent's last answer, vote, presentation or failure stays what it shows.
+      const agents = {};
+      for (const [id, a] of Object.entries(s.agents)) agents[id] = BUSY.has(a.status) ? { ...a, status: 'stopped' } : a;
+      s = { ...s, phase: 'finished', final: { ...p }, agents };
       return note(s, e, 'finish', `run ${p.status}: ${p.reason}`);
+    }
     default:
       return s;
   }
@@ -234,7 +267,8 @@ export function foldTo(entries, limit = Infinity) {
   return s;
 }
 
-// "best so far": the run was ended by a deadline, the budget or answer-now, not by convergence.
+// "best so far": the trace says so (RunFinished.partial: a deadline, the budget or cancel ended the run
+// before the team converged). After answer-now the team votes on what exists and may still converge.
 export function bestSoFar(s) {
-  return Boolean(s.final && (s.final.partial || s.answerNow));
+  return Boolean(s.final && s.final.partial);
 }
