@@ -357,17 +357,19 @@ def score(rows: list[dict[str, Any]], tasks: list[Task]) -> list[MethodScore]:
                 (majority(extract(r["text"]) for r in rows_of(t, "sample")[:k]), rows_of(t, "sample")[:k], t)
                 for t in with_samples])
     add("team", [(extract(by_task[t]["team"][0]["text"]), by_task[t]["team"][:1], t) for t in team_ids])
-    firsts = {t: by_task[t]["team"][0].get("first_answers") for t in team_ids}
-    firsts = {t: f for t, f in firsts.items() if f}
+    firsts: dict[str, list[dict[str, Any]]] = {
+        t: f for t in team_ids if (f := by_task[t]["team"][0].get("first_answers") or [])}
     agents = sorted({(i, a["agent"], a.get("temperature")) for f in firsts.values() for i, a in enumerate(f)},
                     key=lambda x: x[0])
     for place, agent, temperature in agents:
-        picked = [(extract(f[place]["text"]), [], t) for t, f in firsts.items()
-                  if len(f) > place and f[place]["agent"] == agent]
+        picked: list[tuple[int | None, list[dict[str, Any]], str]] = [
+            (extract(f[place]["text"]), [], t) for t, f in firsts.items()
+            if len(f) > place and f[place]["agent"] == agent]
         add(f"{agent}'s first answer alone (T {temperature})", picked, calls_each=1.0)
     if firsts:
-        ceiling = [(expected[t] if any(extract(a["text"]) == expected[t] for a in f) else None, [], t)
-                   for t, f in firsts.items()]
+        ceiling: list[tuple[int | None, list[dict[str, Any]], str]] = [
+            (expected[t] if any(extract(a["text"]) == expected[t] for a in f) else None, [], t)
+            for t, f in firsts.items()]
         add("ceiling: any first answer right", ceiling, calls_each=float(len(agents)))
     return scores
 
