@@ -414,6 +414,9 @@ class TurnRunner:
                 max_tokens=self.settings.max_tokens, tools=self.io.extra_tools if self.io.tools_in_present else (),
             )
             result = await self._call(msg.turn_id, msg.msg_id, request)
+            if result.calls and not request.tools:  # nothing to run them with: traced, not dropped unseen
+                for call in result.calls:
+                    self._refuse(msg.turn_id, msg.msg_id, call, "not run: no tools are offered in the presentation")
             if not result.calls or not request.tools:
                 break
             messages.append(ChatMessage(role="assistant", content=result.text, tool_calls=tuple(result.calls)))

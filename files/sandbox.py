@@ -76,8 +76,8 @@ def bwrap_argv(command: str, workspace: Path, read_only: Sequence[Path], hidden:
             "--gid", str(SANDBOX_GID), "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
     for directory in _SYSTEM_DIRS:
         argv += ["--ro-bind-try", directory, directory]
-    for path in etc_files():
-        argv += ["--ro-bind-try", path, path]
+    for etc_path in etc_files():
+        argv += ["--ro-bind-try", etc_path, etc_path]
     argv += ["--symlink", "../proc/self/mounts", "/etc/mtab"]
     argv += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
     for path in read_only:

@@ -93,7 +93,8 @@ def walk(top_fd: int, *, descend: Callable[[Entry], bool] = lambda _entry: True,
     """Every entry below ``top_fd`` (which the caller keeps), folders before what they hold.
 
     ``descend`` decides whether a folder's contents are visited. A folder that cannot be
-    opened (it vanished, or was swapped for a link) is yielded but not entered.
+    opened or listed (it vanished, was swapped for a link, or may not be read) is yielded but
+    not entered.
     """
     stack = [_Folder(os.dup(top_fd), None if mirror is None else os.dup(mirror), ())]
     try:
@@ -127,7 +128,11 @@ def walk(top_fd: int, *, descend: Callable[[Entry], bool] = lambda _entry: True,
 
 
 def _entries(folder: _Folder, descend: Callable[[Entry], bool]) -> Iterator[Entry]:
-    for name in sorted(os.listdir(folder.fd)):
+    try:
+        names = sorted(os.listdir(folder.fd))
+    except OSError:  # a folder that may not be read (EACCES) is walked as an empty one
+        return
+    for name in names:
         try:
             info = os.stat(name, dir_fd=folder.fd, follow_symlinks=False)
         except FileNotFoundError:
