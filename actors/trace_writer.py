@@ -24,6 +24,7 @@ from massgen.logs.files import TRACE_FILE, render_status
 from massgen.messages import DeadLetter, Message, Sender
 from massgen.messages.protocols import TraceWriterInbox, members
 from massgen.messages.trace import to_record
+from massgen.messages.trace_refs import TraceEncoder
 from massgen.messages.writing import Flush, WriteRecord, WriteStatus
 
 _ACCEPTS = members(TraceWriterInbox)
@@ -46,6 +47,7 @@ class TraceWriter(pykka.ThreadingActor):
         self._seq = 0
         self._run_id = ""  # of the records written so far, for the writer's own dead letters
         self._file: IO[str] | None = None
+        self._encoder = TraceEncoder()  # the file holds references (format 2); readers get records whole
         self._last_status_at = float("-inf")
         self._trailing: threading.Timer | None = None
         self.closed = threading.Event()
@@ -114,10 +116,11 @@ class TraceWriter(pykka.ThreadingActor):
         self._seq += 1
         self._run_id = msg.run_id
         record = to_record(self._seq, kind, to, msg, extra)
+        written = {**record, "payload": self._encoder.encode(self._seq, record["type"], record["payload"])}
         try:
-            self._file.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+            self._file.write(json.dumps(written, ensure_ascii=False, default=str) + "\n")
         except UnicodeEncodeError:  # lone surrogates: JSON's \uXXXX escapes keep them, losslessly
-            self._file.write(json.dumps(record, ensure_ascii=True, default=str) + "\n")
+            self._file.write(json.dumps(written, ensure_ascii=True, default=str) + "\n")
         self._file.flush()
         self.projection.apply(record)
         if self.projection.finished is not None:  # RunFinished, or a record after it

@@ -15,6 +15,7 @@ from typing import Any
 
 from massgen.errors import TraceError
 from massgen.logs.layout import TRACE_FILE
+from massgen.messages.trace_refs import TraceDecoder, TraceReferenceError
 
 _REQUIRED = ("seq", "ts", "kind", "type", "payload")
 
@@ -75,11 +76,17 @@ def read_trace_file(path: str | Path) -> TraceRead:
     records: list[dict[str, Any]] = []
     skipped: list[str] = []
     torn = 0
+    decoder = TraceDecoder()  # references to earlier records (trace format 2) are read back whole
     for number, raw in enumerate(lines, 1):
         if not raw.strip():
             continue
         record, why = _problem(raw)
         if record is not None:
+            try:
+                record["payload"] = decoder.decode(record["seq"], record["type"], record["payload"])
+            except TraceReferenceError as exc:
+                skipped.append(f"line {number}: {exc}")
+                continue
             records.append(record)
         elif number == len(lines):  # no newline after it: the write was cut off
             torn = len(raw)

@@ -15,13 +15,14 @@ import bisect
 import contextlib
 import json
 import re
+import warnings
 from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from massgen import ATTEMPT_GLOB, TRACE_FILE
+from massgen import ATTEMPT_GLOB, TRACE_FILE, TraceError, read_trace
 
 _RUN_ID = re.compile(r"^log_[A-Za-z0-9_]+~turn_\d+~attempt_\d+$")
 _KEEP_FINISHED = 8  # finished runs' logs kept in memory for tabs that come back to them
@@ -64,10 +65,12 @@ class RecordLog:
     @classmethod
     def from_file(cls, path: Path) -> RecordLog:
         log = cls()
-        with contextlib.suppress(OSError), open(path, encoding="utf-8") as handle:
-            for line in handle:
+        # The one reader: references to earlier records come back whole; a bad line is left out, unsaid.
+        with contextlib.suppress(TraceError), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for record in read_trace(path):
                 with contextlib.suppress(ValueError, KeyError, TypeError):
-                    log.append(json.loads(line))
+                    log.append(record)
         log.finished = True
         return log
 
