@@ -62,11 +62,9 @@ class LogProjection:
         self.started: dict[str, Any] | None = None
         self.finished: dict[str, Any] | None = None
         self.agents: dict[str, AgentView] = {}
-        self._by_sender: dict[str, str] = {}
         self.answers: list[dict[str, Any]] = []
         self.votes: list[dict[str, Any]] = []
         self.events: list[dict[str, Any]] = []
-        self.final_presentation: str | None = None
         self.snapshots: list[dict[str, Any]] = []
         self.context_changes: dict[str, Any] | None = None
         # Calls and tokens an attempt resumed from had already spent (RunResumed).
@@ -97,6 +95,8 @@ class LogProjection:
         detail = {k: v for k, v in p.items() if k not in ("task", "history", "view", "config", "content")}
         if "content" in p:
             detail["chars"] = len(str(p["content"]))
+        if record.type == "InvalidateVotes":  # every answer so far, each time: a count, or the file grows as N^2
+            detail["answers"] = len(p["answers"])
         if record.type == "RunResumed":  # each agent's carried calls are in the trace, not the timeline
             detail["agents"] = [a["agent"] for a in p["agents"]]
         return {
@@ -202,9 +202,6 @@ class LogProjection:
 
     def _on_ContextChanged(self, record: TraceRecord, p: dict[str, Any]) -> None:
         self.context_changes = {"changed_files": list(p["files"]), "diff": p["diff_path"]}
-
-    def _on_FinalPresented(self, record: TraceRecord, p: dict[str, Any]) -> None:
-        self.final_presentation = p["content"]
 
     def _on_RunFinished(self, record: TraceRecord, p: dict[str, Any]) -> None:
         self.finished = {**p, "ts": record.ts}

@@ -168,7 +168,7 @@ def main(argv: Sequence[str] | None = None, *, served_config: tuple[str, TeamCon
         ui = WebUI(state, UiAccess(bind_host=args.host),
                    StreamSettings(ping_s=args.keepalive, drop_every=max(0, args.ui_drop_every)))
         state.extra_routes = ui.routes()
-    config = uvicorn.Config(
+    server_config = uvicorn.Config(
         build_app(state), host=args.host, port=args.port, log_level=args.log_level, lifespan="on",
         timeout_graceful_shutdown=int(args.shutdown_grace + state.drain_timeout_s + 5), server_header=False,
         http=header_timeout.with_timeout(args.header_timeout),
@@ -176,5 +176,5 @@ def main(argv: Sequence[str] | None = None, *, served_config: tuple[str, TeamCon
     if not api_key and args.host not in ("127.0.0.1", "localhost", "::1"):
         log.warning("listening on %s without an API key: anyone who can reach it can spend your model budget",
                     args.host)
-    _Server(config, state, ui, start_question).run()
+    _Server(server_config, state, ui, start_question).run()
     return exit_codes.SUCCESS
