@@ -128,6 +128,8 @@ def _key(item: Any) -> Any:
 def _ops(base: list[Any], new: list[Any]) -> list[list[Any]]:
     if base == new:
         return []
+    if len(new) >= len(base) and new[:len(base)] == base:  # grown at the end (the answers of a new round)
+        return [[len(base), len(base), new[len(base):]]]
     matcher = SequenceMatcher(None, [_key(i) for i in base], [_key(i) for i in new], autojunk=False)
     return [[i1, i2, new[j1:j2]] for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
 
