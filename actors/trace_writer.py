@@ -126,7 +126,7 @@ class TraceWriter(pykka.ThreadingActor):
             self._file.write(json.dumps(written, ensure_ascii=True, default=str) + "\n")
         self._file.flush()
         record = {**record, "payload": self._decoder.decode(self._seq, record["type"], written["payload"])}
-        self.projection.apply(record)
+        self.projection.apply(record, msg)
         if self.projection.finished is not None:  # RunFinished, or a record after it
             write_all(self.log_dir, self.projection)
         elif time.monotonic() - self._last_status_at >= _STATUS_EVERY_S:
