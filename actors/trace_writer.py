@@ -24,7 +24,7 @@ from massgen.logs.files import TRACE_FILE, render_status
 from massgen.messages import DeadLetter, Message, Sender
 from massgen.messages.protocols import TraceWriterInbox, members
 from massgen.messages.trace import to_record
-from massgen.messages.trace_refs import TraceDecoder, TraceEncoder
+from massgen.messages.trace_refs import TraceEncoder
 from massgen.messages.writing import Flush, WriteRecord, WriteStatus
 
 _ACCEPTS = members(TraceWriterInbox)
@@ -47,10 +47,9 @@ class TraceWriter(pykka.ThreadingActor):
         self._seq = 0
         self._run_id = ""  # of the records written so far, for the writer's own dead letters
         self._file: IO[str] | None = None
-        # The file holds references (format 2). The projection and the subscribers get each record as a
-        # reader of the file does, decoded from what was written: the same values, and the repeated
-        # ones (a round's view, its labels) shared instead of one copy per record.
-        self._encoder, self._decoder = TraceEncoder(), TraceDecoder()
+        # The file holds references (format 2); the projection and the subscribers get records whole (a
+        # reader of the file gets the same from TraceDecoder), and the projection the message itself.
+        self._encoder = TraceEncoder()
         self._last_status_at = float("-inf")
         self._trailing: threading.Timer | None = None
         self.closed = threading.Event()
@@ -125,7 +124,6 @@ class TraceWriter(pykka.ThreadingActor):
         except UnicodeEncodeError:  # lone surrogates: JSON's \uXXXX escapes keep them, losslessly
             self._file.write(json.dumps(written, ensure_ascii=True, default=str) + "\n")
         self._file.flush()
-        record = {**record, "payload": self._decoder.decode(self._seq, record["type"], written["payload"])}
         self.projection.apply(record, msg)
         if self.projection.finished is not None:  # RunFinished, or a record after it
             write_all(self.log_dir, self.projection)

@@ -121,6 +121,8 @@ class LogProjection:
         self.last_ts = ts
         if record.type in _TIMELINE_TYPES and record.kind in ("tell", "event"):
             self.events.append(self._event(record))
+            if isinstance(message, TurnStarted):  # the message's labels are the answers' own strings: shared
+                self.events[-1]["view_labels"] = message.view_labels
         if record.type not in _PROJECTED or record.kind not in ("tell", "event", "reply"):
             return
         folded = message if message is not None else record.message()
