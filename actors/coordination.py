@@ -56,6 +56,8 @@ class Coordination:
     _place: dict[str, int] = field(default_factory=dict, repr=False)
     _rotated: dict[int, AnswerView] = field(default_factory=dict, repr=False)  # of the current version, by shift
     _results: tuple[AnswerResult, ...] | None = field(default=None, repr=False)
+    _previous_results: tuple[AnswerResult, ...] = field(default=(), repr=False)
+    _entries: dict[str, AnswerEntry] = field(default_factory=dict, repr=False)
 
     @property
     def version(self) -> int:
@@ -85,11 +87,16 @@ class Coordination:
         if self._results is not None:
             return self._results
         newest = {a.agent: a.label for a in self.answers}
+        # Each version's tuple reuses the entries that did not change (every one but the new answer and the
+        # one it superseded): N versions of N answers are N objects, not N^2, however many messages hold them.
+        known = {(r.label, r.latest): r for r in self._previous_results}
         self._results = tuple(
-            AnswerResult(agent=a.agent, label=a.label, result=a.result, independent=a.independent,
-                         latest=newest[a.agent] == a.label)
+            known.get((a.label, newest[a.agent] == a.label))
+            or AnswerResult(agent=a.agent, label=a.label, result=a.result, independent=a.independent,
+                            latest=newest[a.agent] == a.label)
             for a in self.answers
         )
+        self._previous_results = self._results
         return self._results
 
     def view(self) -> AnswerView:
@@ -99,8 +106,12 @@ class Coordination:
         self._view_places = []
         for place, agent in enumerate(self.agents):
             latest = self.latest(agent)
-            if latest is not None:
-                entries.append(AnswerEntry(agent=self.labels[agent], label=latest.label, content=latest.content))
+            if latest is not None:  # one entry per answer, shared by every version's view that shows it
+                entry = self._entries.get(latest.label)
+                if entry is None:
+                    entry = self._entries[latest.label] = AnswerEntry(
+                        agent=self.labels[agent], label=latest.label, content=latest.content)
+                entries.append(entry)
                 self._view_places.append(place)
         self._view = AnswerView(version=self.version, answers=tuple(entries))
         return self._view

@@ -25,6 +25,7 @@ from massgen.logs.question_ref import QuestionRef
 from massgen.messages import DeadLetter, Message, Sender
 from massgen.messages.protocols import TraceWriterInbox, members
 from massgen.messages.trace import to_record
+from massgen.messages.trace_refs import TraceEncoder
 from massgen.messages.writing import Flush, WriteRecord, WriteStatus
 
 _ACCEPTS = members(TraceWriterInbox)
@@ -48,6 +49,9 @@ class TraceWriter(pykka.ThreadingActor):
         self._run_id = ""  # of the records written so far, for the writer's own dead letters
         self._question: QuestionRef | None = None  # a large question: written once (logs/question_ref.py)
         self._file: IO[str] | None = None
+        # The file holds references (format 2); the projection and the subscribers get records whole (a
+        # reader of the file gets the same from TraceDecoder), and the projection the message itself.
+        self._encoder = TraceEncoder()
         self._last_status_at = float("-inf")
         self._trailing: threading.Timer | None = None
         self.closed = threading.Event()
@@ -116,7 +120,8 @@ class TraceWriter(pykka.ThreadingActor):
         self._seq += 1
         self._run_id = msg.run_id
         record = to_record(self._seq, kind, to, msg, extra)
-        line = json.dumps(record, ensure_ascii=False, default=str)
+        written = {**record, "payload": self._encoder.encode(self._seq, record["type"], record["payload"])}
+        line = json.dumps(written, ensure_ascii=False, default=str)
         if self._seq == 1:
             self._question = QuestionRef.of(record)
         elif self._question is not None:
@@ -124,10 +129,10 @@ class TraceWriter(pykka.ThreadingActor):
         try:
             self._file.write(line + "\n")
         except UnicodeEncodeError:  # lone surrogates: JSON's \uXXXX escapes keep them, losslessly
-            line = json.dumps(record, ensure_ascii=True, default=str)
+            line = json.dumps(written, ensure_ascii=True, default=str)
             self._file.write((self._question.shorten(line) if self._question and self._seq > 1 else line) + "\n")
         self._file.flush()
-        self.projection.apply(record)
+        self.projection.apply(record, msg)
         if self.projection.finished is not None:  # RunFinished, or a record after it
             write_all(self.log_dir, self.projection)
         elif time.monotonic() - self._last_status_at >= _STATUS_EVERY_S:

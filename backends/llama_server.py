@@ -137,7 +137,6 @@ class LlamaServer:
         self._generation = 0
         self._restarts = 0
         self.last_start_seconds: float | None = None
-        self.last_death: str | None = None
 
     # -- state, readable without the lock ---------------------------------------------------
     @property
@@ -286,16 +285,12 @@ class LlamaServer:
         proc = self._proc
         if proc is not None:
             _terminate_group(proc, timeout)
-        self._cleanup_locked(record_death=False)
+        self._cleanup_locked()
 
-    def _cleanup_locked(self, *, record_death: bool = True) -> None:
+    def _cleanup_locked(self) -> None:
         proc = self._proc
-        if proc is not None:
-            if proc.poll() is None:
-                _terminate_group(proc, 5.0)
-            elif record_death and self._log is not None:
-                # Died on its own (or was killed): keep why, for the error the caller reports.
-                self.last_death = f"exit code {proc.returncode}; last output: {_tail(self._log, 600)}"
+        if proc is not None and proc.poll() is None:
+            _terminate_group(proc, 5.0)
         self._proc = None
         self._port = None
         if self._log is not None:

@@ -120,7 +120,7 @@ def team_config(args: argparse.Namespace, session: Session | None = None) -> tup
     choice = stored_config(args)
     if session is not None and not args.config and not any(getattr(args, n) for n in QUICK_FLAGS):
         choice = {"config": None, **session.config}
-    quick = {name: choice.get(name) for name in QUICK_FLAGS}
+    quick: dict[str, Any] = {name: choice.get(name) for name in QUICK_FLAGS}
     with modes.config_warnings(strict=getattr(args, "strict_validation", False)):
         if not choice.get("config") and (quick["model"] or quick["backend"]):
             config = quick_team(env=environment(), **quick)

@@ -33,7 +33,7 @@ class LogsError(MassGenError):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
+    common = UsageParser(add_help=False)
     common.add_argument("--json", action="store_true", help="print JSON instead of text")
     common.add_argument("--log-dir", metavar="DIR",
                         help="base of the run logs (default $MASSGEN_LOG_BASE_DIR or .massgen/massgen_logs)")

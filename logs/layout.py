@@ -89,9 +89,6 @@ class LogLayout:
     def status(self) -> Path:
         return self.log_dir / STATUS_FILE
 
-    def agent_output(self, agent_id: str) -> Path:
-        return self.log_dir / agent_output_name(agent_id)
-
     def final_answer(self, winner: str | None) -> Path:
         """``final/<winner>/answer.txt``; ``final/best_so_far/answer.txt`` when no agent won."""
         return self.log_dir / final_answer_name(winner)

@@ -10,12 +10,43 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeAlias, assert_never, cast
 
+from massgen.messages import (
+    AgentExcluded,
+    AgentMarkedFailed,
+    AgentRejoined,
+    AgentRestarting,
+    AnswerAccepted,
+    ChildFailed,
+    ContextChanged,
+    InvalidateVotes,
+    Message,
+    ModelCallFinished,
+    PresentFinal,
+    RecordVote,
+    RunFinished,
+    RunResumed,
+    RunStarted,
+    SnapshotTaken,
+    TurnStarted,
+)
+from massgen.messages.protocols import members
 from massgen.messages.trace import TraceRecord, sender_name
 
 # status.json is rewritten up to four times a second: it shows the head of a long question.
 STATUS_QUESTION_CHARS = 4096
+
+# The messages the projection folds into its state; every other type only counts as a record
+# (and, when in _TIMELINE_TYPES, is listed in the timeline). Adding one here without a case in
+# ``_fold`` is a type error.
+ProjectedMessage: TypeAlias = (
+    RunStarted | TurnStarted | AnswerAccepted | RecordVote | InvalidateVotes | RunResumed | ModelCallFinished
+    | ChildFailed | AgentRestarting | AgentMarkedFailed | AgentExcluded | AgentRejoined | PresentFinal
+    | SnapshotTaken | ContextChanged | RunFinished
+)
+_PROJECTED_CLASSES = members(ProjectedMessage)
+_PROJECTED = frozenset(cls.__name__ for cls in _PROJECTED_CLASSES)
 
 
 @dataclass
@@ -65,11 +96,9 @@ class LogProjection:
         self.started: dict[str, Any] | None = None
         self.finished: dict[str, Any] | None = None
         self.agents: dict[str, AgentView] = {}
-        self._by_sender: dict[str, str] = {}
         self.answers: list[dict[str, Any]] = []
         self.votes: list[dict[str, Any]] = []
         self.events: list[dict[str, Any]] = []
-        self.final_presentation: str | None = None
         self.snapshots: list[dict[str, Any]] = []
         self.context_changes: dict[str, Any] | None = None
         # Calls and tokens an attempt resumed from had already spent (RunResumed).
@@ -81,25 +110,35 @@ class LogProjection:
 
     # -- folding ------------------------------------------------------------------------
 
-    def apply(self, raw: Mapping[str, Any] | TraceRecord) -> None:
-        """Fold one record (as read from a line, handed to a subscriber, or typed) into the state."""
+    def apply(self, raw: Mapping[str, Any] | TraceRecord, message: Message | None = None) -> None:
+        """Fold one record (as read from a line, handed to a subscriber, or typed) into the state.
+
+        ``message`` is the record's message when the caller has it (the live writer); else it is
+        parsed from the record, once. The projection folds a subset of the message types
+        (``ProjectedMessage``); the others only count and, when in the timeline, are listed.
+        """
         record = TraceRecord.of(raw)
         self.records += 1
         ts = float(record.ts)
         self.first_ts = ts if self.first_ts is None else self.first_ts
         self.last_ts = ts
-        kind, mtype, p = record.kind, record.type, record.payload
-        if mtype in _TIMELINE_TYPES and kind in ("tell", "event"):
+        if record.type in _TIMELINE_TYPES and record.kind in ("tell", "event"):
             self.events.append(self._event(record))
-        handler = getattr(self, f"_on_{mtype}", None)
-        if handler is not None and kind in ("tell", "event", "reply"):
-            handler(record, p)
+            if isinstance(message, TurnStarted):  # the message's labels are the answers' own strings: shared
+                self.events[-1]["view_labels"] = message.view_labels
+        if record.type not in _PROJECTED or record.kind not in ("tell", "event", "reply"):
+            return
+        folded = message if message is not None else record.message()
+        assert isinstance(folded, _PROJECTED_CLASSES)
+        self._fold(record, cast(ProjectedMessage, folded))
 
     def _event(self, record: TraceRecord) -> dict[str, Any]:
         p = record.payload
         detail = {k: v for k, v in p.items() if k not in ("task", "history", "view", "config", "content")}
         if "content" in p:
             detail["chars"] = len(str(p["content"]))
+        if record.type == "InvalidateVotes":  # every answer so far, each time: a count, or the file grows as N^2
+            detail["answers"] = len(p["answers"])
         if record.type == "RunResumed":  # each agent's carried calls are in the trace, not the timeline
             detail["agents"] = [a["agent"] for a in p["agents"]]
         return {
@@ -114,106 +153,85 @@ class LogProjection:
     def _agent_of(self, sender: str) -> AgentView | None:
         return self.agents.get(sender_name(sender))
 
-    def _on_RunStarted(self, record: TraceRecord, p: dict[str, Any]) -> None:
-        self.started = {**p, "ts": record.ts, "run_id": record.run_id}
-        for agent_id, label in zip(p["agents"], p["labels"], strict=True):
-            self.agents[agent_id] = AgentView(agent_id=agent_id, label=label)
-
-    def _on_TurnStarted(self, record: TraceRecord, p: dict[str, Any]) -> None:
-        agent = self.agents.get(p["agent"])
-        if agent:
-            agent.status = "voting" if p["vote_only"] else "working"
-            agent.incarnation = p["incarnation"]
-            agent.voted_for = None
-
-    def _on_AnswerAccepted(self, record: TraceRecord, p: dict[str, Any]) -> None:
-        self.answers.append({"agent": p["agent"], "label": p["label"], "content": p["content"],
-                             "round": p["round"], "seq": record.seq, "ts": record.ts})
-        agent = self.agents.get(p["agent"])
-        if agent:
-            agent.answers.append(p["content"])
-            agent.status = "answered"
-
-    def _on_RecordVote(self, record: TraceRecord, p: dict[str, Any]) -> None:
-        self.votes.append({"voter": p["voter"], "target": p["target"], "target_label": p["target_label"],
-                           "reason": p["reason"], "round": p["round"], "seq": record.seq,
-                           "ts": record.ts, "valid": True, "agreement": bool(p.get("agreement", False))})
-        agent = self.agents.get(p["voter"])
-        if agent:
-            agent.voted_for = p["target_label"]
-            agent.status = "voted"
-
-    def _on_InvalidateVotes(self, record: TraceRecord, p: dict[str, Any]) -> None:
-        for vote in self.votes:
-            vote["valid"] = False
-        for agent in self.agents.values():
-            agent.voted_for = None
-
-    def _on_RunResumed(self, record: TraceRecord, p: dict[str, Any]) -> None:
-        self.carried_usage = {key: int(p[key]) for key in self.carried_usage}
-        for carried in p["agents"]:
-            agent = self.agents.get(carried["agent"])
-            if agent:
-                agent.restarts, agent.incarnation = int(carried["restarts"]), int(carried["incarnation"])
-                agent.status = "failed" if carried["status"] == "failed" else agent.status
-
-    def _on_ModelCallFinished(self, record: TraceRecord, p: dict[str, Any]) -> None:
-        agent = self._agent_of(record.sender)
-        if agent and p.get("finish_reason") != "replayed":  # answered from an earlier trace: no call made
-            agent.model_calls += 1
-            agent.input_tokens += int(p["input_tokens"])
-            agent.output_tokens += int(p["output_tokens"])
-
-    def _on_ChildFailed(self, record: TraceRecord, p: dict[str, Any]) -> None:
-        agent = self.agents.get(p["name"])
-        if agent:
-            agent.last_error = p["error"]
-
-    def _on_AgentRestarting(self, record: TraceRecord, p: dict[str, Any]) -> None:
-        agent = self.agents.get(p["name"])
-        if agent:
-            agent.status = "restarting"
-            agent.restarts += 1
-            agent.last_error = p["reason"]
-
-    def _on_AgentMarkedFailed(self, record: TraceRecord, p: dict[str, Any]) -> None:
-        agent = self.agents.get(p["name"])
-        if agent:
-            agent.status = "failed"
-            agent.last_error = p["reason"]
-
-    def _on_AgentExcluded(self, record: TraceRecord, p: dict[str, Any]) -> None:
-        agent = self.agents.get(p["name"])
-        if agent:  # left out of this round as a straggler; its turn goes on
-            agent.status = "excluded"
-            self.excluded[p["name"]] = int(p["round"])
-            agent.last_error = p["reason"]
-
-    def _on_AgentRejoined(self, record: TraceRecord, p: dict[str, Any]) -> None:
-        self.excluded.pop(p["name"], None)
-        agent = self.agents.get(p["name"])
-        if agent and agent.status == "excluded":
-            agent.status = "working"
-
-    def _on_PresentFinal(self, record: TraceRecord, p: dict[str, Any]) -> None:
-        agent = self.agents.get(record.to_name)
-        if agent:
-            agent.status = "presenting"
-
-    def _on_SnapshotTaken(self, record: TraceRecord, p: dict[str, Any]) -> None:
-        self.snapshots.append({k: p[k] for k in ("label", "path", "digest", "files", "bytes")})
-
-    def _on_ContextChanged(self, record: TraceRecord, p: dict[str, Any]) -> None:
-        self.context_changes = {"changed_files": list(p["files"]), "diff": p["diff_path"]}
-
-    def _on_FinalPresented(self, record: TraceRecord, p: dict[str, Any]) -> None:
-        self.final_presentation = p["content"]
-
-    def _on_RunFinished(self, record: TraceRecord, p: dict[str, Any]) -> None:
-        self.finished = {**p, "ts": record.ts}
-        for agent_id, agent in self.agents.items():
-            if agent.status != "failed":  # a straggler left out and never back says so, not "done"
-                agent.status = "excluded" if agent_id in self.excluded else "done"
+    def _fold(self, record: TraceRecord, message: ProjectedMessage) -> None:
+        match message:
+            case RunStarted():
+                self.started = {**record.payload, "ts": record.ts, "run_id": record.run_id}
+                for agent_id, label in zip(message.agents, message.labels, strict=True):
+                    self.agents[agent_id] = AgentView(agent_id=agent_id, label=label)
+            case TurnStarted():
+                if agent := self.agents.get(message.agent):
+                    agent.status = "voting" if message.vote_only else "working"
+                    agent.incarnation = message.incarnation
+                    agent.voted_for = None
+            case AnswerAccepted():
+                self.answers.append({"agent": message.agent, "label": message.label, "content": message.content,
+                                     "round": message.round, "seq": record.seq, "ts": record.ts})
+                if agent := self.agents.get(message.agent):
+                    agent.answers.append(message.content)
+                    agent.status = "answered"
+            case RecordVote():
+                self.votes.append({"voter": message.voter, "target": message.target,
+                                   "target_label": message.target_label, "reason": message.reason,
+                                   "round": message.round, "seq": record.seq, "ts": record.ts, "valid": True,
+                                   "agreement": message.agreement})
+                if agent := self.agents.get(message.voter):
+                    agent.voted_for = message.target_label
+                    agent.status = "voted"
+            case InvalidateVotes():
+                for vote in self.votes:
+                    vote["valid"] = False
+                for view in self.agents.values():
+                    view.voted_for = None
+            case RunResumed():
+                self.carried_usage = {"model_calls": message.model_calls, "input_tokens": message.input_tokens,
+                                      "output_tokens": message.output_tokens}
+                for carried in message.agents:
+                    if agent := self.agents.get(carried.agent):
+                        agent.restarts, agent.incarnation = carried.restarts, carried.incarnation
+                        agent.status = "failed" if carried.status == "failed" else agent.status
+            case ModelCallFinished():
+                agent = self._agent_of(record.sender)
+                if agent and message.finish_reason != "replayed":  # answered from an earlier trace: no call made
+                    agent.model_calls += 1
+                    agent.input_tokens += message.input_tokens
+                    agent.output_tokens += message.output_tokens
+            case ChildFailed():
+                if agent := self.agents.get(message.name):
+                    agent.last_error = message.error
+            case AgentRestarting():
+                if agent := self.agents.get(message.name):
+                    agent.status = "restarting"
+                    agent.restarts += 1
+                    agent.last_error = message.reason
+            case AgentMarkedFailed():
+                if agent := self.agents.get(message.name):
+                    agent.status = "failed"
+                    agent.last_error = message.reason
+            case AgentExcluded():
+                if agent := self.agents.get(message.name):  # left out of this round as a straggler; its turn goes on
+                    agent.status = "excluded"
+                    self.excluded[message.name] = message.round
+                    agent.last_error = message.reason
+            case AgentRejoined():
+                self.excluded.pop(message.name, None)
+                agent = self.agents.get(message.name)
+                if agent and agent.status == "excluded":
+                    agent.status = "working"
+            case PresentFinal():
+                if agent := self.agents.get(record.to_name):
+                    agent.status = "presenting"
+            case SnapshotTaken():
+                self.snapshots.append({k: record.payload[k] for k in ("label", "path", "digest", "files", "bytes")})
+            case ContextChanged():
+                self.context_changes = {"changed_files": list(message.files), "diff": message.diff_path}
+            case RunFinished():
+                self.finished = {**record.payload, "ts": record.ts}
+                for agent_id, view in self.agents.items():
+                    if view.status != "failed":  # a straggler left out and never back says so, not "done"
+                        view.status = "excluded" if agent_id in self.excluded else "done"
+            case _ as unreachable:
+                assert_never(unreachable)
 
     # -- views --------------------------------------------------------------------------
 

@@ -16,6 +16,7 @@ from typing import Any
 from massgen.errors import TraceError
 from massgen.logs.layout import TRACE_FILE
 from massgen.logs.question_ref import QuestionRef
+from massgen.messages.trace_refs import TraceDecoder, TraceReferenceError
 
 _REQUIRED = ("seq", "ts", "kind", "type", "payload")
 
@@ -79,6 +80,7 @@ def read_trace_file(path: str | Path) -> TraceRead:
     skipped: list[str] = []
     torn = 0
     question: QuestionRef | None = None  # a large question's reference, from the first record
+    decoder = TraceDecoder()  # references to earlier records (trace format 2) are read back whole
     for number, raw in enumerate(lines, 1):
         if not raw.strip():
             continue
@@ -86,6 +88,11 @@ def read_trace_file(path: str | Path) -> TraceRead:
         if record is not None:
             if not records:
                 question = QuestionRef.of(record)
+            try:
+                record["payload"] = decoder.decode(record["seq"], record["type"], record["payload"])
+            except TraceReferenceError as exc:
+                skipped.append(f"line {number}: {exc}")
+                continue
             records.append(record)
         elif number == len(lines):  # no newline after it: the write was cut off
             torn = len(raw)

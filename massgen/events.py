@@ -10,8 +10,22 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias, assert_never, cast
 
+from massgen.messages import (
+    AgentChunk,
+    AgentExcluded,
+    AgentMarkedFailed,
+    AgentRejoined,
+    AgentRestarting,
+    AnswerAccepted,
+    ChildFailed,
+    DeadlineExpired,
+    InvalidateVotes,
+    RecordVote,
+    RunStarted,
+)
+from massgen.messages.protocols import members
 from massgen.messages.trace import TraceRecord
 
 if TYPE_CHECKING:
@@ -153,48 +167,73 @@ Event = (RunStartedEvent | ChunkEvent | AnswerEvent | VoteEvent | VotesInvalidat
          | FailureEvent | ExcludedEvent | RejoinedEvent | DeadlineEvent | FinalAnswerEvent)
 
 
+# The records ``massgen.stream`` shows; every other type stands for no event. Adding one here without
+# a case in ``_events`` is a type error.
+EventSource: TypeAlias = (
+    RunStarted | AgentChunk | AnswerAccepted | RecordVote | InvalidateVotes | AgentRestarting | AgentMarkedFailed
+    | ChildFailed | AgentExcluded | AgentRejoined | DeadlineExpired
+)
+_SOURCES = members(EventSource)
+_SOURCE_TYPES = frozenset(cls.__name__ for cls in _SOURCES)
+
+
 def events_from_record(raw: Mapping[str, Any] | TraceRecord, projection: LogProjection, *,
                        chunks: bool = True) -> list[Event]:
     """The events one trace record stands for (usually none or one).
 
     ``FinalAnswerEvent`` is not made here: the caller builds it from the finished
-    ``RunResult`` once the trace is closed.
+    ``RunResult`` once the trace is closed. A record is parsed into its message only
+    when its type is one of ``EventSource``.
     """
     record = TraceRecord.of(raw)
-    kind, mtype, p = record.kind, record.type, record.payload
-    labels = {agent_id: view.label for agent_id, view in projection.agents.items()}
-    if mtype == "RunStarted":
-        return [RunStartedEvent(run_id=record.run_id, question=p["question"], log_dir=Path(p["log_dir"]),
-                                agents=dict(zip(p["agents"], p["labels"], strict=True)))]
-    if mtype == "AgentChunk" and kind == "tell" and chunks:
-        agent, incarnation = record.source.name, record.source.incarnation
+    if record.type not in _SOURCE_TYPES:
+        return []
+    message = record.message()
+    assert isinstance(message, _SOURCES)
+    return _events(record, cast(EventSource, message), projection, chunks)
+
+
+def _events(record: TraceRecord, message: EventSource, projection: LogProjection, chunks: bool) -> list[Event]:
+    told = record.kind == "tell"
+
+    def label(agent: str) -> str:
         view = projection.agents.get(agent)
-        if view is None or view.incarnation != incarnation:
-            return []  # a late chunk of an abandoned incarnation
-        return [ChunkEvent(agent=agent, label=view.label, text=p["text"], kind=p["kind"])]
-    if mtype == "AnswerAccepted":
-        return [AnswerEvent(agent=p["agent"], label=p["label"], content=p["content"], round=p["round"])]
-    if mtype == "RecordVote" and kind == "tell":
-        return [VoteEvent(voter=p["voter"], voter_label=labels.get(p["voter"], p["voter"]),
-                          target=p["target"], target_label=p["target_label"], reason=p["reason"],
-                          round=p["round"])]
-    if mtype == "InvalidateVotes" and kind == "tell":
-        return [VotesInvalidatedEvent(reason=p["reason"], round=p["round"])]
-    if mtype == "AgentRestarting":
-        return [RestartEvent(agent=p["name"], label=labels.get(p["name"], p["name"]),
-                             incarnation=p["incarnation"], delay_s=p["delay_s"], reason=p["reason"])]
-    if mtype == "AgentMarkedFailed":
-        return [FailureEvent(agent=p["name"], label=labels.get(p["name"], p["name"]),
-                             incarnation=p["incarnation"], reason=p["reason"], permanent=True)]
-    if mtype == "ChildFailed":
-        return [FailureEvent(agent=p["name"], label=labels.get(p["name"], p["name"]),
-                             incarnation=p["incarnation"], reason=p["error"], permanent=False)]
-    if mtype == "AgentExcluded":
-        return [ExcludedEvent(agent=p["name"], label=labels.get(p["name"], p["name"]), round=p["round"],
-                              reason=p["reason"])]
-    if mtype == "AgentRejoined":
-        return [RejoinedEvent(agent=p["name"], label=labels.get(p["name"], p["name"]),
-                              excluded_round=p["excluded_round"], round=p["round"])]
-    if mtype == "DeadlineExpired":
-        return [DeadlineEvent(scope=p["scope"], agent=p.get("name", ""), detail=p.get("detail", ""))]
-    return []
+        return view.label if view is not None else agent
+
+    match message:
+        case RunStarted():
+            return [RunStartedEvent(run_id=record.run_id, question=message.question, log_dir=Path(message.log_dir),
+                                    agents=dict(zip(message.agents, message.labels, strict=True)))]
+        case AgentChunk():
+            view = projection.agents.get(record.source.name)
+            if not told or not chunks or view is None or view.incarnation != record.source.incarnation:
+                return []  # not a stream of chunks, or a late chunk of an abandoned incarnation
+            return [ChunkEvent(agent=record.source.name, label=view.label, text=message.text, kind=message.kind)]
+        case AnswerAccepted():
+            return [AnswerEvent(agent=message.agent, label=message.label, content=message.content,
+                                round=message.round)]
+        case RecordVote():
+            return [VoteEvent(voter=message.voter, voter_label=label(message.voter), target=message.target,
+                              target_label=message.target_label, reason=message.reason,
+                              round=message.round)] if told else []
+        case InvalidateVotes():
+            return [VotesInvalidatedEvent(reason=message.reason, round=message.round)] if told else []
+        case AgentRestarting():
+            return [RestartEvent(agent=message.name, label=label(message.name), incarnation=message.incarnation,
+                                 delay_s=message.delay_s, reason=message.reason)]
+        case AgentMarkedFailed():
+            return [FailureEvent(agent=message.name, label=label(message.name), incarnation=message.incarnation,
+                                 reason=message.reason, permanent=True)]
+        case ChildFailed():
+            return [FailureEvent(agent=message.name, label=label(message.name), incarnation=message.incarnation,
+                                 reason=message.error, permanent=False)]
+        case AgentExcluded():
+            return [ExcludedEvent(agent=message.name, label=label(message.name), round=message.round,
+                                  reason=message.reason)]
+        case AgentRejoined():
+            return [RejoinedEvent(agent=message.name, label=label(message.name),
+                                  excluded_round=message.excluded_round, round=message.round)]
+        case DeadlineExpired():
+            return [DeadlineEvent(scope=message.scope, agent=message.name, detail=message.detail)]
+        case _ as unreachable:
+            assert_never(unreachable)

@@ -60,14 +60,5 @@ class Message(BaseModel):
         """The message without its envelope, as JSON-ready data."""
         return self.model_dump(mode="json", exclude=_ENVELOPE)
 
-    def envelope(self) -> dict[str, Any]:
-        return {
-            "msg_id": self.msg_id,
-            "run_id": self.run_id,
-            "sender": str(self.sender),
-            "causation_id": self.causation_id,
-            "timestamp": self.timestamp,
-        }
-
 
 _ENVELOPE = {"msg_id", "run_id", "sender", "causation_id", "timestamp"}

@@ -13,7 +13,6 @@ from typing import Any, Literal, cast
 
 from massgen.messages.envelope import MESSAGE_TYPES, Message, Sender
 
-TRACE_KINDS = ("tell", "ask", "reply", "ask_timeout", "event")
 TraceKind = Literal["tell", "ask", "reply", "ask_timeout", "event"]
 
 

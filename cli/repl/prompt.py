@@ -55,15 +55,15 @@ class ReplCompleter(Completer):
                 if command.name.startswith(name.lower()):
                     yield Completion(f"/{command.name}", start_position=-len(text), display_meta=command.help)
             return
-        command = COMMANDS.get(ALIASES.get(name.lower(), name.lower()))
-        if command is None or not command.takes_agent or " " in arg:
+        chosen = COMMANDS.get(ALIASES.get(name.lower(), name.lower()))
+        if chosen is None or not chosen.takes_agent or " " in arg:
             return
         choices = [(agent, label) for label, agent in self._agents().items()]
         for agent, label in choices:
             for word in (agent, label):
                 if word.startswith(arg):
                     yield Completion(word, start_position=-len(arg), display_meta=label if word == agent else agent)
-        if command.name == "follow" and "off".startswith(arg):
+        if chosen.name == "follow" and "off".startswith(arg):
             yield Completion("off", start_position=-len(arg))
 
 

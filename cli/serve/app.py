@@ -81,7 +81,8 @@ async def _wait_or_disconnect(request: Request, run: ServedRun) -> RunResult | N
     """The run's result, or None (and the run cancelled) if the client goes away first."""
     watcher = asyncio.ensure_future(_until_disconnect(request.receive))
     try:
-        await asyncio.wait({run.result, watcher}, return_when=asyncio.FIRST_COMPLETED)
+        either: set[asyncio.Future[Any]] = {run.result, watcher}
+        await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
     finally:
         watcher.cancel()
         if not run.result.done():  # the client left, or this handler was cancelled at shutdown

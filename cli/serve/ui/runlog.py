@@ -21,14 +21,14 @@ import contextlib
 import json
 import os
 import re
+import warnings
 from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, TypeGuard
 
-from massgen import ATTEMPT_GLOB, TRACE_FILE
-from massgen.logs.question_ref import expand_lines
+from massgen import ATTEMPT_GLOB, TRACE_FILE, TraceError, read_trace
 
 _RUN_ID = re.compile(r"^log_[A-Za-z0-9_]+~turn_\d+~attempt_\d+$")
 _KEEP_FINISHED = 8  # finished runs' logs kept in memory for tabs that come back to them
@@ -71,13 +71,12 @@ class RecordLog:
     @classmethod
     def from_file(cls, path: Path) -> RecordLog:
         log = cls()
-        lines: list[str] = []
-        with contextlib.suppress(OSError), open_trace(path) as handle:
-            lines = [raw.decode("utf-8", "surrogateescape") for raw in handle.readlines()]
-        for line in expand_lines(lines):  # a large question is written once
-            record = parse_record(line.encode("utf-8", "surrogateescape"))
-            if record is not None:
-                log.append(record)
+        # The one reader: references to earlier records come back whole; a bad line is left out, unsaid.
+        with contextlib.suppress(TraceError), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for record in read_trace(path):
+                if well_formed(record):
+                    log.append(record)
         log.finished = True
         return log
 
@@ -88,16 +87,19 @@ def parse_record(line: bytes) -> dict[str, Any] | None:
         record = json.loads(line)
     except ValueError:  # bad JSON or bad UTF-8
         return None
+    return record if well_formed(record) else None
+
+
+def well_formed(record: object) -> TypeGuard[dict[str, Any]]:
+    """A record with the envelope the page and the stream rely on (a positive seq, names, a payload)."""
     if not isinstance(record, dict):
-        return None
+        return False
     seq = record.get("seq")
     if not isinstance(seq, int) or isinstance(seq, bool) or seq < 1:
-        return None
+        return False
     if not all(isinstance(record.get(name), str) for name in ("type", "kind", "sender")):
-        return None
-    if not isinstance(record.get("payload"), dict):
-        return None
-    return record
+        return False
+    return isinstance(record.get("payload"), dict)
 
 
 def open_trace(path: Path) -> BinaryIO:
