@@ -263,8 +263,11 @@ class Team:
             cost_usd=0.0,
         ))
 
-    def _drain_trace(self, limit_s: float = 120.0) -> None:
-        """Flush until the writer has written RunFinished; a flush answers after every earlier record."""
+    def _drain_trace(self, limit_s: float = 600.0) -> None:
+        """Flush until the writer has written RunFinished; a flush answers after every earlier record.
+
+        RunFinished is already queued, so waiting only ever ends in it being written: the bound is for a
+        writer that cannot write at all. A thousand agents on a loaded machine left 120 s too short."""
         give_up = time.monotonic() + limit_s
         while not self._done.is_set() and time.monotonic() < give_up:
             self._flush_trace()

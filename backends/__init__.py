@@ -49,7 +49,11 @@ def create(config: BackendConfig, context: BackendContext) -> Backend:
     if target is None:
         raise BackendError(f"backend.type {config.type!r} is not supported here")
     module_name, func_name = target.split(":")
-    factory = getattr(importlib.import_module(module_name), func_name)
+    from massgen.backends.preload import IMPORTS
+
+    with IMPORTS:  # never beside another thread's import of the same SDK (see preload.IMPORTS)
+        module = importlib.import_module(module_name)
+    factory = getattr(module, func_name)
     backend: Backend = factory(config, context)
     return backend
 

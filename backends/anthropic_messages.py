@@ -17,6 +17,7 @@ from massgen.backends import native_tools
 from massgen.backends.base import BackendContext, BackendError
 from massgen.backends.http_base import DEFAULT_HTTP_TIMEOUT_S, HttpBackend, shared_ssl_context
 from massgen.backends.keys import require_key
+from massgen.backends.preload import IMPORTS
 from massgen.backends.retry import AttemptClock, Failure, Retrier, StreamFailure, classify
 from massgen.backends.toolcall_text import parse_arguments
 from massgen.configs.schema import BackendConfig
@@ -78,7 +79,8 @@ class AnthropicBackend(HttpBackend):
     provider = "claude"
 
     def _make_client(self) -> Any:
-        import anthropic
+        with IMPORTS:  # never beside another agent thread's import of this SDK
+            import anthropic
 
         return anthropic.AsyncAnthropic(api_key=self._api_key, base_url=self.base_url, max_retries=0,
                                         timeout=self.config.timeout_seconds or DEFAULT_HTTP_TIMEOUT_S,

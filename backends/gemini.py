@@ -17,6 +17,7 @@ from massgen.backends import native_tools
 from massgen.backends.base import BackendContext, BackendError
 from massgen.backends.http_base import DEFAULT_HTTP_TIMEOUT_S, HttpBackend, shared_ssl_context
 from massgen.backends.keys import require_key
+from massgen.backends.preload import IMPORTS
 from massgen.backends.retry import AttemptClock, Retrier, StreamFailure
 from massgen.configs.schema import BackendConfig
 from massgen.messages.stream import (
@@ -64,8 +65,9 @@ class GeminiBackend(HttpBackend):
     _http: httpx.AsyncClient | None = None
 
     def _make_client(self) -> Any:
-        from google import genai
-        from google.genai import types
+        with IMPORTS:  # never beside another agent thread's import of this SDK
+            from google import genai
+            from google.genai import types
 
         timeout_s = self.config.timeout_seconds or DEFAULT_HTTP_TIMEOUT_S
         # Our own httpx client: google-genai would otherwise switch to aiohttp whenever that happens

@@ -28,6 +28,9 @@ _FIRST_USE: dict[str, tuple[str, ...]] = {
 _TLS_TOO = frozenset({"massgen.backends.gemini", "massgen.backends.openai_chat"})
 _lock = threading.Lock()
 _started: set[str] = set()
+# One import of a backend module at a time, process-wide: two agent threads importing one SDK at once
+# can see it partially initialized (``anthropic._base_client``), where the CLI's preload hid that.
+IMPORTS = threading.RLock()
 
 
 def modules_for(backend_types: Iterable[str]) -> list[str]:
@@ -44,7 +47,7 @@ def modules_for(backend_types: Iterable[str]) -> list[str]:
 
 def _load(modules: list[str], tls: bool) -> None:
     for name in modules:
-        with contextlib.suppress(Exception):
+        with contextlib.suppress(Exception), IMPORTS:
             importlib.import_module(name)
     if tls:
         with contextlib.suppress(Exception):

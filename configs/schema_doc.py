@@ -60,11 +60,11 @@ def _lines(model: type[BaseModel], indent: str, skip: frozenset[str] = frozenset
 def schema_text(backend: str | None = None) -> str:
     """The whole config (the backend as its common keys), or one backend type's keys."""
     if backend is not None:
-        model = BACKEND_TYPES.get(backend)
-        if model is None:
+        described = BACKEND_TYPES.get(backend)
+        if described is None:
             raise ConfigError(f"--schema-backend {backend!r} is not a backend type; known: "
                               f"{', '.join(sorted(BACKEND_TYPES))}")
-        return "\n".join([f"backend (type: {backend}):", *_lines(model, "  ")]) + "\n"
+        return "\n".join([f"backend (type: {backend}):", *_lines(described.options, "  ")]) + "\n"
     lines = ["agents (list; or agent: for one):", *_lines(AgentConfig, "  ", frozenset({"backend"})),
              "  backend:", *_lines(BackendConfig, "    "),
              f"    (each type adds its own keys: --show-schema --schema-backend TYPE; types: "

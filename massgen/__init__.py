@@ -69,6 +69,8 @@ _EXPORTS = {
     "read_dotenv": "massgen.configs.defaults",
     "PROVIDER_KEYS": "massgen.configs.defaults",
     "BACKENDS": "massgen.configs.quick",
+    "QuestionError": "massgen.actors.question",
+    "check_question": "massgen.actors.question",
     "quick_team": "massgen.configs.quick",
     "quick_backend": "massgen.configs.quick",
     "override_agents": "massgen.configs.quick",
@@ -120,6 +122,8 @@ if TYPE_CHECKING:
     from massgen.actors.client_tools import decode as decode_client_tool_calls
     from massgen.actors.preflight import check as preflight_check
     from massgen.actors.prompts import WORKFLOW_TOOLS as WORKFLOW_TOOLS
+    from massgen.actors.question import QuestionError as QuestionError
+    from massgen.actors.question import check_question as check_question
     from massgen.actors.resume import ResumePoint as ResumePoint
     from massgen.actors.resume import resume_point as resume_point
     from massgen.actors.team import Team as Team
@@ -251,6 +255,7 @@ __all__ = [
     "NoteSentEvent",
     "PermanentBackendError",
     "PresentingEvent",
+    "QuestionError",
     "RejoinedEvent",
     "RestartEvent",
     "ResumeError",
@@ -285,6 +290,7 @@ __all__ = [
     "__version__",
     "attempt_dir",
     "build_config",
+    "check_question",
     "config_environment",
     "decode_client_tool_calls",
     "default_log_base",

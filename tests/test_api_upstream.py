@@ -45,10 +45,9 @@ def test_build_config_makes_upstreams_agent_ids_and_backends() -> None:
     assert massgen.build_config(num_agents=3, model="gpt-5") == {"agents": [
         {"id": f"agent_{c}", "backend": {"type": "openai", "model": "gpt-5"}} for c in "abc"]}
     built = massgen.build_config(models=["gpt-5", "claude-sonnet-4-5", "groq/llama-3.3-70b"])
-    assert [a["backend"]["type"] for a in built["agents"]] == ["openai", "claude", "chatcompletion"]
-    assert built["agents"][2]["backend"] == {"type": "chatcompletion", "model": "llama-3.3-70b",
-                                             "base_url": "https://api.groq.com/openai/v1",
-                                             "api_key": "${GROQ_API_KEY}"}
+    assert [a["backend"]["type"] for a in built["agents"]] == ["openai", "claude", "groq"]
+    # groq is a backend type of its own here (a Chat Completions preset with its URL and key name)
+    assert built["agents"][2]["backend"] == {"type": "groq", "model": "llama-3.3-70b"}
     assert massgen.build_config()["agents"][1] == {"id": "agent_b", "backend": {"type": "openai",
                                                                                  "model": "gpt-5.4"}}
     with pytest.raises(massgen.ConfigError, match=r"'nowhere' .* is not one this version can talk to"):

@@ -36,7 +36,9 @@ def test_three_local_agents_reach_a_final_answer(tmp_path: Path) -> None:
     assert result.final_answer and result.final_answer.strip()
     trace = records(result)
     assert_trace_invariants(trace)
-    assert of_type(trace, "AnswerAccepted") and of_type(trace, "RecordVote")
+    # Votes, or (the prior rule) first answers that all state one result, which end the run at once.
+    assert of_type(trace, "AnswerAccepted")
+    assert of_type(trace, "RecordVote") or of_type(trace, "UnanimousFirstAnswers")
     # Two-phase turns: the model reasons in free text (no tools) before any decision is asked of it.
     first_calls = [c for c in of_type(trace, "ModelCallStarted") if c["payload"]["call_index"] == 0]
     assert first_calls and all(c["payload"]["tools"] == [] for c in first_calls)

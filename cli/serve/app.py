@@ -22,8 +22,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import Receive
 
-from massgen import ConfigError, RunResult, __version__, preflight_check
-from massgen.actors.question import QuestionError, check_question
+from massgen import ConfigError, QuestionError, RunResult, __version__, check_question, preflight_check
 from massgen.cli.serve import sse
 from massgen.cli.serve.auth import check_bearer, request_id
 from massgen.cli.serve.catalog import Catalog

@@ -278,7 +278,7 @@ class Screen:
                  prompt: Callable[[], str], now: Callable[[], float | None]) -> None:
         self._state, self._view, self._now, self._prompt = state, view, now, prompt
         self.command = command
-        self._parts = {}
+        self._parts: dict[tuple[object, ...], AnyContainer] = {}
         self.command_window = Window(BufferControl(buffer=command, input_processors=[
             BeforeInput(lambda: [("class:prompt", self._prompt())])]), height=1)
         output_shown = Condition(lambda: bool(self._view.output))
@@ -291,7 +291,6 @@ class Screen:
             self.command_window,
         ])
         self.layout = Layout(self.root, focused_element=self.command_window)
-        self._parts: dict[tuple[object, ...], AnyContainer] = {}
 
     # -- sizes --------------------------------------------------------------------------------
 
