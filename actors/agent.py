@@ -72,17 +72,8 @@ def close_loop(loop: asyncio.AbstractEventLoop, thread: threading.Thread | None)
     stops; then the loop, stopped, is run once more on this thread to finish what is left
     (the drain's own task and callbacks included), so no task is destroyed while pending and
     no coroutine is left never awaited."""
-    async def drain() -> None:
-        tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
-        for task in tasks:
-            task.cancel()
-        if tasks:
-            await asyncio.wait(tasks, timeout=_CLOSE_TIMEOUT_S)
-        await loop.shutdown_asyncgens()
-        await loop.shutdown_default_executor()
-
     if loop.is_running():
-        drained = asyncio.run_coroutine_threadsafe(drain(), loop)
+        drained = asyncio.run_coroutine_threadsafe(_cancel_the_rest(loop, executor=True), loop)
         try:
             drained.result(_CLOSE_TIMEOUT_S)
         except Exception:
@@ -100,19 +91,32 @@ def close_loop(loop: asyncio.AbstractEventLoop, thread: threading.Thread | None)
         loop.close()
 
 
+async def _cancel_the_rest(loop: asyncio.AbstractEventLoop, *, executor: bool) -> None:
+    """Cancel every other task of ``loop``, await them (bounded), and close its async generators."""
+    tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+    for task in tasks:
+        task.cancel()
+    if tasks:
+        await asyncio.wait(tasks, timeout=_CLOSE_TIMEOUT_S)
+    await loop.shutdown_asyncgens()
+    if executor:
+        await loop.shutdown_default_executor()
+
+
 def _finish_stopped(loop: asyncio.AbstractEventLoop) -> None:
-    """Cancel and await, on this thread, whatever a stopped loop still holds (bounded)."""
+    """Cancel and await, on this thread, whatever a stopped loop still holds (bounded).
+
+    A drain queued before the stop may start only now, and cancel this very pass; so passes
+    are run until no task is left (three at most: the drain cancels once, then is done)."""
     async def finish() -> None:
         await asyncio.sleep(0)  # callbacks queued before the stop (a drain not yet begun) run first
-        tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
-        for task in tasks:
-            task.cancel()
-        if tasks:
-            await asyncio.wait(tasks, timeout=_CLOSE_TIMEOUT_S)
-        await loop.shutdown_asyncgens()
+        await _cancel_the_rest(loop, executor=False)
 
-    with contextlib.suppress(Exception):
-        loop.run_until_complete(finish())
+    for _ in range(3):
+        with contextlib.suppress(Exception, asyncio.CancelledError):
+            loop.run_until_complete(finish())
+        if all(task.done() for task in asyncio.all_tasks(loop)):
+            return
 
 
 def _describe(exc: BaseException) -> str:

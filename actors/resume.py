@@ -17,7 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from massgen.configs.schema import TeamConfig
+from pydantic import BaseModel, ValidationError
+
+from massgen.configs.schema import TeamConfig, redact_backend
 from massgen.errors import ResumeError as ResumeError  # re-exported: the one class, also importable here
 from massgen.logs.calls import model_calls
 from massgen.logs.layout import next_attempt_dir
@@ -245,7 +247,20 @@ def carried_calls(point: ResumePoint | None, config: TeamConfig, agent_id: str) 
         return None
     carried = point.state.agents.get(agent_id)
     recorded = next((a for a in point.config.get("agents", []) if a.get("id") == agent_id), None)
-    now = next((a for a in config.redacted()["agents"] if a["id"] == agent_id), None)
-    if carried is None or recorded is None or now is None or recorded.get("backend") != now.get("backend"):
+    agent = next((a for a in config.agents if a.id == agent_id), None)
+    if carried is None or recorded is None or agent is None:
+        return None
+    # Both sides through today's schema: a trace written before a backend option existed holds no
+    # key for it, and that is the option's default, not another configuration.
+    try:
+        then = type(agent).model_validate(recorded).backend
+    except ValidationError:
+        return None
+    if _as_data(then) != _as_data(agent.backend):
         return None
     return carried
+
+
+def _as_data(backend: BaseModel) -> dict[str, Any]:
+    """A backend's settings as compared for resuming: its own type's fields, secrets masked as in traces."""
+    return redact_backend(backend.model_dump(mode="json", serialize_as_any=True))

@@ -434,10 +434,15 @@ class TeamConfig(_Strict):
         """
         data = self.model_dump(mode="json", serialize_as_any=True)
         for agent in data["agents"]:
-            backend = agent["backend"]
-            if backend.get("api_key"):
-                backend["api_key"] = "***"
-            for server in backend.get("mcp_servers", []):
-                server["env"] = {k: "***" for k in server.get("env", {})}
-                server["headers"] = {k: "***" for k in server.get("headers", {})}
+            redact_backend(agent["backend"])
         return data
+
+
+def redact_backend(backend: dict[str, Any]) -> dict[str, Any]:
+    """Replace, in place, a dumped backend's secrets by "***" (its key, its MCP servers' env and headers)."""
+    if backend.get("api_key"):
+        backend["api_key"] = "***"
+    for server in backend.get("mcp_servers", []):
+        server["env"] = {k: "***" for k in server.get("env", {})}
+        server["headers"] = {k: "***" for k in server.get("headers", {})}
+    return backend

@@ -107,6 +107,9 @@ def _copy_path(payload: dict[str, Any], path: tuple[str | int, ...]) -> dict[str
     return top
 
 
+_MAX_DIFF_CELLS = 250_000  # items(old) × items(new) past which difflib is not asked
+
+
 def _items(value: Any) -> list[Any] | None:
     """A delta field's value as a list of comparable items: a text by lines, a list as is."""
     if isinstance(value, str):
@@ -130,8 +133,22 @@ def _ops(base: list[Any], new: list[Any]) -> list[list[Any]]:
         return []
     if len(new) >= len(base) and new[:len(base)] == base:  # grown at the end (the answers of a new round)
         return [[len(base), len(base), new[len(base):]]]
-    matcher = SequenceMatcher(None, [_key(i) for i in base], [_key(i) for i in new], autojunk=False)
-    return [[i1, i2, new[j1:j2]] for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
+    # The common head and tail are cut off first, in linear time; only a small middle goes to difflib,
+    # whose matching is quadratic in the worst case (a large question of repeated lines stalled the
+    # writer for minutes). A large middle is one replacement: correct, if not the smallest delta.
+    head = 0
+    limit = min(len(base), len(new))
+    while head < limit and base[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < limit - head and base[len(base) - 1 - tail] == new[len(new) - 1 - tail]:
+        tail += 1
+    old_mid, new_mid = base[head:len(base) - tail], new[head:len(new) - tail]
+    if len(old_mid) * len(new_mid) > _MAX_DIFF_CELLS:
+        return [[head, head + len(old_mid), new_mid]]
+    matcher = SequenceMatcher(None, [_key(i) for i in old_mid], [_key(i) for i in new_mid], autojunk=False)
+    return [[head + i1, head + i2, new_mid[j1:j2]]
+            for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
 
 
 def _apply(base: list[Any], ops: list[list[Any]]) -> list[Any]:

@@ -31,9 +31,11 @@ _TIMEOUTS = {"orchestrator_timeout_seconds": 60, "turn_timeout_seconds": 60, "id
 TEAM = {
     "agents": [
         {"id": "alpha", "backend": {"type": "scripted", "present": "The answer is 4.",
-                                    "script": [[{"reasoning": "Adding two and two. "}, {"new_answer": "4"}]]}},
+                                    "script": [[{"reasoning": "Adding two and two. "}, {"new_answer": "4"}],
+                                               [{"vote": "agent1", "reason": "4 is right"}]]}},
         {"id": "beta", "backend": {"type": "scripted",
-                                   "script": [[{"text": "Quick check."}, {"new_answer": "four"}]]}},
+                                   "script": [[{"text": "Quick check."}, {"new_answer": "four"}],
+                                              [{"vote": "agent1", "reason": "the digit is clearer"}]]}},
     ],
     "timeout_settings": _TIMEOUTS,
 }

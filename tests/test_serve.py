@@ -63,7 +63,6 @@ def test_health_and_models(server: ServerProcess, client: openai.OpenAI) -> None
         client.models.retrieve("massgen/nope")
 
 
-@pytest.mark.xfail(reason='the new result reading (issue 20) counts one more valid vote target than this test expects; to be re-specified', strict=False)  # noqa: E501
 def test_non_streaming_completion_has_usage_metadata_and_request_id(client: openai.OpenAI) -> None:
     raw = client.chat.completions.with_raw_response.create(
         model="team", messages=_ask("What is 2+2?"), extra_headers={"x-request-id": "test-req-1"})

@@ -40,7 +40,6 @@ def three_agents(tmp_path: Path):  # type: ignore[no-untyped-def]
     return run_team(config, tmp_path)
 
 
-@pytest.mark.xfail(reason='per-viewer view order (issue 20) makes each view differ, so no view is written as a delta; the assertion predates it', strict=False)  # noqa: E501
 def test_a_view_names_answers_by_label_and_reads_back_whole(tmp_path: Path) -> None:
     result = three_agents(tmp_path)
     assert result.status == "completed"
@@ -52,7 +51,8 @@ def test_a_view_names_answers_by_label_and_reads_back_whole(tmp_path: Path) -> N
     # Labels (or a delta of labels against the view before), never the text again.
     shown = [a for view in views if isinstance(view["answers"], list) for a in view["answers"]]
     assert shown and all(isinstance(a, str) and a in contents for a in shown)
-    assert any(isinstance(view["answers"], dict) and "$delta" in view["answers"] for view in views)
+    # Each viewer sees the answers in its own order (issue 20), so a view is not a delta of the one
+    # before; its labels are what keep it small.
     for text in (t for t in contents.values() if len(t) > 4):  # "4" is in every turn id
         assert sum(json.dumps(r).count(json.dumps(text)[1:-1]) for r in on_disk
                    if r["type"] in ("StartTurn", "InjectAnswers", "PresentFinal")) == 0
@@ -89,7 +89,6 @@ def test_a_lost_answer_line_makes_the_views_that_refer_to_it_unreadable_and_says
                for r in read.records)
 
 
-@pytest.mark.xfail(reason="status.json now carries upstream's keys (issue 22), so a rebuild differs from the fixture's file written by the old code", strict=False)  # noqa: E501
 def test_a_trace_of_format_1_rebuilds_to_the_files_it_was_written_with(tmp_path: Path) -> None:
     rebuilt = rebuild_from_trace(FORMAT_1, write=False)
     for relative, text in rebuilt.items():
@@ -100,10 +99,19 @@ def test_a_trace_of_format_1_rebuilds_to_the_files_it_was_written_with(tmp_path:
                 if event["type"] == "InvalidateVotes":
                     event["answers"] = len(event["answers"])
             expected = json.dumps(events, indent=2, ensure_ascii=False) + "\n"
+        if relative == "status.json":  # since issue 22 it also carries upstream's keys: old ones unchanged
+            assert _holds(json.loads(text), json.loads(expected)), relative
+            continue
         assert expected == text, relative
 
 
-@pytest.mark.xfail(reason='the new judge rule and result reading (issue 20) reach another answer from some resume points of the old fixture', strict=False)  # noqa: E501
+def _holds(new: object, old: object) -> bool:
+    """Whether ``new`` has every key of ``old``, recursively, with the same values."""
+    if isinstance(old, dict):
+        return isinstance(new, dict) and all(k in new and _holds(new[k], v) for k, v in old.items())
+    return new == old
+
+
 def test_a_trace_of_format_1_resumes_from_every_point_to_the_same_answer(tmp_path: Path) -> None:
     lines = (FORMAT_1 / "trace.jsonl").read_text().splitlines(keepends=True)
     finished = json.loads(lines[-1])["payload"]
@@ -132,3 +140,23 @@ def test_the_trace_grows_linearly_with_the_team(tmp_path: Path) -> None:
     # Every agent answers, then every agent votes with all answers in view: N^2 answers shown.
     small, large = trace_bytes(32, tmp_path), trace_bytes(128, tmp_path)
     assert large / 128 < 1.5 * small / 32, (small, large)
+
+
+def test_a_large_repetitive_message_is_encoded_in_linear_time_and_decodes_whole() -> None:
+    """A question of 200,000 identical lines once stalled the trace writer in difflib for minutes;
+    the common head and tail are cut first, so the delta here is one small edit near the end."""
+    from massgen.messages.trace_refs import TraceDecoder, TraceEncoder
+
+    question = "1 + 1\n" * 200_000
+    first = {"messages": [{"role": "user", "content": question}], "tools": [], "vote_targets": []}
+    second = {"messages": [{"role": "user", "content": question + "and 2 + 2?\n"}],
+              "tools": [], "vote_targets": []}
+    third = {"messages": [{"role": "user", "content": "x\n" * 150_000 + question[:-600_000]}],
+             "tools": [], "vote_targets": []}
+    encoder, decoder = TraceEncoder(), TraceDecoder()
+    for seq, payload in enumerate((first, second, third), start=1):
+        written_payload = encoder.encode(seq, "ModelRequestSent", payload)
+        assert decoder.decode(seq, "ModelRequestSent", written_payload) == payload
+        if seq == 2:
+            assert "$delta" in written_payload["messages"][0]["content"]
+            assert len(json.dumps(written_payload)) < 1_000
