@@ -59,3 +59,11 @@ def print_end(result: RunResult, agents: int, out: IO[str], output_file: Path | 
         lines.append(f"REASON: {_one_line(result.reason)}")
     out.write("\n".join(lines) + "\n")
     out.flush()
+
+
+def print_abandoned(reason: str, out: IO[str]) -> None:
+    """The end lines when the user stopped waiting before the team finished: no result exists, but a
+    script still gets every key it parses, with the run's status as ``interrupted``."""
+    out.write(f"WINNER: none\nANSWER_FILE: none\nRUN_STATUS: interrupted\nWINNER_LABEL: none\n"
+              f"REASON: {_one_line(reason)}\n")
+    out.flush()

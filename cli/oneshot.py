@@ -83,10 +83,9 @@ def run_question(
                     continue
                 err.write(f"\nstopped waiting; logs so far: {team.log_dir}\n")
                 if automation:  # a script still gets every line it parses
-                    out.write("STATUS: interrupted\nWINNER: none\nANSWER_FILE: none\n"
-                              f"REASON: stopped waiting after {signals.describe(exc)} twice; the team was "
-                              "still stopping (its logs so far are in LOG_DIR)\n")
-                    out.flush()
+                    automation_lines.print_abandoned(
+                        f"stopped waiting after {signals.describe(exc)} twice; the team was still stopping "
+                        "(its logs so far are in LOG_DIR)", lines_out)
                 return exit_codes.INTERRUPTED
     with signals.held():
         code = print_result(result, automation, lines_out if automation else out, err, show_logs=not options.no_logs,
