@@ -57,8 +57,8 @@ def in_front(first: Mapping[str, Command[AppT]], then: Mapping[str, Command[AppT
     return {**first, **{name: command for name, command in then.items() if name not in first}}
 
 
-def help_lines(commands: Iterable[Command[AppT]]) -> list[str]:
-    """A line a command, its usage in one column and what it does in the next."""
+def help_text(intro: Iterable[str], commands: Iterable[Command[AppT]]) -> str:
+    """``/help``: the intro's lines, a blank line, then a line a command: its usage, and what it does."""
     listed = list(commands)
     width = max((len(c.usage) for c in listed), default=0) + 2
-    return [f"  {c.usage:<{width}}{c.help}" for c in listed]
+    return "\n".join([*intro, "", *(f"  {c.usage:<{width}}{c.help}" for c in listed)])

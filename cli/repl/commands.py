@@ -20,7 +20,7 @@ from massgen.cli.repl.views import (
     trace_text,
     votes_text,
 )
-from massgen.cli.slash_commands import Command, help_lines, run_line
+from massgen.cli.slash_commands import Command, help_text, run_line
 
 
 class ReplControl(Protocol):
@@ -142,11 +142,10 @@ def cmd_reset(app: ReplControl, args: str) -> str:
 
 
 def cmd_help(app: ReplControl, args: str) -> str:
-    lines = ["Type a question to run the team on it; earlier answers are context for the next.",
-             'Multi-line: paste it, start with """ and end with """, or Esc then Enter for a new line.',
-             "Ctrl-C during a turn cancels it (keeping the best answer so far); twice quits.", ""]
-    lines += help_lines(COMMANDS.values())
-    return "\n".join(lines)
+    return help_text(("Type a question to run the team on it; earlier answers are context for the next.",
+                      'Multi-line: paste it, start with """ and end with """, or Esc then Enter for a new line.',
+                      "Ctrl-C during a turn cancels it (keeping the best answer so far); twice quits."),
+                     COMMANDS.values())
 
 
 def cmd_vi(app: ReplControl, args: str) -> str:

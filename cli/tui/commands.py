@@ -18,7 +18,7 @@ from typing import Protocol
 
 from massgen.cli.repl.commands import COMMANDS as REPL_COMMANDS
 from massgen.cli.repl.commands import ReplControl
-from massgen.cli.slash_commands import Command, help_lines, in_front, run_line
+from massgen.cli.slash_commands import Command, help_text, in_front, run_line
 from massgen.cli.tui.state import AgentState, RunState
 from massgen.cli.tui.view import ViewChoices
 
@@ -72,11 +72,8 @@ def cmd_votes(app: TuiControl, args: str) -> str:
 
 
 def cmd_answers(app: TuiControl, args: str) -> str:
-    answers = app.state.answers
-    if not answers:
-        return "no answers yet"
     return "\n".join(f"{a.label} ({a.agent}, round {a.round}):\n    " + a.content.strip().replace("\n", "\n    ")
-                     for a in answers)
+                     for a in app.state.answers) or "no answers yet"
 
 
 def cmd_timeline(app: TuiControl, args: str) -> str:
@@ -151,12 +148,9 @@ def cmd_workspace(app: TuiControl, args: str) -> str:
 
 
 def cmd_mcp(app: TuiControl, args: str) -> str:
-    servers = app.state.mcp
-    if not servers:
-        return "no MCP servers in this run"
     return "\n".join(f"{app.state.label_of(s.agent)} {s.server}: {s.state}"
                      + (f" ({', '.join(s.tools)})" if s.tools else "") + (f": {s.detail}" if s.detail else "")
-                     for s in servers.values())
+                     for s in app.state.mcp.values()) or "no MCP servers in this run"
 
 
 def cmd_history(app: TuiControl, args: str) -> str:
@@ -217,11 +211,10 @@ def cmd_tools(app: TuiControl, args: str) -> str:
 
 
 def cmd_help(app: TuiControl, args: str) -> str:
-    lines = ["Type a question and press Enter; while a turn runs, a line of text is a note to every agent.",
-             "Keys: Tab/Shift-Tab switch panels, F2 zoom, PgUp/PgDn scroll (Home/End), Ctrl-F search,",
-             "F3 open or close tool cards, Esc closes this, Ctrl-C cancels the turn (twice quits), Ctrl-D quits.", ""]
-    lines += help_lines(COMMANDS.values())
-    return "\n".join(lines)
+    return help_text(("Type a question and press Enter; while a turn runs, a line of text is a note to every agent.",
+                      "Keys: Tab/Shift-Tab switch panels, F2 zoom, PgUp/PgDn scroll (Home/End), Ctrl-F search,",
+                      "F3 open or close tool cards, Esc closes this, Ctrl-C cancels the turn (twice quits), "
+                      "Ctrl-D quits."), COMMANDS.values())
 
 
 SCREEN_COMMANDS: dict[str, Command[TuiControl]] = {c.name: c for c in (
