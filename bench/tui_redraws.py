@@ -25,25 +25,15 @@ from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output.vt100 import Vt100_Output
 
+from bench.streaming_team import streaming_team
 from massgen.cli.tui.app import TuiApp
 from massgen.cli.tui.state import RunState
 from massgen.configs import validate_data
 
 
-def team(agents: int, deltas: int, delay: float) -> dict[str, Any]:
-    def script(i: int) -> list[list[dict[str, object]]]:
-        steps: list[dict[str, object]] = []
-        for n in range(deltas):
-            steps += [{"text": f"tok{n} " + ("\n" if n % 12 == 11 else "")}, {"delay": delay}]
-        return [[*steps, {"new_answer": f"answer {i}"}], [{"vote": "agent1", "reason": "first"}]]
-
-    return {
-        "agents": [{"id": f"agent_{i}", "backend": {"type": "scripted", "present": "done",
-                                                    "on_exhausted": "repeat_last", "script": script(i)}}
-                   for i in range(1, agents + 1)],
-        "timeout_settings": {"orchestrator_timeout_seconds": 600, "turn_timeout_seconds": 600,
-                             "idle_stream_timeout_seconds": 120, "straggler_grace_seconds": 600},
-    }
+def team(agents: int, deltas: int, delay: float) -> dict[str, object]:
+    return streaming_team(agents, deltas, delay_s=delay, deadline_s=600, idle_s=120, word="tok", line_every=12,
+                          straggler_grace_s=600)
 
 
 class Discard:

@@ -6,7 +6,7 @@ small text deltas, starts one run through the UI, and attaches K subscribers to 
 per subscriber (deltas are coalesced every 75 ms), and the lag from the run's last record
 being written (its ``ts``) to each subscriber's ``end`` event. Nothing is asserted.
 
-    .venv/bin/python bench/ui_stream_bench.py [--agents 3] [--deltas 300] [--subscribers 1 8 32]
+    .venv/bin/python -m bench.ui_stream_bench [--agents 3] [--deltas 300] [--subscribers 1 8 32]
 """
 
 from __future__ import annotations
@@ -25,23 +25,9 @@ from pathlib import Path
 import httpx
 import yaml
 
+from bench.streaming_team import streaming_team
+
 UI_AT = "massgen serve: web UI at "
-
-
-def team(agents: int, deltas: int) -> dict[str, object]:
-    def script(i: int) -> list[list[dict[str, object]]]:
-        steps: list[dict[str, object]] = []
-        for n in range(deltas):
-            steps += [{"text": f"token{n} "}, {"delay": 0.005}]
-        return [[*steps, {"new_answer": f"answer {i}"}], [{"vote": "agent1", "reason": "first"}]]
-
-    return {
-        "agents": [{"id": f"agent_{i}", "backend": {"type": "scripted", "present": "done",
-                                                    "on_exhausted": "repeat_last", "script": script(i)}}
-                   for i in range(1, agents + 1)],
-        "timeout_settings": {"orchestrator_timeout_seconds": 300, "turn_timeout_seconds": 300,
-                             "idle_stream_timeout_seconds": 60},
-    }
 
 
 def start(workdir: Path) -> tuple[subprocess.Popen[str], str]:
@@ -97,7 +83,8 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
-        (workdir / "bench.yaml").write_text(yaml.safe_dump(team(args.agents, args.deltas)))
+        team = streaming_team(args.agents, args.deltas, delay_s=0.005, deadline_s=300, idle_s=60)
+        (workdir / "bench.yaml").write_text(yaml.safe_dump(team))
         proc, url = start(workdir)
         base, token = url.split("/ui?token=")
         try:

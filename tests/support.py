@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import Any, NoReturn
 
 from massgen.actors.team import RunResult, Team
 from massgen.configs import TeamConfig, validate_data
@@ -21,6 +22,19 @@ def step(**kwargs: Any) -> dict[str, Any]:
 def scripted(agent_id: str, *calls: list[dict[str, Any]], **backend: Any) -> dict[str, Any]:
     """An agent entry with a scripted backend; each positional argument is one model call."""
     return {"id": agent_id, "backend": {"type": "scripted", "script": [list(c) for c in calls], **backend}}
+
+
+def quick_and_slow() -> list[dict[str, Any]]:
+    """Two agents to steer while they work: quick answers "4" at once; slow streams a line, then thinks
+    for 30 s in its first incarnation unless it is killed or hurried, and answers "2+2=4, shown" after."""
+    return [
+        scripted("quick", [step(new_answer="4")],
+                 [step(when_answers=["agent1", "agent2"]), step(vote="agent2", reason="shows the working")]),
+        scripted("slow",
+                 [step(text="thinking it through\n", incarnations=[1]), step(delay=30, incarnations=[1]),
+                  step(new_answer="2+2=4, shown")],
+                 [step(when_answers=["agent2"]), step(vote="agent2", reason="mine shows why")]),
+    ]
 
 
 def team_config(
@@ -111,7 +125,7 @@ def assert_trace_invariants(trace: list[dict[str, Any]]) -> None:
     assert label is None or label in labels
 
 
-def unavailable(reason: str, *, module: bool = False) -> None:
+def unavailable(reason: str, *, module: bool = False) -> NoReturn:
     """Skip a test whose real dependency is missing, except in CI, where that is a failure.
 
     CI installs everything the suite needs; a skip there would present a check as passed.
@@ -121,6 +135,24 @@ def unavailable(reason: str, *, module: bool = False) -> None:
     if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
         pytest.fail(f"required in CI: {reason}", pytrace=False)
     pytest.skip(reason, allow_module_level=module)
+
+
+def import_litellm() -> ModuleType:
+    """litellm, set up for tests on loopback; the test module that asks is skipped where it is not installed.
+
+    Without LITELLM_LOCAL_MODEL_COST_MAP, importing litellm fetches a price list from the network.
+    LiteLLM logs each call on a pool of non-daemon threads of its own; one thread, started here,
+    before any test's leak guard looks, keeps that pool from reading as threads our code leaked.
+    """
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    os.environ.setdefault("LOGGING_EXECUTOR_MAX_THREADS", "1")
+    try:
+        import litellm
+        from litellm.litellm_core_utils.thread_pool_executor import executor
+    except ImportError:
+        unavailable("litellm is an optional extra: pip install 'massgen-actors[litellm]'", module=True)
+    executor.submit(lambda: None).result()
+    return litellm
 
 
 def model_servers() -> list[Any]:

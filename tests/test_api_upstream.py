@@ -7,25 +7,16 @@ real SSE): no model, no key.
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from support import scripted, step, unavailable
+from support import import_litellm, scripted, step
 
 from bench.zero_latency_openai import ZeroLatencyServer
 from massgen.logs import read_trace
 
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no price list from the network
-os.environ.setdefault("LOGGING_EXECUTOR_MAX_THREADS", "1")
-try:
-    import litellm
-    from litellm.litellm_core_utils.thread_pool_executor import executor as _litellm_logging
-except ImportError:
-    unavailable("litellm is an optional extra: pip install 'massgen-actors[litellm]'", module=True)
-
-_litellm_logging.submit(lambda: None).result()
+litellm = import_litellm()
 
 import massgen  # noqa: E402
 

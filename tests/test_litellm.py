@@ -3,25 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import os
 from pathlib import Path
 
 import pytest
 import yaml
-from support import scripted, step, unavailable
+from support import import_litellm, scripted, step
 
-# Without this, importing litellm fetches a price list from the network (tests stay on loopback).
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-# LiteLLM logs each call on a pool of non-daemon threads of its own; one thread, started here,
-# before any test's leak guard looks, keeps that pool from reading as threads our code leaked.
-os.environ.setdefault("LOGGING_EXECUTOR_MAX_THREADS", "1")
-try:
-    import litellm
-    from litellm.litellm_core_utils.thread_pool_executor import executor as _litellm_logging
-except ImportError:
-    unavailable("litellm is an optional extra: pip install 'massgen-actors[litellm]'", module=True)
-
-_litellm_logging.submit(lambda: None).result()
+litellm = import_litellm()
 
 import massgen  # noqa: E402
 from massgen.litellm_provider import config_ref, conversation  # noqa: E402

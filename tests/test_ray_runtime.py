@@ -76,19 +76,22 @@ def test_a_bad_runtime_block_is_a_config_error_naming_it(runtime: dict[str, Any]
         validate_data({"agents": _agents(), "runtime": runtime}, "test")
 
 
-def test_a_bad_ray_flag_is_a_clear_error(tmp_path: Path) -> None:
-    done = subprocess.run([sys.executable, "-m", "massgen.cli.main", "--ray", "nowhere", "--config",
-                           "@examples/basic/scripted_three_agents", "2+2?"], cwd=tmp_path, capture_output=True,
+def massgen_on_ray(address: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``massgen --ray ADDRESS`` on the scripted example team, as a user runs it."""
+    return subprocess.run([sys.executable, "-m", "massgen.cli.main", "--ray", address, "--config",
+                           "@examples/basic/scripted_three_agents", "2+2?"], cwd=cwd, capture_output=True,
                           text=True, timeout=60, check=False)
+
+
+def test_a_bad_ray_flag_is_a_clear_error(tmp_path: Path) -> None:
+    done = massgen_on_ray("nowhere", tmp_path)
     assert done.returncode == 1
     assert "--ray 'nowhere': give auto or HOST:PORT" in done.stderr and "Traceback" not in done.stderr
 
 
 def test_a_cluster_that_is_not_there_is_a_clear_error_at_once(tmp_path: Path) -> None:
     """Ray alone would wait about two minutes for a head at an address where nothing listens."""
-    done = subprocess.run([sys.executable, "-m", "massgen.cli.main", "--ray", "127.0.0.1:1", "--config",
-                           "@examples/basic/scripted_three_agents", "2+2?"], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=60, check=False)
+    done = massgen_on_ray("127.0.0.1:1", tmp_path)
     assert done.returncode == 1
     assert "massgen: runtime" in done.stderr and "Traceback" not in done.stderr
 

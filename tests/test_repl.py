@@ -23,7 +23,7 @@ from prompt_toolkit.data_structures import Size
 from prompt_toolkit.document import Document
 from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output.vt100 import Vt100_Output
-from support import FACTOR, assert_trace_invariants, of_type, scripted, step, team_config
+from support import FACTOR, assert_trace_invariants, of_type, quick_and_slow, team_config
 
 from massgen.cli.main import main
 from massgen.cli.repl import Repl
@@ -36,16 +36,8 @@ WAIT = 10.0 * FACTOR
 
 
 def two_agents() -> TeamConfig:
-    """quick answers "4" at once; slow streams, then thinks for 30 s unless killed or hurried."""
-    return team_config(
-        scripted("quick", [step(new_answer="4")],
-                 [step(when_answers=["agent1", "agent2"]), step(vote="agent2", reason="shows the working")]),
-        scripted("slow",
-                 [step(text="thinking it through\n", incarnations=[1]), step(delay=30, incarnations=[1]),
-                  step(new_answer="2+2=4, shown")],
-                 [step(when_answers=["agent2"]), step(vote="agent2", reason="mine shows why")]),
-        run_timeout=60, turn_timeout=45, idle_timeout=45,
-    )
+    """``quick_and_slow``, its deadlines past slow's 30 s of thinking."""
+    return team_config(*quick_and_slow(), run_timeout=60, turn_timeout=45, idle_timeout=45)
 
 
 def screen_text(buffer: io.StringIO) -> str:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from support import FACTOR, assert_trace_invariants, of_type, scripted, step
+from support import FACTOR, assert_trace_invariants, of_type, quick_and_slow
 from tmux_screen import TmuxScreen, massgen_argv
 
 from massgen.logs import read_trace
@@ -22,16 +22,9 @@ QUESTION = "Which is larger, 9.11 or 9.9?"
 
 
 def slow_team(tmp_path: Path) -> Path:
-    """quick answers "4" at once; slow streams, then thinks for 30 s unless killed or hurried."""
+    """``quick_and_slow`` as a config file for ``massgen --config``, its deadlines past slow's thinking."""
     config = {
-        "agents": [
-            scripted("quick", [step(new_answer="4")],
-                     [step(when_answers=["agent1", "agent2"]), step(vote="agent2", reason="shows the working")]),
-            scripted("slow",
-                     [step(text="thinking it through\n", incarnations=[1]), step(delay=30, incarnations=[1]),
-                      step(new_answer="2+2=4, shown")],
-                     [step(when_answers=["agent2"]), step(vote="agent2", reason="mine shows why")]),
-        ],
+        "agents": quick_and_slow(),
         "orchestrator": {"restart": {"backoff_base_seconds": 0.02, "backoff_max_seconds": 0.2}},
         "timeout_settings": {"orchestrator_timeout_seconds": 60 * FACTOR, "turn_timeout_seconds": 45 * FACTOR,
                              "idle_stream_timeout_seconds": 45 * FACTOR,

@@ -1,12 +1,12 @@
-"""The slash commands. Steering ones become typed messages to the supervisor (through
+"""The session's slash commands. Steering ones become typed messages to the supervisor (through
 ``Team``'s control methods), so every one of them is in the trace; read-only ones read
 the live projection of the current turn, or of the last one when none is running.
+What a command is, and how a line is read, is ``cli/slash_commands.py`` (the terminal UI's too).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Protocol
 
 from massgen import read_trace
@@ -20,6 +20,7 @@ from massgen.cli.repl.views import (
     trace_text,
     votes_text,
 )
+from massgen.cli.slash_commands import Command, help_text, run_line
 
 
 class ReplControl(Protocol):
@@ -33,18 +34,6 @@ class ReplControl(Protocol):
     def toggle_vi(self) -> str: ...
 
     def request_quit(self) -> None: ...
-
-
-Handler = Callable[[ReplControl, str], str]
-
-
-@dataclass(frozen=True)
-class Command:
-    name: str
-    usage: str
-    help: str
-    handler: Handler
-    takes_agent: bool = False
 
 
 def _turn(app: ReplControl) -> LiveTurn | None:
@@ -153,11 +142,10 @@ def cmd_reset(app: ReplControl, args: str) -> str:
 
 
 def cmd_help(app: ReplControl, args: str) -> str:
-    lines = ["Type a question to run the team on it; earlier answers are context for the next.",
-             'Multi-line: paste it, start with """ and end with """, or Esc then Enter for a new line.',
-             "Ctrl-C during a turn cancels it (keeping the best answer so far); twice quits.", ""]
-    lines += [f"  {c.usage:<22} {c.help}" for c in COMMANDS.values()]
-    return "\n".join(lines)
+    return help_text(("Type a question to run the team on it; earlier answers are context for the next.",
+                      'Multi-line: paste it, start with """ and end with """, or Esc then Enter for a new line.',
+                      "Ctrl-C during a turn cancels it (keeping the best answer so far); twice quits."),
+                     COMMANDS.values())
 
 
 def cmd_vi(app: ReplControl, args: str) -> str:
@@ -221,33 +209,34 @@ def cmd_restart(app: ReplControl, args: str) -> str:
     return _steer(app, lambda t: t.team is not None and t.team.restart_agent(found), f"restarting {found}")
 
 
-COMMANDS: dict[str, Command] = {c.name: c for c in (
+# live_only: what a replay in the terminal UI refuses: it has no team to steer and no conversation to read
+# (its /config is the team the trace recorded).
+COMMANDS: dict[str, Command[ReplControl]] = {c.name: c for c in (
     Command("status", "/status", "each agent's state, the vote tally, time, calls and tokens", cmd_status),
     Command("answers", "/answers", "every answer so far, labelled agentN.M", cmd_answers),
     Command("votes", "/votes", "the votes of the current round and the tally", cmd_votes),
-    Command("events", "/events [N]", "the coordination timeline (last N events)", cmd_events),
-    Command("trace", "/trace [N]", "the last N trace records (default 10)", cmd_trace),
-    Command("follow", "/follow <agent|off>", "stream one agent's text as it arrives", cmd_follow, True),
-    Command("answer-now", "/answer-now", "wrap up: vote on the existing answers and present", cmd_answer_now),
-    Command("cancel", "/cancel", "stop the turn, keep the best answer so far", cmd_cancel),
-    Command("timeout", "/timeout <seconds>", "change the run deadline (or the next turns')", cmd_timeout),
-    Command("kill", "/kill <agent>", "kill an agent of the running team (it is restarted)", cmd_kill, True),
-    Command("restart", "/restart <agent>", "restart an agent of the running team", cmd_restart, True),
+    Command("events", "/events [N]", "the coordination timeline (last N events)", cmd_events, live_only=True),
+    Command("trace", "/trace [N]", "the last N trace records (default 10)", cmd_trace, live_only=True),
+    Command("follow", "/follow <agent|off>", "stream one agent's text as it arrives", cmd_follow,
+            takes_agent=True, live_only=True),
+    Command("answer-now", "/answer-now", "wrap up: vote on the existing answers and present", cmd_answer_now,
+            live_only=True),
+    Command("cancel", "/cancel", "stop the turn, keep the best answer so far", cmd_cancel, live_only=True),
+    Command("timeout", "/timeout <seconds>", "change the run deadline (or the next turns')", cmd_timeout,
+            live_only=True),
+    Command("kill", "/kill <agent>", "kill an agent of the running team (it is restarted)", cmd_kill,
+            takes_agent=True, live_only=True),
+    Command("restart", "/restart <agent>", "restart an agent of the running team", cmd_restart,
+            takes_agent=True, live_only=True),
     Command("config", "/config", "the team: agents, backends, deadlines", cmd_config),
-    Command("context", "/context", "the earlier turns the next question will see", cmd_context),
-    Command("reset", "/reset", "forget earlier turns (start a new conversation)", cmd_reset),
+    Command("context", "/context", "the earlier turns the next question will see", cmd_context, live_only=True),
+    Command("reset", "/reset", "forget earlier turns (start a new conversation)", cmd_reset, live_only=True),
     Command("vi", "/vi", "switch between vi and Emacs key bindings", cmd_vi),
     Command("help", "/help", "this list", cmd_help),
     Command("quit", "/quit", "leave (a running turn is cancelled, its logs completed)", cmd_quit),
 )}
-ALIASES = {"exit": "quit", "q": "quit", "?": "help", "answernow": "answer-now", "stop": "cancel"}
 
 
 def run_command(app: ReplControl, line: str) -> str:
     """Run one ``/command args`` line and return what to show."""
-    name, _, args = line.strip().removeprefix("/").partition(" ")
-    name = ALIASES.get(name.lower(), name.lower())
-    command = COMMANDS.get(name)
-    if command is None:
-        return f"unknown command /{name}; /help lists them"
-    return command.handler(app, args)
+    return run_line(app, line, COMMANDS)[1]

@@ -19,7 +19,8 @@ from prompt_toolkit.formatted_text import AnyFormattedText
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
-from massgen.cli.repl.commands import ALIASES, COMMANDS
+from massgen.cli.repl.commands import COMMANDS
+from massgen.cli.slash_commands import parse_line
 
 BLOCK = '"""'
 _REFRESH_S = 0.25
@@ -55,7 +56,7 @@ class ReplCompleter(Completer):
                 if command.name.startswith(name.lower()):
                     yield Completion(f"/{command.name}", start_position=-len(text), display_meta=command.help)
             return
-        chosen = COMMANDS.get(ALIASES.get(name.lower(), name.lower()))
+        chosen = COMMANDS.get(parse_line(text)[0])
         if chosen is None or not chosen.takes_agent or " " in arg:
             return
         choices = [(agent, label) for label, agent in self._agents().items()]

@@ -5,19 +5,20 @@ Read-only views (``/status``, ``/votes``, ``/answers``, ``/timeline``, ``/inspec
 run state, so they work the same on a replay. Steering (``/kill``, ``/restart``,
 ``/answer-now``, ``/cancel``, ``/timeout``, ``/note``) goes through the REPL's commands:
 one typed message to the supervisor per command, as the Web UI sends.
+
+The screen's table is its views in front of the REPL's table (``COMMANDS``): one description
+of each command (``cli/slash_commands.py``), read, run, listed and completed the same way.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from massgen.cli.repl.commands import ALIASES as REPL_ALIASES
 from massgen.cli.repl.commands import COMMANDS as REPL_COMMANDS
-from massgen.cli.repl.commands import ReplControl, run_command
+from massgen.cli.repl.commands import ReplControl
+from massgen.cli.slash_commands import Command, help_text, in_front, run_line
 from massgen.cli.tui.state import AgentState, RunState
 from massgen.cli.tui.view import ViewChoices
 
@@ -33,19 +34,6 @@ class TuiControl(ReplControl, Protocol):
 
     @property
     def runs(self) -> list[RunState]: ...
-
-
-Handler = Callable[[TuiControl, str], str]
-
-
-@dataclass(frozen=True)
-class ScreenCommand:
-    name: str
-    usage: str
-    help: str
-    handler: Handler
-    takes_agent: bool = False
-    live_only: bool = False  # needs a running team (not on a replay)
 
 
 def _agent(app: TuiControl, name: str) -> AgentState | str:
@@ -84,11 +72,8 @@ def cmd_votes(app: TuiControl, args: str) -> str:
 
 
 def cmd_answers(app: TuiControl, args: str) -> str:
-    answers = app.state.answers
-    if not answers:
-        return "no answers yet"
     return "\n".join(f"{a.label} ({a.agent}, round {a.round}):\n    " + a.content.strip().replace("\n", "\n    ")
-                     for a in answers)
+                     for a in app.state.answers) or "no answers yet"
 
 
 def cmd_timeline(app: TuiControl, args: str) -> str:
@@ -163,12 +148,9 @@ def cmd_workspace(app: TuiControl, args: str) -> str:
 
 
 def cmd_mcp(app: TuiControl, args: str) -> str:
-    servers = app.state.mcp
-    if not servers:
-        return "no MCP servers in this run"
     return "\n".join(f"{app.state.label_of(s.agent)} {s.server}: {s.state}"
                      + (f" ({', '.join(s.tools)})" if s.tools else "") + (f": {s.detail}" if s.detail else "")
-                     for s in servers.values())
+                     for s in app.state.mcp.values()) or "no MCP servers in this run"
 
 
 def cmd_history(app: TuiControl, args: str) -> str:
@@ -229,65 +211,47 @@ def cmd_tools(app: TuiControl, args: str) -> str:
 
 
 def cmd_help(app: TuiControl, args: str) -> str:
-    lines = ["Type a question and press Enter; while a turn runs, a line of text is a note to every agent.",
-             "Keys: Tab/Shift-Tab switch panels, F2 zoom, PgUp/PgDn scroll (Home/End), Ctrl-F search,",
-             "F3 open or close tool cards, Esc closes this, Ctrl-C cancels the turn (twice quits), Ctrl-D quits.", ""]
-    shown = {**{c.name: (c.usage, c.help) for c in SCREEN_COMMANDS.values()}}
-    for name, command in REPL_COMMANDS.items():
-        shown.setdefault(name, (command.usage, command.help))
-    lines += [f"  {usage:<24} {text}" for usage, text in shown.values()]
-    return "\n".join(lines)
+    return help_text(("Type a question and press Enter; while a turn runs, a line of text is a note to every agent.",
+                      "Keys: Tab/Shift-Tab switch panels, F2 zoom, PgUp/PgDn scroll (Home/End), Ctrl-F search,",
+                      "F3 open or close tool cards, Esc closes this, Ctrl-C cancels the turn (twice quits), "
+                      "Ctrl-D quits."), COMMANDS.values())
 
 
-SCREEN_COMMANDS: dict[str, ScreenCommand] = {c.name: c for c in (
-    ScreenCommand("status", "/status", "each agent's state, answers, vote and calls", cmd_status),
-    ScreenCommand("votes", "/votes", "the votes of the current round and the tally", cmd_votes),
-    ScreenCommand("answers", "/answers", "every answer so far, labelled agentN.M", cmd_answers),
-    ScreenCommand("timeline", "/timeline [N]", "what happened, in order (last N)", cmd_timeline),
-    ScreenCommand("inspect", "/inspect LABEL", "an agent (agent2), an answer (agent2.1) or final, in full",
-                  cmd_inspect, takes_agent=True),
-    ScreenCommand("metrics", "/metrics", "events, calls, tokens, streamed text and tools per agent", cmd_metrics),
-    ScreenCommand("cost", "/cost", "what the run cost, per agent", cmd_cost),
-    ScreenCommand("workspace", "/workspace", "the log directory and the answers' workspace snapshots",
-                  cmd_workspace),
-    ScreenCommand("mcp", "/mcp", "MCP servers: tools listed, failures, withdrawn", cmd_mcp),
-    ScreenCommand("history", "/history", "the turns of this session and their answers", cmd_history),
-    ScreenCommand("note", "/note [@agent] TEXT", "a note for every agent (or one), read at its next call",
-                  cmd_note, live_only=True),
-    ScreenCommand("zoom", "/zoom [agent]", "one panel on the whole screen (again: all panels)", cmd_zoom,
-                  takes_agent=True),
-    ScreenCommand("search", "/search TEXT", "highlight TEXT in every panel (empty: stop)", cmd_search),
-    ScreenCommand("tools", "/tools [open|closed]", "open or close the tool cards", cmd_tools),
-    ScreenCommand("help", "/help", "this list", cmd_help),
+SCREEN_COMMANDS: dict[str, Command[TuiControl]] = {c.name: c for c in (
+    Command("status", "/status", "each agent's state, answers, vote and calls", cmd_status),
+    Command("votes", "/votes", "the votes of the current round and the tally", cmd_votes),
+    Command("answers", "/answers", "every answer so far, labelled agentN.M", cmd_answers),
+    Command("timeline", "/timeline [N]", "what happened, in order (last N)", cmd_timeline),
+    Command("inspect", "/inspect LABEL", "an agent (agent2), an answer (agent2.1) or final, in full",
+            cmd_inspect, takes_agent=True),
+    Command("metrics", "/metrics", "events, calls, tokens, streamed text and tools per agent", cmd_metrics),
+    Command("cost", "/cost", "what the run cost, per agent", cmd_cost),
+    Command("workspace", "/workspace", "the log directory and the answers' workspace snapshots",
+            cmd_workspace),
+    Command("mcp", "/mcp", "MCP servers: tools listed, failures, withdrawn", cmd_mcp),
+    Command("history", "/history", "the turns of this session and their answers", cmd_history),
+    Command("note", "/note [@agent] TEXT", "a note for every agent (or one), read at its next call",
+            cmd_note, live_only=True),
+    Command("zoom", "/zoom [agent]", "one panel on the whole screen (again: all panels)", cmd_zoom,
+            takes_agent=True),
+    Command("search", "/search TEXT", "highlight TEXT in every panel (empty: stop)", cmd_search),
+    Command("tools", "/tools [open|closed]", "open or close the tool cards", cmd_tools),
+    Command("help", "/help", "this list", cmd_help),
 )}
 
-_LIVE_REPL = {"answer-now", "cancel", "timeout", "kill", "restart", "follow", "trace", "events", "reset", "context",
-              "config", "vi"}
+COMMANDS: dict[str, Command[TuiControl]] = in_front(SCREEN_COMMANDS, REPL_COMMANDS)
 
 
 def run_screen_command(app: TuiControl, line: str) -> tuple[str, str]:
     """Run one ``/command args`` line: (title, text to show); empty text shows nothing."""
-    name, _, args = line.strip().removeprefix("/").partition(" ")
-    name = REPL_ALIASES.get(name.lower(), name.lower())
-    command = SCREEN_COMMANDS.get(name)
-    if command is not None:
-        if command.live_only and app.replay:
-            return f"/{name}", "this is a replay: nothing can be steered"
-        return f"/{name}", command.handler(app, args)
-    if name in REPL_COMMANDS:
-        if app.replay and name in _LIVE_REPL:
-            return f"/{name}", "this is a replay: nothing can be steered"
-        return f"/{name}", run_command(app, line)
-    return "command", f"unknown command /{name}; /help lists them"
+    name, shown = run_line(app, line, COMMANDS, replay=app.replay)
+    return (f"/{name}" if name else "command"), shown
 
 
 def command_names() -> dict[str, str]:
     """Every command the line completes: name -> what it does."""
-    names = {name: c.help for name, c in REPL_COMMANDS.items()}
-    names.update({name: c.help for name, c in SCREEN_COMMANDS.items()})
-    return names
+    return {name: c.help for name, c in COMMANDS.items()}
 
 
 def agent_commands() -> set[str]:
-    return {n for n, c in REPL_COMMANDS.items() if c.takes_agent} | {
-        n for n, c in SCREEN_COMMANDS.items() if c.takes_agent}
+    return {name for name, c in COMMANDS.items() if c.takes_agent}
