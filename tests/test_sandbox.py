@@ -143,3 +143,93 @@ def test_the_docker_command_has_the_same_shape_without_network(dirs: dict[str, P
     mounts = [argv[i + 1] for i, arg in enumerate(argv) if arg == "-v"]
     assert mounts == [f"{dirs['ws']}:{dirs['ws']}", f"{dirs['ctx']}:{dirs['ctx']}:ro"]
     assert argv[argv.index("-w") + 1] == str(dirs["ws"]) and "cpu=60" in argv
+
+
+# -- who the command is outside: run as root, the host's nobody; run as a user, that user ------------------------
+
+as_root = pytest.mark.skipif(os.geteuid() != 0, reason="massgen run as root: these machines and CI run so")
+
+
+def host_status(output: str) -> dict[str, str]:
+    """The lines of /proc/self/status the command printed, by field."""
+    fields = ("Uid", "Gid", "Groups", "CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb", "NoNewPrivs")
+    return {k: v.strip() for k, _, v in (line.partition(":") for line in output.splitlines()) if k in fields}
+
+
+@as_root
+def test_run_as_root_a_root_only_file_the_command_can_see_stays_unreadable(dirs: dict[str, Path]) -> None:
+    secret = dirs["ctx"] / "root-only.txt"
+    secret.write_text("topsecret\n")
+    secret.chmod(0o600)
+    shadow = Path("/etc/shadow")  # root:shadow 0640, mounted in on purpose
+    script = (f"cat {secret}; cat {shadow}; cat {dirs['ctx']}/data.txt; id -un; touch made.txt; "
+              "cat /proc/self/status; "  # no user namespace: these are the host's own ids
+              f"unshare -r sh -c 'echo nested uid $(id -u); cat {secret}'")
+    result = sandboxed(script, dirs["ws"], read_only=(dirs["ctx"], shadow))
+    assert "topsecret" not in result.output and "root:" not in result.output, result.output
+    assert f"cat: {secret}: Permission denied" in result.output
+    assert f"cat: {shadow}: Permission denied" in result.output
+    assert "context" in result.output.splitlines() and "nobody" in result.output.splitlines()
+    status = host_status(result.output)
+    assert status["Uid"].split() == ["65534"] * 4 and status["Gid"].split() == ["65534"] * 4, status
+    assert status["Groups"] == "", status  # no supplementary groups: not root's (shadow, ...)
+    assert {status[c] for c in ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb")} == {"0000000000000000"}
+    assert status["NoNewPrivs"] == "1"  # a setuid program would not run as its owner
+    assert "nested uid 0" in result.output  # root of its own user namespace, still nobody outside
+    made = (dirs["ws"] / "made.txt").stat()
+    assert (made.st_uid, made.st_gid) == (65534, 65534)  # what it writes is the host's nobody's, not root's
+
+
+@as_root
+def test_run_as_root_the_command_changes_what_massgen_wrote_in_the_workspace(dirs: dict[str, Path]) -> None:
+    (dirs["ws"] / "sub").mkdir()
+    (dirs["ws"] / "sub" / "notes.txt").write_text("by massgen\n")  # as root, like the file tools
+    kept = dirs["outside"] / "kept.txt"
+    kept.write_text("root's\n")
+    os.link(kept, dirs["ws"] / "linked.txt")  # a second name of a root file: never given away
+    (dirs["ws"] / "to-secret").symlink_to(dirs["outside"] / "secret.txt")
+    script = "echo by the agent >> sub/notes.txt; echo new > sub/new.txt; echo x >> linked.txt; ls -n"
+    result = sandboxed(script, dirs["ws"])
+    assert (dirs["ws"] / "sub" / "notes.txt").read_text() == "by massgen\nby the agent\n"
+    assert (dirs["ws"] / "sub" / "new.txt").read_text() == "new\n"
+    assert "linked.txt: Permission denied" in result.output, result.output
+    assert kept.read_text() == "root's\n" and kept.stat().st_uid == 0
+    assert (dirs["outside"] / "secret.txt").stat().st_uid == 0  # the link itself was handed over, not its target
+    for path in (dirs["ws"], dirs["ws"] / "sub", dirs["ws"] / "sub" / "notes.txt"):
+        assert (path.stat().st_uid, path.stat().st_gid) == (65534, 65534), path
+    assert os.lstat(dirs["ws"] / "to-secret").st_uid == 65534
+
+
+def test_run_as_a_user_the_command_is_that_user_outside(tmp_path: Path) -> None:
+    """The path every non-root user takes: a user namespace mapping nobody to the caller (here uid 4242)."""
+    import subprocess
+    import sys
+    import tempfile
+
+    if os.geteuid() != 0:  # already a user: this very process is the caller
+        caller, prefix = os.getuid(), []
+    else:
+        if shutil.which("setpriv") is None:
+            unavailable("setpriv (util-linux) is not installed")
+        caller, prefix = 4242, ["setpriv", "--reuid", "4242", "--regid", "4242", "--clear-groups",
+                                "--inh-caps=-all", "--"]
+    top = Path(tempfile.mkdtemp(prefix="massgen-user-sandbox-"))  # not under root's 0700 pytest folder
+    try:
+        workspace = top / "ws"
+        workspace.mkdir()
+        os.chown(workspace, caller, caller)
+        os.chmod(top, 0o755)
+        program = ("import asyncio, sys; from pathlib import Path; from massgen.files.sandbox import run_command; "
+                   "r = asyncio.run(run_command(sys.argv[1], mode='sandbox', workspace=Path(sys.argv[2]), "
+                   "read_only=(), timeout_s=20)); print(r.output, end='')")
+        script = "id -u; touch made.txt; unshare -r true && echo nested || echo no nested"
+        ran = subprocess.run([*prefix, sys.executable, "-c", program, script, str(workspace)], capture_output=True,
+                             text=True, timeout=60, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+        if "setting up uid map: Permission denied" in ran.stdout or "No permissions to create" in ran.stdout:
+            unavailable("unprivileged user namespaces are disabled on this kernel")
+        lines = ran.stdout.splitlines()
+        assert lines[0] == "65534", (ran.stdout, ran.stderr)
+        assert lines[-1] == "no nested"  # --disable-userns, as before
+        assert (workspace / "made.txt").stat().st_uid == caller  # nobody inside is the caller outside
+    finally:
+        shutil.rmtree(top)
