@@ -15,7 +15,8 @@ uid and gid 65534 with no supplementary groups, no capabilities (bounding set to
 no_new_privs before the shell starts. The workspace is handed to that uid before each
 command (``hand_over``), so the agent can still change what massgen's file tools wrote there.
 
-``docker`` runs it in a container with no network and the same mounts. Either way the
+``docker`` runs it in a container with no network and the same mounts, as the caller's own uid
+and gid (nobody's, with the workspace handed over, run as root), no capabilities. Either way the
 command gets a CPU-time limit, an output cap and a wall-clock deadline, at which its whole
 process group is killed (for bubblewrap, the sandbox's pid namespace dies with it; for
 Docker, the container is killed by name).
@@ -164,9 +165,18 @@ def etc_files() -> list[str]:
     return found
 
 
-def docker_argv(command: str, workspace: Path, read_only: Sequence[Path], name: str, cpu_seconds: int) -> list[str]:
+def docker_argv(command: str, workspace: Path, read_only: Sequence[Path], name: str, cpu_seconds: int,
+                user: tuple[int, int] | None = None) -> list[str]:
+    """``user`` (uid, gid; default: the caller's own, or nobody's run as root) is who the command is.
+
+    A container's root is the host's root on what is mounted (the Docker daemon's users are root
+    to it), so the command never runs as the image's default root.
+    """
+    if user is None:
+        user = (SANDBOX_UID, SANDBOX_GID) if runs_as_root() else (os.getuid(), os.getgid())
     argv = ["docker", "run", "--rm", "--name", name, "--network", "none", "--cpus", "1", "--memory", "1g",
             "--pids-limit", "256", "--ulimit", f"cpu={cpu_seconds}", "--security-opt", "no-new-privileges",
+            "--cap-drop", "ALL", "--user", f"{user[0]}:{user[1]}", "-e", f"HOME={workspace}",
             "-v", f"{workspace}:{workspace}", "-w", str(workspace)]
     for path in read_only:
         argv += ["-v", f"{path}:{path}:ro"]
@@ -183,12 +193,10 @@ async def run_command(command: str, *, mode: str, workspace: Path, read_only: Se
                       timeout_s: float, hidden: Sequence[Path] = ()) -> CommandResult:
     cpu = max(1, int(timeout_s))
     name = f"massgen-cmd-{os.getpid()}-{next(_names)}"
-    if mode == "docker":
-        argv = docker_argv(command, workspace, read_only, name, cpu)
-    else:
-        argv = bwrap_argv(command, workspace, read_only, hidden)
-        if runs_as_root():
-            await asyncio.to_thread(hand_over, workspace)
+    argv = (docker_argv(command, workspace, read_only, name, cpu) if mode == "docker"
+            else bwrap_argv(command, workspace, read_only, hidden))
+    if runs_as_root():  # either way the command runs as nobody, who must be able to change the workspace
+        await asyncio.to_thread(hand_over, workspace)
     process = await asyncio.create_subprocess_exec(
         *argv, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
         start_new_session=True, preexec_fn=lambda: _limits(cpu),

@@ -143,6 +143,10 @@ def test_the_docker_command_has_the_same_shape_without_network(dirs: dict[str, P
     mounts = [argv[i + 1] for i, arg in enumerate(argv) if arg == "-v"]
     assert mounts == [f"{dirs['ws']}:{dirs['ws']}", f"{dirs['ctx']}:{dirs['ctx']}:ro"]
     assert argv[argv.index("-w") + 1] == str(dirs["ws"]) and "cpu=60" in argv
+    # never the image's root, which is the host's root on the mounts: the caller, or nobody run as root
+    caller = "65534:65534" if os.geteuid() == 0 else f"{os.getuid()}:{os.getgid()}"
+    assert argv[argv.index("--user") + 1] == caller and argv[argv.index("--cap-drop") + 1] == "ALL"
+    assert "1000:100" in docker_argv("true", dirs["ws"], (), "n", 1, user=(1000, 100))
 
 
 # -- who the command is outside: run as root, the host's nobody; run as a user, that user ------------------------
