@@ -185,6 +185,31 @@ def test_run_as_root_a_root_only_file_the_command_can_see_stays_unreadable(dirs:
 
 
 @as_root
+def test_run_as_root_the_host_sees_the_command_as_nobody_without_capabilities(dirs: dict[str, Path]) -> None:
+    fifo = dirs["ws"] / "wait"
+    os.mkfifo(fifo)  # the command blocks reading it; opening it here returns once the command has it open
+    seen: dict[str, object] = {}
+
+    def look_from_the_host() -> None:
+        with open(fifo, "w") as writer:
+            readers = [p for p in psutil.Process(os.getpid()).children(recursive=True)
+                       if p.cmdline() == ["cat", "wait"]]
+            seen["uids"] = [tuple(p.uids()) for p in readers]
+            seen["gids"] = [tuple(p.gids()) for p in readers]
+            seen["capeff"] = [Path(f"/proc/{p.pid}/status").read_text().split("CapEff:")[1].split()[0]
+                              for p in readers]
+            writer.write("go\n")
+
+    host = threading.Thread(target=look_from_the_host, daemon=True)  # stuck in open if the command never reads
+    host.start()
+    result = sandboxed("cat wait", dirs["ws"])
+    host.join(20)
+    assert result.output == "go\n" and result.exit_code == 0, result.output
+    assert seen["uids"] == [(65534, 65534, 65534)] and seen["gids"] == [(65534, 65534, 65534)], seen
+    assert seen["capeff"] == ["0000000000000000"]
+
+
+@as_root
 def test_run_as_root_the_command_changes_what_massgen_wrote_in_the_workspace(dirs: dict[str, Path]) -> None:
     (dirs["ws"] / "sub").mkdir()
     (dirs["ws"] / "sub" / "notes.txt").write_text("by massgen\n")  # as root, like the file tools
