@@ -14,7 +14,7 @@ import psutil
 import pytest
 from support import of_type, records, run_team, scripted, step, team_config, unavailable
 
-from massgen.files.sandbox import CommandResult, docker_argv, run_command
+from massgen.files.sandbox import CommandResult, bwrap_argv, docker_argv, run_command
 
 if shutil.which("bwrap") is None:
     unavailable("bubblewrap (bwrap) is not installed (Debian package bubblewrap)", module=True)
@@ -231,34 +231,37 @@ def test_run_as_root_the_command_changes_what_massgen_wrote_in_the_workspace(dir
 
 def test_run_as_a_user_the_command_is_that_user_outside(tmp_path: Path) -> None:
     """The path every non-root user takes: a user namespace mapping nobody to the caller (here uid 4242)."""
+    script = "id -u; touch made.txt; unshare -r true 2>/dev/null && echo nested || echo no nested"
+    if os.geteuid() != 0:  # already a user: this very process is the caller
+        caller = os.getuid()
+        output, owner = sandboxed(script, tmp_path).output, (tmp_path / "made.txt").stat().st_uid
+    else:
+        caller = 4242
+        output, owner = as_a_user(caller, script)
+    if "setting up uid map" in output or "No permissions to create" in output:
+        unavailable(f"unprivileged user namespaces are disabled on this kernel: {output.strip()}")
+    assert output.splitlines() == ["65534", "no nested"], output  # nobody, no user namespace of its own
+    assert owner == caller  # nobody inside is the caller outside
+
+
+def as_a_user(uid: int, script: str) -> tuple[str, int | None]:
+    """Run as root: the command line run_command builds for a user, run by user ``uid``; its output and
+    the owner of the ``made.txt`` it makes."""
     import subprocess
-    import sys
     import tempfile
 
-    if os.geteuid() != 0:  # already a user: this very process is the caller
-        caller, prefix = os.getuid(), []
-    else:
-        if shutil.which("setpriv") is None:
-            unavailable("setpriv (util-linux) is not installed")
-        caller, prefix = 4242, ["setpriv", "--reuid", "4242", "--regid", "4242", "--clear-groups",
-                                "--inh-caps=-all", "--"]
+    if shutil.which("setpriv") is None:
+        unavailable("setpriv (util-linux) is not installed")
     top = Path(tempfile.mkdtemp(prefix="massgen-user-sandbox-"))  # not under root's 0700 pytest folder
     try:
+        os.chmod(top, 0o755)
         workspace = top / "ws"
         workspace.mkdir()
-        os.chown(workspace, caller, caller)
-        os.chmod(top, 0o755)
-        program = ("import asyncio, sys; from pathlib import Path; from massgen.files.sandbox import run_command; "
-                   "r = asyncio.run(run_command(sys.argv[1], mode='sandbox', workspace=Path(sys.argv[2]), "
-                   "read_only=(), timeout_s=20)); print(r.output, end='')")
-        script = "id -u; touch made.txt; unshare -r true && echo nested || echo no nested"
-        ran = subprocess.run([*prefix, sys.executable, "-c", program, script, str(workspace)], capture_output=True,
-                             text=True, timeout=60, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
-        if "setting up uid map: Permission denied" in ran.stdout or "No permissions to create" in ran.stdout:
-            unavailable("unprivileged user namespaces are disabled on this kernel")
-        lines = ran.stdout.splitlines()
-        assert lines[0] == "65534", (ran.stdout, ran.stderr)
-        assert lines[-1] == "no nested"  # --disable-userns, as before
-        assert (workspace / "made.txt").stat().st_uid == caller  # nobody inside is the caller outside
+        os.chown(workspace, uid, uid)
+        drop = ["setpriv", "--reuid", str(uid), "--regid", str(uid), "--clear-groups", "--inh-caps=-all", "--"]
+        ran = subprocess.run([*drop, *bwrap_argv(script, workspace, (), as_root=False)], capture_output=True,
+                             text=True, timeout=60)
+        made = workspace / "made.txt"
+        return ran.stdout + ran.stderr, made.stat().st_uid if made.exists() else None
     finally:
         shutil.rmtree(top)
