@@ -329,11 +329,15 @@ class OrchestratorConfig(_Strict):
     @classmethod
     def _sandbox_available(cls, mode: str) -> str:
         # A missing sandbox is an error here, never a silent fallback to running on the host.
+        import os
         import shutil
 
         if mode == "sandbox" and shutil.which("bwrap") is None:
             raise ValueError("sandbox needs bubblewrap (bwrap), which is not installed "
                              "(Debian: apt-get install bubblewrap)")
+        if mode == "sandbox" and os.geteuid() == 0 and shutil.which("setpriv") is None:
+            raise ValueError("sandbox run as root needs setpriv, which is not installed, to run commands as "
+                             "nobody rather than root (Debian: apt-get install util-linux)")
         if mode == "docker" and shutil.which("docker") is None:
             raise ValueError("docker needs the Docker engine and its docker command, which is not installed")
         return mode

@@ -1,13 +1,22 @@
 """``run_command``: a shell command run for an agent, never on the bare host.
 
 ``sandbox`` runs it in bubblewrap: every namespace unshared (so no network but a
-private loopback), as user ``nobody`` with no capabilities and no further user namespaces,
-the system directories read-only, of ``/etc`` only what programs need (``ETC_FILES``: no
-``shadow``, no keys, no tokens), the agent's workspace the only writable tree, context
-paths and snapshots read-only, everything else (the project, other workspaces, home)
-absent. Run as root, the command's uid outside the namespace is still root's (bubblewrap
-maps the inside uid to the caller's): what protects the host is what is not mounted.
-``docker`` runs it in a container with no network and the same mounts. Either way the
+private loopback), as user ``nobody`` with no capabilities, the system directories
+read-only, of ``/etc`` only what programs need (``ETC_FILES``: no ``shadow``, no keys, no
+tokens), the agent's workspace the only writable tree, context paths and snapshots
+read-only, everything else (the project, other workspaces, home) absent.
+
+Who ``nobody`` is outside depends on who runs massgen. Run as a normal user, bubblewrap
+makes a user namespace (no further ones allowed inside) that maps ``nobody`` to that user:
+the command has the user's own rights on what is mounted. Run as root, that mapping would
+make it root outside, owner of every root-owned file it can see; so bubblewrap makes no user
+namespace (root needs none to mount), and ``setpriv`` drops the command to the host's own
+uid and gid 65534 with no supplementary groups, no capabilities (bounding set too) and
+no_new_privs before the shell starts. The workspace is handed to that uid before each
+command (``hand_over``), so the agent can still change what massgen's file tools wrote there.
+
+``docker`` runs it in a container with no network and the same mounts, as the caller's own uid
+and gid (nobody's, with the workspace handed over, run as root), no capabilities. Either way the
 command gets a CPU-time limit, an output cap and a wall-clock deadline, at which its whole
 process group is killed (for bubblewrap, the sandbox's pid namespace dies with it; for
 Docker, the container is killed by name).
@@ -26,6 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from massgen.files.tree import DIR_FLAGS, walk
 from massgen.messages import ToolSpec
 
 OUTPUT_CAP_BYTES = 64 * 1024
@@ -41,9 +51,13 @@ ETC_FILES = (
     "shells", "terminfo", "inputrc", "bash.bashrc", "gitconfig", "fonts", "perl", "ssl/openssl.cnf", "ssl/certs",
     "ca-certificates", "python3",
 )
-# The sandbox's user: nobody, which every passwd has. bubblewrap maps it to the caller's own uid
-# outside, so files it writes in the workspace belong to the caller.
+# The sandbox's user: nobody (group nogroup), which every passwd has. For a normal user, bubblewrap
+# maps it to the caller's own uid outside, so files it writes in the workspace belong to the caller;
+# run as root, it is the host's nobody itself, and files it writes belong to nobody.
 SANDBOX_UID = SANDBOX_GID = 65534
+# Run as root: what setpriv makes of the command before its shell starts.
+_DROP_ROOT = ("--reuid", str(SANDBOX_UID), "--regid", str(SANDBOX_GID), "--clear-groups", "--inh-caps=-all",
+              "--bounding-set=-all", "--no-new-privs")
 
 SPEC = ToolSpec(
     name="run_command",
@@ -68,29 +82,80 @@ class CommandResult:
         return f"[{status}]\n{self.output}{more}"
 
 
-def bwrap_argv(command: str, workspace: Path, read_only: Sequence[Path], hidden: Sequence[Path] = ()) -> list[str]:
+def runs_as_root() -> bool:
+    return os.geteuid() == 0
+
+
+def bwrap_argv(command: str, workspace: Path, read_only: Sequence[Path], hidden: Sequence[Path] = (), *,
+               as_root: bool | None = None) -> list[str]:
+    """The bubblewrap command line; ``as_root`` (default: whether this process is root) picks the drop."""
+    as_root = runs_as_root() if as_root is None else as_root
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         raise RuntimeError("bubblewrap (bwrap) is not installed")
-    argv = [bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--uid", str(SANDBOX_UID),
-            "--gid", str(SANDBOX_GID), "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+    if as_root:
+        setpriv = shutil.which("setpriv")
+        if setpriv is None:
+            raise RuntimeError("run as root, the sandbox needs setpriv (util-linux), which is not installed")
+        # No user namespace: inside one, nobody would be root outside. bubblewrap keeps only what
+        # setpriv needs to change uid, gid, groups and bounding set; setpriv then drops those too.
+        argv = [bwrap, "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
+                "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--cap-add", "CAP_SETUID",
+                "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"]
+        shell = [setpriv, *_DROP_ROOT, "--", "/bin/sh", "-c", command]
+    else:
+        argv = [bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--uid", str(SANDBOX_UID),
+                "--gid", str(SANDBOX_GID), "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+        shell = ["/bin/sh", "-c", command]
+
+    def bind(option: str, path: Path) -> list[str]:
+        made: list[str] = []
+        if as_root:
+            # bubblewrap makes a mount point's missing parents mode 0700, owned by whoever sets up: as
+            # root, folders nobody could not pass. Made 0755 first (a folder that exists is kept as it is).
+            for parent in reversed(path.parents[:-1]):
+                made += ["--perms", "0755", "--dir", str(parent)]
+        return [*made, option, str(path), str(path)]
+
     for directory in _SYSTEM_DIRS:
         argv += ["--ro-bind-try", directory, directory]
     for etc_path in etc_files():
-        argv += ["--ro-bind-try", etc_path, etc_path]
+        argv += bind("--ro-bind-try", Path(etc_path))
     argv += ["--symlink", "../proc/self/mounts", "/etc/mtab"]
     argv += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
     for path in read_only:
-        argv += ["--ro-bind", str(path), str(path)]
+        argv += bind("--ro-bind", path)
     for path in hidden:  # run state inside a read-only path: an empty tmpfs over it
         argv += ["--tmpfs", str(path)]
     for path in read_only:  # snapshots may lie in hidden run state: bound again on top
         if any(path.is_relative_to(h) and path != h for h in hidden):
-            argv += ["--ro-bind", str(path), str(path)]
-    argv += ["--bind", str(workspace), str(workspace), "--chdir", str(workspace),
+            argv += bind("--ro-bind", path)
+    argv += [*bind("--bind", workspace), "--chdir", str(workspace),
              "--clearenv", "--setenv", "HOME", str(workspace), "--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin",
-             "--setenv", "LANG", "C.UTF-8", "--", "/bin/sh", "-c", command]
+             "--setenv", "LANG", "C.UTF-8", "--", *shell]
     return argv
+
+
+def hand_over(workspace: Path, uid: int = SANDBOX_UID, gid: int = SANDBOX_GID) -> None:
+    """Make everything in ``workspace`` owned by the sandbox's user, so a command run as it may change it.
+
+    Run as root only (no one else may give files away). Links are changed themselves, never what
+    they point to; a file with more than one name is left alone, since its other name may be
+    outside the workspace (a hard link to a root-owned file would otherwise be handed over too).
+    """
+    top = os.open(workspace, DIR_FLAGS)
+    try:
+        if (info := os.fstat(top)).st_uid != uid or info.st_gid != gid:
+            os.fchown(top, uid, gid)
+        for entry in walk(top):
+            if (entry.info.st_uid, entry.info.st_gid) == (uid, gid):
+                continue
+            if entry.kind != "dir" and entry.info.st_nlink > 1:
+                continue
+            with contextlib.suppress(FileNotFoundError):
+                os.chown(entry.name, uid, gid, dir_fd=entry.dir_fd, follow_symlinks=False)
+    finally:
+        os.close(top)
 
 
 def etc_files() -> list[str]:
@@ -100,9 +165,18 @@ def etc_files() -> list[str]:
     return found
 
 
-def docker_argv(command: str, workspace: Path, read_only: Sequence[Path], name: str, cpu_seconds: int) -> list[str]:
+def docker_argv(command: str, workspace: Path, read_only: Sequence[Path], name: str, cpu_seconds: int,
+                user: tuple[int, int] | None = None) -> list[str]:
+    """``user`` (uid, gid; default: the caller's own, or nobody's run as root) is who the command is.
+
+    A container's root is the host's root on what is mounted (the Docker daemon's users are root
+    to it), so the command never runs as the image's default root.
+    """
+    if user is None:
+        user = (SANDBOX_UID, SANDBOX_GID) if runs_as_root() else (os.getuid(), os.getgid())
     argv = ["docker", "run", "--rm", "--name", name, "--network", "none", "--cpus", "1", "--memory", "1g",
             "--pids-limit", "256", "--ulimit", f"cpu={cpu_seconds}", "--security-opt", "no-new-privileges",
+            "--cap-drop", "ALL", "--user", f"{user[0]}:{user[1]}", "-e", f"HOME={workspace}",
             "-v", f"{workspace}:{workspace}", "-w", str(workspace)]
     for path in read_only:
         argv += ["-v", f"{path}:{path}:ro"]
@@ -119,10 +193,10 @@ async def run_command(command: str, *, mode: str, workspace: Path, read_only: Se
                       timeout_s: float, hidden: Sequence[Path] = ()) -> CommandResult:
     cpu = max(1, int(timeout_s))
     name = f"massgen-cmd-{os.getpid()}-{next(_names)}"
-    if mode == "docker":
-        argv = docker_argv(command, workspace, read_only, name, cpu)
-    else:
-        argv = bwrap_argv(command, workspace, read_only, hidden)
+    argv = (docker_argv(command, workspace, read_only, name, cpu) if mode == "docker"
+            else bwrap_argv(command, workspace, read_only, hidden))
+    if runs_as_root():  # either way the command runs as nobody, who must be able to change the workspace
+        await asyncio.to_thread(hand_over, workspace)
     process = await asyncio.create_subprocess_exec(
         *argv, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
         start_new_session=True, preexec_fn=lambda: _limits(cpu),

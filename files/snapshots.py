@@ -74,6 +74,7 @@ def take(workspace: Path, destination: Path) -> SnapshotInfo:
     finally:
         os.close(staging_fd)
         os.close(root_fd)
+    os.chmod(staging, 0o755)  # mkdtemp made it 0700: readable, like its folders, by a sandbox not run as us
     os.rename(staging, destination)
     summary = hashlib.sha256(b"".join(p + b"\0" + d.encode() + b"\n" for p, d in sorted(entries))).hexdigest()
     return SnapshotInfo(destination, summary, len(entries), total, cloned and bool(entries))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 from mcp_support import stdio
-from support import assert_trace_invariants, of_type, records, run_team, scripted, step, team_config
+from support import assert_trace_invariants, of_type, records, run_team, scripted, step, team_config, unavailable
 
 from massgen.configs import ConfigError, validate_data
 from massgen.files import PathDenied, RunFiles, with_context_paths
@@ -175,6 +176,20 @@ def test_a_missing_sandbox_is_a_config_error_never_a_fallback(monkeypatch: pytes
         data = {"agents": [scripted("a")], "orchestrator": {"command_execution": mode}}
         with pytest.raises(ConfigError, match=rf"orchestrator\.command_execution: .*{needs}"):
             validate_data(data, "team.yaml")
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="massgen run as root: these machines and CI run so")
+def test_run_as_root_a_sandbox_without_setpriv_is_a_config_error(monkeypatch: pytest.MonkeyPatch,
+                                                                  tmp_path: Path) -> None:
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        unavailable("bubblewrap (bwrap) is not installed (Debian package bubblewrap)")
+    (tmp_path / "bwrap").symlink_to(bwrap)
+    monkeypatch.setenv("PATH", str(tmp_path))  # bwrap, but no setpriv to drop root with
+    data = {"agents": [scripted("a")], "orchestrator": {"command_execution": "sandbox"}}
+    with pytest.raises(ConfigError, match=r"orchestrator\.command_execution: sandbox run as root needs setpriv.*"
+                                          r"util-linux"):
+        validate_data(data, "team.yaml")
 
 
 def test_question_mentions_and_cwd_context_add_context_paths(

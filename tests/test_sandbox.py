@@ -14,7 +14,7 @@ import psutil
 import pytest
 from support import of_type, records, run_team, scripted, step, team_config, unavailable
 
-from massgen.files.sandbox import CommandResult, docker_argv, run_command
+from massgen.files.sandbox import CommandResult, bwrap_argv, docker_argv, run_command
 
 if shutil.which("bwrap") is None:
     unavailable("bubblewrap (bwrap) is not installed (Debian package bubblewrap)", module=True)
@@ -143,3 +143,125 @@ def test_the_docker_command_has_the_same_shape_without_network(dirs: dict[str, P
     mounts = [argv[i + 1] for i, arg in enumerate(argv) if arg == "-v"]
     assert mounts == [f"{dirs['ws']}:{dirs['ws']}", f"{dirs['ctx']}:{dirs['ctx']}:ro"]
     assert argv[argv.index("-w") + 1] == str(dirs["ws"]) and "cpu=60" in argv
+    # never the image's root, which is the host's root on the mounts: the caller, or nobody run as root
+    caller = "65534:65534" if os.geteuid() == 0 else f"{os.getuid()}:{os.getgid()}"
+    assert argv[argv.index("--user") + 1] == caller and argv[argv.index("--cap-drop") + 1] == "ALL"
+    assert "1000:100" in docker_argv("true", dirs["ws"], (), "n", 1, user=(1000, 100))
+
+
+# -- who the command is outside: run as root, the host's nobody; run as a user, that user ------------------------
+
+as_root = pytest.mark.skipif(os.geteuid() != 0, reason="massgen run as root: these machines and CI run so")
+
+
+def host_status(output: str) -> dict[str, str]:
+    """The lines of /proc/self/status the command printed, by field."""
+    fields = ("Uid", "Gid", "Groups", "CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb", "NoNewPrivs")
+    return {k: v.strip() for k, _, v in (line.partition(":") for line in output.splitlines()) if k in fields}
+
+
+@as_root
+def test_run_as_root_a_root_only_file_the_command_can_see_stays_unreadable(dirs: dict[str, Path]) -> None:
+    secret = dirs["ctx"] / "root-only.txt"
+    secret.write_text("topsecret\n")
+    secret.chmod(0o600)
+    shadow = Path("/etc/shadow")  # root:shadow 0640, mounted in on purpose
+    script = (f"cat {secret}; cat {shadow}; cat {dirs['ctx']}/data.txt; id -un; touch made.txt; "
+              "cat /proc/self/status; "  # no user namespace: these are the host's own ids
+              f"unshare -r sh -c 'echo nested uid $(id -u); cat {secret}'")
+    result = sandboxed(script, dirs["ws"], read_only=(dirs["ctx"], shadow))
+    assert "topsecret" not in result.output and "root:" not in result.output, result.output
+    assert f"cat: {secret}: Permission denied" in result.output
+    assert f"cat: {shadow}: Permission denied" in result.output
+    assert "context" in result.output.splitlines() and "nobody" in result.output.splitlines()
+    status = host_status(result.output)
+    assert status["Uid"].split() == ["65534"] * 4 and status["Gid"].split() == ["65534"] * 4, status
+    assert status["Groups"] == "", status  # no supplementary groups: not root's (shadow, ...)
+    assert {status[c] for c in ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb")} == {"0000000000000000"}
+    assert status["NoNewPrivs"] == "1"  # a setuid program would not run as its owner
+    assert "nested uid 0" in result.output  # root of its own user namespace, still nobody outside
+    made = (dirs["ws"] / "made.txt").stat()
+    assert (made.st_uid, made.st_gid) == (65534, 65534)  # what it writes is the host's nobody's, not root's
+
+
+@as_root
+def test_run_as_root_the_host_sees_the_command_as_nobody_without_capabilities(dirs: dict[str, Path]) -> None:
+    fifo = dirs["ws"] / "wait"
+    os.mkfifo(fifo)  # the command blocks reading it; opening it here returns once the command has it open
+    seen: dict[str, object] = {}
+
+    def look_from_the_host() -> None:
+        with open(fifo, "w") as writer:
+            readers = [p for p in psutil.Process(os.getpid()).children(recursive=True)
+                       if p.cmdline() == ["cat", "wait"]]
+            seen["uids"] = [tuple(p.uids()) for p in readers]
+            seen["gids"] = [tuple(p.gids()) for p in readers]
+            seen["capeff"] = [Path(f"/proc/{p.pid}/status").read_text().split("CapEff:")[1].split()[0]
+                              for p in readers]
+            writer.write("go\n")
+
+    host = threading.Thread(target=look_from_the_host, daemon=True)  # stuck in open if the command never reads
+    host.start()
+    result = sandboxed("cat wait", dirs["ws"])
+    host.join(20)
+    assert result.output == "go\n" and result.exit_code == 0, result.output
+    assert seen["uids"] == [(65534, 65534, 65534)] and seen["gids"] == [(65534, 65534, 65534)], seen
+    assert seen["capeff"] == ["0000000000000000"]
+
+
+@as_root
+def test_run_as_root_the_command_changes_what_massgen_wrote_in_the_workspace(dirs: dict[str, Path]) -> None:
+    (dirs["ws"] / "sub").mkdir()
+    (dirs["ws"] / "sub" / "notes.txt").write_text("by massgen\n")  # as root, like the file tools
+    kept = dirs["outside"] / "kept.txt"
+    kept.write_text("root's\n")
+    os.link(kept, dirs["ws"] / "linked.txt")  # a second name of a root file: never given away
+    (dirs["ws"] / "to-secret").symlink_to(dirs["outside"] / "secret.txt")
+    script = "echo by the agent >> sub/notes.txt; echo new > sub/new.txt; echo x >> linked.txt; ls -n"
+    result = sandboxed(script, dirs["ws"])
+    assert (dirs["ws"] / "sub" / "notes.txt").read_text() == "by massgen\nby the agent\n"
+    assert (dirs["ws"] / "sub" / "new.txt").read_text() == "new\n"
+    assert "linked.txt: Permission denied" in result.output, result.output
+    assert kept.read_text() == "root's\n" and kept.stat().st_uid == 0
+    assert (dirs["outside"] / "secret.txt").stat().st_uid == 0  # the link itself was handed over, not its target
+    for path in (dirs["ws"], dirs["ws"] / "sub", dirs["ws"] / "sub" / "notes.txt"):
+        assert (path.stat().st_uid, path.stat().st_gid) == (65534, 65534), path
+    assert os.lstat(dirs["ws"] / "to-secret").st_uid == 65534
+
+
+def test_run_as_a_user_the_command_is_that_user_outside(tmp_path: Path) -> None:
+    """The path every non-root user takes: a user namespace mapping nobody to the caller (here uid 4242)."""
+    script = "id -u; touch made.txt; unshare -r true 2>/dev/null && echo nested || echo no nested"
+    if os.geteuid() != 0:  # already a user: this very process is the caller
+        caller = os.getuid()
+        output, owner = sandboxed(script, tmp_path).output, (tmp_path / "made.txt").stat().st_uid
+    else:
+        caller = 4242
+        output, owner = as_a_user(caller, script)
+    if "setting up uid map" in output or "No permissions to create" in output:
+        unavailable(f"unprivileged user namespaces are disabled on this kernel: {output.strip()}")
+    assert output.splitlines() == ["65534", "no nested"], output  # nobody, no user namespace of its own
+    assert owner == caller  # nobody inside is the caller outside
+
+
+def as_a_user(uid: int, script: str) -> tuple[str, int | None]:
+    """Run as root: the command line run_command builds for a user, run by user ``uid``; its output and
+    the owner of the ``made.txt`` it makes."""
+    import subprocess
+    import tempfile
+
+    if shutil.which("setpriv") is None:
+        unavailable("setpriv (util-linux) is not installed")
+    top = Path(tempfile.mkdtemp(prefix="massgen-user-sandbox-"))  # not under root's 0700 pytest folder
+    try:
+        os.chmod(top, 0o755)
+        workspace = top / "ws"
+        workspace.mkdir()
+        os.chown(workspace, uid, uid)
+        drop = ["setpriv", "--reuid", str(uid), "--regid", str(uid), "--clear-groups", "--inh-caps=-all", "--"]
+        ran = subprocess.run([*drop, *bwrap_argv(script, workspace, (), as_root=False)], capture_output=True,
+                             text=True, timeout=60)
+        made = workspace / "made.txt"
+        return ran.stdout + ran.stderr, made.stat().st_uid if made.exists() else None
+    finally:
+        shutil.rmtree(top)
