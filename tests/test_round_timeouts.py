@@ -13,6 +13,8 @@ from typing import Any
 
 from support import FACTOR, assert_trace_invariants, of_type, records, run_team, scripted, step, team_config
 
+from massgen.cli.progress import describe
+from massgen.logs import LogProjection
 from massgen.logs.calls import RecordedCall, model_calls
 
 SOFT = 0.2  # seconds (times FACTOR), far shorter than the slow agents' first call
@@ -22,6 +24,13 @@ FINISH_TEXT = "Time is up for this first-answer round"
 def _calls_of_first_turn(trace: list[dict[str, Any]], agent: str) -> list[RecordedCall]:
     first_turn = next(r for r in of_type(trace, "StartTurn") if r["to"] == f"{agent}#1")
     return [c for c in model_calls(trace) if c.agent == agent and c.cause == first_turn["msg_id"]]
+
+
+def _folded(trace: list[dict[str, Any]]) -> LogProjection:
+    projection = LogProjection()
+    for record in trace:
+        projection.apply(record)
+    return projection
 
 
 def _told(call: RecordedCall) -> bool:
@@ -56,6 +65,11 @@ def test_a_slow_agent_is_told_to_finish_and_its_answer_is_accepted_before_the_cu
     accepted = [r for r in of_type(trace, "AnswerAccepted") if r["payload"]["agent"] == "slow"]
     assert accepted and accepted[0]["payload"]["content"] == "4" and accepted[0]["seq"] > told[0]["seq"]
     assert not of_type(trace, "DeadlineExpired", "ChildFailed", "AgentRestarting")
+    # What the person watching sees: a progress line on the terminal, an entry in the run's timeline.
+    projection = _folded(trace)
+    assert describe(told[0], projection) == (f"agent1 told to finish: first-answer round past {SOFT * FACTOR:g} s; "
+                                             f"cut in {30 * FACTOR:g} s without new_answer or vote")
+    assert [e["to"] for e in projection.events if e["type"] == "FinishRound"] == ["slow#1"]
 
 
 def test_an_agent_that_ignores_it_is_cut_after_the_grace_and_the_others_finish_the_run(tmp_path: Path) -> None:
@@ -81,6 +95,7 @@ def test_an_agent_that_ignores_it_is_cut_after_the_grace_and_the_others_finish_t
     cut = [r for r in of_type(trace, "DeadlineExpired") if r["payload"]["name"] == "slow"]
     assert len(cut) == 1 and cut[0]["payload"]["scope"] == "turn" and cut[0]["seq"] > told[0]["seq"]
     assert f"grace of {4 * FACTOR:g} s passed without an answer or vote" in cut[0]["payload"]["detail"]
+    assert describe(cut[0], _folded(trace)).startswith("deadline: agent1 turn (round timeout of")
     cancelled = [r for r in of_type(trace, "CancelTurn") if r["to"] == "slow#1"]
     assert cancelled and cancelled[0]["payload"]["turn_id"] == told[0]["payload"]["turn_id"]
     failed = of_type(trace, "AgentMarkedFailed")
