@@ -102,3 +102,29 @@ def test_an_agent_that_ignores_it_is_cut_after_the_grace_and_the_others_finish_t
     assert [r["payload"]["name"] for r in failed] == ["slow"]
     assert not [r for r in of_type(trace, "AnswerAccepted") if r["payload"]["agent"] == "slow"]
     assert of_type(trace, "RunFinished")[0]["payload"]["winner"] in ("quick1", "quick2")
+
+
+def test_a_later_round_has_its_own_timeout(tmp_path: Path) -> None:
+    # No limit on the first answers; the voting round after them has one, and slow is slow there.
+    config = team_config(
+        scripted("slow", [step(new_answer="4")], [step(text="Checking both. "), step(delay=2.0 * FACTOR)],
+                 [step(vote="agent2", reason="same result")]),
+        scripted("quick", [step(new_answer="four")]),
+        round_timeouts={"subsequent_round_timeout_seconds": SOFT},
+        idle_timeout=20, straggler_grace=60,
+    )
+    result = run_team(config, tmp_path)
+
+    assert result.status == "completed" and result.final_answer in ("4", "four")
+    trace = records(result)
+    assert_trace_invariants(trace)
+    told = [r for r in of_type(trace, "FinishRound") if r["to"] == "slow#1"]
+    assert len(told) == 1 and told[0]["payload"]["first_round"] is False
+    assert told[0]["payload"]["grace_s"] == 120  # upstream's default grace
+    turn = next(r for r in of_type(trace, "StartTurn") if r["payload"]["turn_id"] == told[0]["payload"]["turn_id"])
+    assert turn["to"] == "slow#1" and turn["payload"]["view"]["answers"], "its voting turn, with answers in view"
+    calls = [c for c in model_calls(trace) if c.agent == "slow" and c.cause == turn["msg_id"]]
+    told_in = [any("Time is up for this voting round" in m.content for m in c.request.messages) for c in calls]
+    assert told_in == [False, True]
+    votes = [r for r in of_type(trace, "RecordVote") if r["payload"]["voter"] == "slow"]
+    assert votes and votes[0]["seq"] > told[0]["seq"] and not of_type(trace, "DeadlineExpired")
