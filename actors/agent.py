@@ -33,6 +33,7 @@ from massgen.messages import (
     CancelTurn,
     ChildFailed,
     ChildStarted,
+    FinishRound,
     InjectAnswers,
     InjectNote,
     McpToolResult,
@@ -229,6 +230,9 @@ class AgentActor(TracedActor[AgentInbox]):
             case InjectNote():
                 if self._loop is not None and self._runner is not None:  # kept for the next safe point
                     self._loop.call_soon_threadsafe(self._runner.add_note, message)
+            case FinishRound():
+                if self._is_current(message.turn_id) and self._loop is not None and self._runner is not None:
+                    self._loop.call_soon_threadsafe(self._runner.finish_round, message)
             case CancelTurn():
                 if self._is_current(message.turn_id):
                     assert self._turn is not None

@@ -19,7 +19,7 @@ from massgen.configs.schema import TimeoutSettings
 from massgen.messages import AnswerView, Tick
 
 ChildStatus = Literal["starting", "idle", "in_turn", "presenting", "restarting", "failed"]
-Overdue = Literal["restart", "stopped", "start", "turn", "idle", "present"]
+Overdue = Literal["restart", "stopped", "start", "finish", "turn", "idle", "present"]
 
 
 @dataclass
@@ -39,6 +39,8 @@ class Child:
     voted_round: int | None = None
     # Resumed mid-turn: the view and vote-only flag its redone turn starts with (see actors/restore.py).
     resume_turn: tuple[AnswerView, bool] | None = None
+    # Told to finish its turn (past the round's soft timeout): that turn's id, and when.
+    finish_sent: tuple[int, float] | None = None
 
 
 def overdue(child: Child, now: float, limits: TimeoutSettings, answered: bool = False) -> tuple[Overdue, str] | None:
@@ -56,13 +58,31 @@ def overdue(child: Child, now: float, limits: TimeoutSettings, answered: bool = 
                            limits.present_timeout_seconds)
     if child.status == "starting" and now - child.since > turn:
         return "start", f"did not start within {turn:g} s"
-    turn = limits.round_limit(answered)
-    if child.status == "in_turn" and now - child.since > turn:
-        return "turn", f"turn exceeded {turn:g} s"
+    if child.status == "in_turn":
+        due = _turn_due(child, now, limits, answered)
+        if due is not None:
+            return due
     if child.status == "in_turn" and now - child.last_activity > idle:
         return "idle", f"no output for {idle:g} s"
     if child.status == "presenting" and now - child.since > present:
         return "present", f"presentation exceeded {present:g} s"
+    return None
+
+
+def _turn_due(child: Child, now: float, limits: TimeoutSettings, answered: bool) -> tuple[Overdue, str] | None:
+    """A turn's own deadline. With a round timeout (upstream MassGen's), the turn is first told to
+    finish ("finish"), and cut ("turn") only once the grace has passed since it was told; without
+    one, it is cut at turn_timeout_seconds."""
+    soft = limits.round_timeout(answered)
+    if soft is None:
+        turn = limits.turn_timeout_seconds
+        return ("turn", f"turn exceeded {turn:g} s") if now - child.since > turn else None
+    sent = child.finish_sent if child.finish_sent is not None and child.finish_sent[0] == child.turn_id else None
+    if sent is None:
+        return ("finish", f"round timeout of {soft:g} s passed") if now - child.since > soft else None
+    grace = limits.round_timeout_grace_seconds
+    if now - sent[1] > grace:
+        return "turn", f"round timeout of {soft:g} s and its grace of {grace:g} s passed without an answer or vote"
     return None
 
 

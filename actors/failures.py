@@ -20,6 +20,7 @@ from massgen.messages import (
     CancelTurn,
     ChildFailed,
     DeadlineExpired,
+    FinishRound,
     SetLiveAgents,
 )
 from massgen.messages.supervision import FailureWhere
@@ -117,6 +118,8 @@ class FailureHandling(SupervisorState):
                 self._spawn(child)
             elif what == "stopped":
                 self._agent_failed(child, detail, "stopped")
+            elif what == "finish":
+                self._ask_to_finish(child, now)
             elif what == "present":
                 self.record(DeadlineExpired(scope="present", name=child.spec.agent_id, detail=detail))
                 self._finish("completed", "the team converged; presentation timed out")
@@ -151,6 +154,20 @@ class FailureHandling(SupervisorState):
                                   excluded_round=excluded_round, round=self.coord.version))
         assert self.judge is not None
         self.tell(self.judge, SetLiveAgents(agents=self._counted()))
+
+    def _ask_to_finish(self, child: Child, now: float) -> None:
+        """Past its round's soft timeout: the agent is told to submit what it has; its turn goes on
+        until the grace has passed (then ``overdue`` says "turn" and it is cut like any late turn)."""
+        if child.peer is None or child.turn_id is None:
+            return
+        answered = self.coord.count(child.spec.agent_id) > 0
+        soft = self.timeouts.round_timeout(answered)
+        if soft is None:
+            return
+        child.finish_sent = (child.turn_id, now)
+        self.tell(child.peer, FinishRound(turn_id=child.turn_id, first_round=not answered,
+                                          elapsed_s=round(now - child.since, 3), timeout_s=soft,
+                                          grace_s=self.timeouts.round_timeout_grace_seconds))
 
     def _expire(self, child: Child, scope: Literal["start", "turn", "idle"], detail: str) -> None:
         self.record(DeadlineExpired(scope=scope, name=child.spec.agent_id, detail=detail))

@@ -119,6 +119,24 @@ def correction_message(problem: str, vote_only: bool) -> ChatMessage:
     return ChatMessage(role="user", content=f"{problem} End your turn with exactly one call of {wanted}.")
 
 
+def finish_round_message(elapsed_s: float, timeout_s: float, grace_s: float, first_round: bool,
+                         vote_only: bool, can_vote: bool) -> ChatMessage:
+    """Past the round's soft timeout: finish now with what the agent has (upstream MassGen's wrap-up)."""
+    round_kind = "first-answer" if first_round else "voting"
+    if vote_only:
+        wanted = "call vote(agent_id, reason) for the best answer in view"
+    elif can_vote:
+        wanted = ("call new_answer(content) with your best answer so far (work in progress is fine), "
+                  "or vote(agent_id, reason) if an answer in view is good enough")
+    else:
+        wanted = "call new_answer(content) with your best answer so far (work in progress is fine)"
+    return ChatMessage(role="user", content=(
+        f"Time is up for this {round_kind} round: {elapsed_s:.0f} s of its {timeout_s:g} s limit have passed. "
+        f"Finish now: {wanted}. Skip further checks and tool calls. In {grace_s:g} s this turn is cut off "
+        "and what you have not submitted is lost; a later round can still improve on it."
+    ))
+
+
 def think_again_message(problem: str) -> ChatMessage:
     """A correction in the free-text phase of a two-phase turn."""
     return ChatMessage(role="user", content=f"{problem} Work the task out and end with your final answer.")

@@ -22,6 +22,7 @@ from massgen.messages import (
     BackendEvent,
     ChatMessage,
     FinalPresented,
+    FinishRound,
     InjectNote,
     ModelCallFinished,
     ModelCallStarted,
@@ -64,6 +65,8 @@ class TurnRunner:
         self.calls_made = 0
         self._notes: dict[str, InjectNote] = {}  # from the user, for the next safe point
         self._notes_delivered: set[str] = set()
+        # Past the round's soft timeout: for the turn it names, told once at the next safe point.
+        self._finish: FinishRound | None = None
 
     def inject(self, view: AnswerView) -> None:
         """Called on the loop thread; used at the next safe point of the running turn."""
@@ -73,6 +76,20 @@ class TurnRunner:
         """Called on the loop thread; a resent note that was already delivered is ignored."""
         if note.note_id not in self._notes_delivered:
             self._notes[note.note_id] = note
+
+    def finish_round(self, message: FinishRound) -> None:
+        """Called on the loop thread, possibly before the named turn's task has begun."""
+        self._finish = message
+
+    def _deliver_finish(self, start: StartTurn, view: AnswerView, messages: list[ChatMessage]) -> None:
+        finish = self._finish
+        if finish is None or finish.turn_id != start.turn_id:
+            return  # none, or one for a turn that already ended
+        self._finish = None
+        message = prompts.finish_round_message(finish.elapsed_s, finish.timeout_s, finish.grace_s,
+                                               finish.first_round, start.vote_only, bool(view.answers))
+        self._ours.append(message.content)  # a vote reason that echoes it is not the model's
+        messages.append(message)
 
     def _deliver_notes(self, turn_id: int, cause: str, messages: list[ChatMessage]) -> None:
         for note_id, note in list(self._notes.items()):
@@ -178,6 +195,7 @@ class TurnRunner:
         client_names = {t.name for t in offered}
         while True:
             self._deliver_notes(start.turn_id, cause, messages)  # safe point: before each model call
+            self._deliver_finish(start, view, messages)
             tools = prompts.workflow_tools(view, start.vote_only) + self.io.extra_tools + offered
             request = ModelRequest(
                 messages=tuple(messages), tools=tools, temperature=self.settings.temperature,
@@ -273,6 +291,7 @@ class TurnRunner:
         attempts = 0
         while True:
             self._deliver_notes(start.turn_id, cause, messages)  # safe point: before each free-text call
+            self._deliver_finish(start, view, messages)
             request = ModelRequest(messages=tuple(messages), temperature=self.settings.temperature,
                                    max_tokens=self.settings.max_tokens)
             text = (await self._call(start.turn_id, cause, request)).text.strip()

@@ -41,6 +41,10 @@ def describe(raw: Mapping[str, Any] | TraceRecord, projection: LogProjection) ->
         return f"{label.get(p['name'], p['name'])} left out of round {p['round']} (straggler); it may rejoin"
     if kind == "AgentRejoined":
         return f"{label.get(p['name'], p['name'])} rejoined in round {p['round']}"
+    if kind == "FinishRound":
+        round_kind = "first-answer" if p["first_round"] else "voting"
+        return (f"{label.get(record.to_name, record.to_name)} told to finish: {round_kind} round past "
+                f"{p['timeout_s']:g} s; cut in {p['grace_s']:g} s without new_answer or vote")
     if kind == "DeadlineExpired":
         if p["scope"] == "run":
             return f"deadline: the run's {p['detail']} are up"

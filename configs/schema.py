@@ -351,16 +351,17 @@ class TimeoutSettings(_Strict):
     present_timeout_seconds: float = Field(default=300.0, gt=0)
     # Once every other live agent has voted, a late agent has this long before it is treated as failed.
     straggler_grace_seconds: float = Field(default=10.0, gt=0)
-    # Upstream MassGen's round deadlines: a turn before the agent's first answer, a turn after it, and a
-    # grace added to both. When set, they replace turn_timeout_seconds for those turns.
+    # Upstream MassGen's round timeouts. Past its round's soft timeout (the first before the agent's
+    # first answer, the other after it) an agent in a turn is told to finish now (``FinishRound``) and
+    # its turn goes on; the grace after that is when the turn is cut, like any turn past its deadline.
+    # A turn with a round timeout has that cut instead of turn_timeout_seconds. Upstream's grace: 120 s.
     initial_round_timeout_seconds: float | None = Field(default=None, gt=0)
     subsequent_round_timeout_seconds: float | None = Field(default=None, gt=0)
-    round_timeout_grace_seconds: float = Field(default=0.0, ge=0)
+    round_timeout_grace_seconds: float = Field(default=120.0, ge=0)
 
-    def round_limit(self, answered: bool) -> float:
-        """The deadline of a turn: of a later round once the agent has answered, else of its first."""
-        limit = self.subsequent_round_timeout_seconds if answered else self.initial_round_timeout_seconds
-        return (limit if limit is not None else self.turn_timeout_seconds) + self.round_timeout_grace_seconds
+    def round_timeout(self, answered: bool) -> float | None:
+        """The soft timeout of a turn: of a later round once the agent has answered, else of its first."""
+        return self.subsequent_round_timeout_seconds if answered else self.initial_round_timeout_seconds
 
 
 class UiConfig(_Strict):

@@ -84,7 +84,7 @@ _TIMELINE_TYPES = {
     "TurnCorrection", "TurnFailed", "ChildFailed", "AgentRestarting", "AgentMarkedFailed",
     "DeadlineExpired", "DeadLetter", "PresentFinal", "FinalPresented", "RunFinished", "CancelRun",
     "AnswerNow", "SetRunTimeout", "KillAgent", "RestartAgent", "ToolCallRequested", "ToolCallResult",
-    "ToolDenied", "SnapshotTaken", "ContextChanged",
+    "ToolDenied", "SnapshotTaken", "ContextChanged", "FinishRound",
     "RunResumed", "AgentExcluded", "AgentRejoined",
 }
 

@@ -83,6 +83,18 @@ class InjectAnswers(Message):
     view: AnswerView
 
 
+class FinishRound(Message):
+    """The agent's turn passed its round's soft timeout (``timeout_settings``): it is told, at its next
+    model call, to submit ``new_answer`` or ``vote`` with what it has. The turn goes on; it is cut once
+    ``grace_s`` has passed since this was sent."""
+
+    turn_id: int
+    first_round: bool  # before the agent's first answer (initial_round_timeout_seconds), else a later round
+    elapsed_s: float
+    timeout_s: float
+    grace_s: float
+
+
 class PresentFinal(Message):
     turn_id: int
     task: str

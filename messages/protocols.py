@@ -18,6 +18,7 @@ from massgen.messages.coordination import (
     CallPermitRequest,
     CancelTurn,
     FinalPresented,
+    FinishRound,
     InjectAnswers,
     InvalidateVotes,
     ModelCallFinished,
@@ -79,8 +80,8 @@ SupervisorInbox: TypeAlias = Tick | Down | TallyUpdated | RunControl | McpServer
 # --- the other actors ----------------------------------------------------------------------
 
 AgentInbox: TypeAlias = (
-    StartTurn | PresentFinal | InjectAnswers | InjectNote | CancelTurn | McpToolsListed | McpToolsWithdrawn
-    | McpToolResult
+    StartTurn | PresentFinal | InjectAnswers | InjectNote | FinishRound | CancelTurn | McpToolsListed
+    | McpToolsWithdrawn | McpToolResult
 )
 JudgeInbox: TypeAlias = RecordVote | InvalidateVotes | SetLiveAgents
 McpServerInbox: TypeAlias = McpCallTool | McpCancelCall

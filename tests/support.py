@@ -45,7 +45,9 @@ def team_config(
     idle_timeout: float = 5.0,
     present_timeout: float = 10.0,
     straggler_grace: float | None = None,
+    round_timeouts: dict[str, float] | None = None,
 ) -> TeamConfig:
+    """``round_timeouts``: upstream's ``*_round_timeout_seconds`` keys, scaled by FACTOR like the others."""
     orchestrator = {"restart": {"backoff_base_seconds": 0.02, "backoff_max_seconds": 0.2}, **(orchestrator or {})}
     return validate_data(
         {
@@ -57,6 +59,7 @@ def team_config(
                 "idle_stream_timeout_seconds": idle_timeout * FACTOR,
                 "present_timeout_seconds": present_timeout * FACTOR,
                 **({"straggler_grace_seconds": straggler_grace * FACTOR} if straggler_grace else {}),
+                **{key: seconds * FACTOR for key, seconds in (round_timeouts or {}).items()},
             },
         },
         "test config",

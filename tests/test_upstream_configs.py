@@ -115,6 +115,29 @@ def test_every_upstream_example_loads_or_is_refused_with_its_reason(
     assert len(files) - len(refused) == EXAMPLES - len(REFUSED)  # 271 of 276
 
 
+ROUND_TIMEOUT_KEYS = ("initial_round_timeout_seconds", "subsequent_round_timeout_seconds",
+                      "round_timeout_grace_seconds")
+
+
+def test_examples_with_round_timeouts_get_them_as_upstream_means_them_and_no_warning(
+    upstream: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    using = 0
+    for path in sorted(upstream.rglob("*.yaml")):
+        data, loaded = _load(path, tmp_path)
+        given = (data or {}).get("timeout_settings") or {} if isinstance(data, dict) else {}
+        if isinstance(loaded, str) or not any(key in given for key in ROUND_TIMEOUT_KEYS):
+            continue
+        using += 1
+        timeouts = loaded.timeout_settings
+        assert timeouts.round_timeout(False) == given.get("initial_round_timeout_seconds"), path
+        assert timeouts.round_timeout(True) == given.get("subsequent_round_timeout_seconds"), path
+        assert timeouts.round_timeout_grace_seconds == given.get("round_timeout_grace_seconds", 120), path
+        assert not [line for line in loaded.notices if "round_timeout" in line], (path, loaded.notices)
+    assert using == 18, using  # the examples of 0.1.97 that set them
+
+
 # Upstream keys mapped onto ours without a notice: what they ask for is done.
 MAPPED = {
     "top": {"display", "timeout", "agent"},
@@ -318,11 +341,13 @@ def _check_run_command(server: ProviderTeamServer, config: TeamConfig, trace: li
 
 
 def _check_round_timeouts(server: ProviderTeamServer, config: TeamConfig, trace: list[dict[str, Any]]) -> None:
+    # Applied with upstream's meaning (soft timeouts per round, then a grace before the cut), not warned.
     timeouts = config.timeout_settings
-    assert timeouts.initial_round_timeout_seconds is not None and timeouts.subsequent_round_timeout_seconds
-    assert timeouts.round_limit(False) == timeouts.initial_round_timeout_seconds + timeouts.round_timeout_grace_seconds
-    assert timeouts.round_limit(True) == (timeouts.subsequent_round_timeout_seconds
-                                          + timeouts.round_timeout_grace_seconds)
+    assert (timeouts.round_timeout(False), timeouts.round_timeout(True)) == (600, 300)
+    assert timeouts.round_timeout_grace_seconds == 120
+    assert not [line for line in config.notices if "timeout" in line], config.notices
+    # Every turn ended long before its round timeout: nobody was told to finish, no turn was cut.
+    assert not of_type(trace, "FinishRound") and not of_type(trace, "DeadlineExpired")
 
 
 def _check_voting_guidance(server: ProviderTeamServer, config: TeamConfig, trace: list[dict[str, Any]]) -> None:
