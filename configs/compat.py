@@ -322,7 +322,7 @@ def _provider_features(backend: dict[str, Any], described: BackendType, agent_id
 
 def _upload_files(backend: dict[str, Any], described: BackendType, agent_id: str, notes: _Notes) -> None:
     """Entries a type's wire cannot send are taken out, each named in a notice; the rest are sent."""
-    from massgen.configs.uploads import ENTRY_KEYS, Entry, refusal
+    from massgen.configs.uploads import ENTRY_KEYS, Entry, problem, refusal
 
     entries = backend.get("upload_files")
     if not isinstance(entries, list):
@@ -334,7 +334,12 @@ def _upload_files(backend: dict[str, Any], described: BackendType, agent_id: str
             kept.append(entry)  # malformed: the schema says what is wrong
             continue
         key, value = named[0]
-        why = refusal(described.wire, described.name, Entry(key, ENTRY_KEYS[key], value))
+        checked = Entry(key, ENTRY_KEYS[key], value)
+        limit = backend.get("media_max_file_size_mb")
+        if problem(checked, limit if isinstance(limit, (int, float)) else None) is not None:
+            kept.append(entry)  # a file that is not there (or not what it says) is an error, sent or not
+            continue
+        why = refusal(described.wire, described.name, checked)
         if why is None:
             kept.append(entry)
         else:
