@@ -143,18 +143,19 @@ class Notice:
 
 
 class _Notes:
-    """Notices collected while translating, one per key (the agents that name it gathered)."""
+    """Notices collected while translating, one per key and reason (the agents that name it gathered)."""
 
     def __init__(self) -> None:
-        self._found: dict[str, tuple[str, list[str]]] = {}
+        # Keyed by reason too: one key may have another reason for another agent's backend type.
+        self._found: dict[tuple[str, str], list[str]] = {}
 
     def add(self, key: str, why: str, agent: str | None = None) -> None:
-        _, agents = self._found.setdefault(key, (why, []))
+        agents = self._found.setdefault((key, why), [])
         if agent is not None and agent not in agents:
             agents.append(agent)
 
     def notices(self) -> tuple[Notice, ...]:
-        return tuple(Notice(key, why, tuple(agents)) for key, (why, agents) in self._found.items())
+        return tuple(Notice(key, why, tuple(agents)) for (key, why), agents in self._found.items())
 
 
 def translate(data: dict[str, Any]) -> tuple[dict[str, Any], tuple[Notice, ...]]:
@@ -322,7 +323,7 @@ def _provider_features(backend: dict[str, Any], described: BackendType, agent_id
 
 def _upload_files(backend: dict[str, Any], described: BackendType, agent_id: str, notes: _Notes) -> None:
     """Entries a type's wire cannot send are taken out, each named in a notice; the rest are sent."""
-    from massgen.configs.uploads import ENTRY_KEYS, Entry, problem, refusal
+    from massgen.configs.uploads import ENTRY_KEYS, Entry, mapping, problem, refusal
 
     entries = backend.get("upload_files")
     if not isinstance(entries, list):
@@ -342,6 +343,8 @@ def _upload_files(backend: dict[str, Any], described: BackendType, agent_id: str
         why = refusal(described.wire, described.name, checked)
         if why is None:
             kept.append(entry)
+            if (how := mapping(described.wire, checked)) is not None:
+                notes.add(f"backend.upload_files[{index}]", f"mapped: {key} {value}: {how}", agent_id)
         else:
             notes.add(f"backend.upload_files[{index}]", f"not applied: {key} {value}: {why}", agent_id)
     backend["upload_files"] = kept

@@ -176,6 +176,15 @@ def refusal(wire: str, type_name: str, entry: Entry) -> str | None:
         return ("office documents reach only upstream's OpenAI file search (a vector store), which is "
                 + "not available in this version; send a PDF or text file")
     if entry.url and local:
-        return (f"{_WIRE_NAMES[wire]} is sent {_FORM_NAMES[shape]}s inline here, not by URL; "
-                + "download it and name the file")
+        return (f"{_WIRE_NAMES[wire]} is sent {_FORM_NAMES[shape]} input inline here, not by URL; "
+                + "download the file and name it instead")
     return f"{_WIRE_NAMES[wire]} takes no {_FORM_NAMES[shape]} input here"
+
+
+def mapping(wire: str, entry: Entry) -> str | None:
+    """How a sent entry differs from upstream's way of sending it, where it does."""
+    if wire == "responses" and entry.kind == "file":
+        how = "its text, as input_text" if form(entry) == "text" else "an input_file"
+        return (f"sent with the task as {how}; upstream uploads it to an OpenAI vector store for file_search, "
+                + "which is not available in this version")
+    return None

@@ -105,9 +105,17 @@ def test_documents_and_audio_are_sent_where_the_provider_takes_them(
             "Chat Completions takes no PDF input here",
             "backend.upload_files[1] (agent chatcompletion_agent): not applied: file_path notes.md: "
             "Chat Completions takes no text document input here",
-            "backend.upload_files[2] (agents openai_agent, claude_agent): not applied: audio_path hello.wav: "
+            "backend.upload_files[2] (agent openai_agent): not applied: audio_path hello.wav: "
             "the OpenAI Responses API takes no audio input here",
-        ]) or config.notices
+            "backend.upload_files[2] (agent claude_agent): not applied: audio_path hello.wav: "
+            "Anthropic's Messages API takes no audio input here",
+            "backend.upload_files[0] (agent openai_agent): mapped: file_path report.pdf: sent with the task as an "
+            "input_file; upstream uploads it to an OpenAI vector store for file_search, which is not available in "
+            "this version",
+            "backend.upload_files[1] (agent openai_agent): mapped: file_path notes.md: sent with the task as its "
+            "text, as input_text; upstream uploads it to an OpenAI vector store for file_search, which is not "
+            "available in this version",
+        ]), config.notices
         import anthropic  # noqa: F401
         import google.genai  # noqa: F401
         import openai  # noqa: F401
@@ -137,8 +145,8 @@ def test_an_image_url_is_sent_as_a_url(tmp_path: Path) -> None:
     with ProviderTeamServer() as server:
         config = validate_data(_team(server.url, [{"image_path": url}], ("openai", "claude", "gemini")), "team.yaml")
         assert config.notices == ("backend.upload_files[0] (agent gemini_agent): not applied: image_path "
-                                  f"{url}: Gemini is sent images inline here, not by URL; download it and name "
-                                  "the file",)
+                                  f"{url}: Gemini is sent image input inline here, not by URL; download the file "
+                                  "and name it instead",)
         import anthropic  # noqa: F401
         import google.genai  # noqa: F401
         import openai  # noqa: F401
