@@ -217,5 +217,6 @@ def test_validate_exits_1_on_a_missing_file_and_warns_once_where_a_backend_takes
                    encoding="utf-8")
     assert main(["--validate", str(cli)]) == 0
     warnings = [line for line in capsys.readouterr().err.splitlines() if "upload_files" in line]
-    assert warnings == [f"massgen: warning: {cli}: backend.upload_files[0] (agent coder): not applied: image_path ok.png: "
-                        "backend type 'claude_code' takes no files (an agent CLI is given its task as text)"]
+    assert warnings == [f"massgen: warning: {cli}: backend.upload_files[0] (agent coder): not applied: "
+                        "image_path ok.png: backend type 'claude_code' takes no files (an agent CLI is given its "
+                        "task as text)"]

@@ -101,7 +101,7 @@ def _make_upload_files(data: Any, where: Path) -> None:
         for entry in (agent or {}).get("backend", {}).get("upload_files") or []:
             for value in entry.values():
                 path = Path(value).expanduser()
-                if value.startswith(("http://", "https://")) or path.is_absolute() and path.exists():
+                if value.startswith(("http://", "https://")) or (path.is_absolute() and path.exists()):
                     continue
                 path = path if path.is_absolute() else where / path
                 path.parent.mkdir(parents=True, exist_ok=True)
