@@ -25,7 +25,7 @@ def wanted(wire: str, message: ChatMessage) -> tuple[Attachment, ...]:
                  if refusal(wire, "", Entry("", a.kind, a.url or a.path or "")) is None)
 
 
-@functools.lru_cache(maxsize=16)
+@functools.lru_cache(maxsize=8)  # at most 8 files (64 MB each by default) kept
 def _read(path: str, sha256: str | None) -> bytes:
     try:
         data = Path(path).read_bytes()

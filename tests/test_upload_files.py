@@ -220,3 +220,29 @@ def test_validate_exits_1_on_a_missing_file_and_warns_once_where_a_backend_takes
     assert warnings == [f"massgen: warning: {cli}: backend.upload_files[0] (agent coder): not applied: "
                         "image_path ok.png: backend type 'claude_code' takes no files (an agent CLI is given its "
                         "task as text)"]
+
+
+def test_a_file_changed_after_the_run_began_is_refused_not_sent(tmp_path: Path) -> None:
+    from wire import protocols as p
+    from wire.harness import Recorder, error_of, run_call
+    from wire.server import Stream, WireServer
+
+    from massgen.backends.openai_chat import create
+    from massgen.configs import uploads
+    from massgen.configs.schema import BackendConfig
+    from massgen.messages.stream import ChatMessage, ModelRequest
+
+    image = tmp_path / "chart.png"
+    image.write_bytes(PNG)
+    shown = uploads.attachment(uploads.Entry("image_path", "image", str(image)))  # as the run began
+    image.write_bytes(PNG + b"edited")
+    with WireServer() as server:
+        server.script(Stream(p.chat_text("4")))
+        rec = Recorder()
+        backend = create(BackendConfig(type="chatcompletion", base_url=server.url + "/v1", model="m"),
+                         rec.context(), retrier=rec.retrier())
+        events = run_call(backend, ModelRequest(messages=(
+            ChatMessage(role="user", content="What is in it?", attachments=(shown,)),)))
+        assert server.requests == []  # nothing was sent
+    error = error_of(events)
+    assert f"upload_files: {image} changed since the run began" in error.message and not error.retryable
