@@ -53,7 +53,7 @@ def resolve(value: str) -> Path:
 
 @dataclass(frozen=True)
 class Entry:
-    """One checked entry: its key (``image_path``, ...), kind and the path or URL as written."""
+    """One entry: its key (``image_path``, ...), the kind that key names, and the path or URL as written."""
 
     key: str
     kind: Kind
