@@ -7,6 +7,7 @@ only what a model needs to act. ``bench/prompt_size.py`` measures them.
 from __future__ import annotations
 
 from massgen.messages import AnswerView, ChatMessage, ToolSpec, VoteEntry
+from massgen.messages.stream import Attachment
 
 # The vocabulary is declared once, in messages/workflow.py; re-exported for readers of the prompts.
 from massgen.messages.workflow import NEW_ANSWER as NEW_ANSWER
@@ -93,8 +94,11 @@ def turn_messages(
     system_message: str | None,
     history: tuple[tuple[str, str], ...] = (),
     think_first: bool = False,
+    attachments: tuple[Attachment, ...] = (),
 ) -> list[ChatMessage]:
-    """A coordination turn's opening; ``think_first`` for two-phase turns (no tools in the first call)."""
+    """A coordination turn's opening; ``think_first`` for two-phase turns (no tools in the first call).
+
+    ``attachments`` (the backend's upload_files) go with the task's message, as upstream adds them to it."""
     if think_first:
         system = _SYSTEM_THINK_VOTE_ONLY if vote_only else _SYSTEM_THINK
     else:
@@ -102,7 +106,8 @@ def turn_messages(
     return [
         _system(system_message, system),
         *_history(history),
-        ChatMessage(role="user", content=f"Task:\n{task}\n\n{render_answers(view, own_label)}"),
+        ChatMessage(role="user", content=f"Task:\n{task}\n\n{render_answers(view, own_label)}",
+                    attachments=attachments),
     ]
 
 
@@ -150,6 +155,7 @@ def present_messages(
     synthesize: bool,
     system_message: str | None,
     history: tuple[tuple[str, str], ...] = (),
+    attachments: tuple[Attachment, ...] = (),
 ) -> list[ChatMessage]:
     tally = "\n".join(f"- {v.voter} voted {v.target_label}: {v.reason}" for v in votes) or "- no votes"
     if synthesize:
@@ -163,5 +169,6 @@ def present_messages(
         ChatMessage(
             role="user",
             content=f"Task:\n{task}\n\n{render_answers(view, own_label)}\n\nVotes:\n{tally}\n\n{ask}",
+            attachments=attachments,
         ),
     ]

@@ -25,6 +25,7 @@ from massgen.actors.supervisor import RunSpec, Supervisor
 from massgen.actors.trace_writer import Subscriber, TraceWriter
 from massgen.actors.turn_io import TurnSettings
 from massgen.backends.preload import preload
+from massgen.configs import uploads
 from massgen.configs.loader import ConfigError
 from massgen.configs.schema import TeamConfig
 from massgen.files import RunFiles
@@ -103,6 +104,7 @@ def agent_specs(
                 max_attempts=rules.max_attempts_per_turn,
                 max_tool_rounds=rules.max_tool_rounds,
                 client_tools=client_tools,
+                attachments=tuple(uploads.attachment(f.entry()) for f in agent.backend.upload_files),
             ),
             carried=carried_calls(resume, config, agent.id),
         )

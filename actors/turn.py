@@ -187,7 +187,8 @@ class TurnRunner:
         cause = start.msg_id
         view = start.view
         messages = prompts.turn_messages(
-            start.task, view, start.own_label, start.vote_only, self.settings.system_message, start.history
+            start.task, view, start.own_label, start.vote_only, self.settings.system_message, start.history,
+            attachments=self.settings.attachments,
         )
         attempts = 0
         tool_rounds = 0
@@ -286,7 +287,7 @@ class TurnRunner:
         view = start.view
         messages = prompts.turn_messages(
             start.task, view, start.own_label, start.vote_only, self.settings.system_message, start.history,
-            think_first=True,
+            think_first=True, attachments=self.settings.attachments,
         )
         attempts = 0
         while True:
@@ -425,7 +426,7 @@ class TurnRunner:
             return
         messages = prompts.present_messages(
             msg.task, msg.view, msg.votes, msg.own_label, msg.strategy == "synthesize",
-            self.settings.system_message, msg.history,
+            self.settings.system_message, msg.history, attachments=self.settings.attachments,
         )
         for _round in range(self.settings.max_tool_rounds + 1):  # the presenter may use its tools (write files)
             request = ModelRequest(

@@ -15,6 +15,7 @@ from typing import Any
 from massgen.actors.call_retry import CallRetry
 from massgen.actors.stream_guard import StreamLimits
 from massgen.messages import CallPermit, Message, ToolCall, ToolSpec
+from massgen.messages.stream import Attachment
 
 ToolExecutor = Callable[[str, dict[str, Any]], Awaitable[tuple[str, bool]]]
 
@@ -58,6 +59,8 @@ class TurnSettings:
     client_tools: tuple[ToolSpec, ...] = ()
     stream_limits: StreamLimits = field(default_factory=StreamLimits)  # see actors/stream_guard.py
     call_retry: CallRetry = field(default_factory=CallRetry)  # see actors/call_retry.py
+    # Files shown with the task (the backend's upload_files), recorded in the trace with each request.
+    attachments: tuple[Attachment, ...] = ()
 
 
 @dataclass

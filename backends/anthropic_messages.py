@@ -13,7 +13,7 @@ from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
 from typing import Any
 
-from massgen.backends import native_tools
+from massgen.backends import attachments, native_tools
 from massgen.backends.base import BackendContext, BackendError
 from massgen.backends.http_base import DEFAULT_HTTP_TIMEOUT_S, HttpBackend, shared_ssl_context
 from massgen.backends.keys import require_key
@@ -22,6 +22,7 @@ from massgen.backends.retry import AttemptClock, Failure, Retrier, StreamFailure
 from massgen.backends.toolcall_text import parse_arguments
 from massgen.configs.schema import BackendConfig
 from massgen.messages.stream import (
+    Attachment,
     Finish,
     ModelRequest,
     ReasoningDelta,
@@ -64,6 +65,8 @@ def _messages(request: ModelRequest) -> tuple[str | None, list[dict[str, Any]]]:
                            "content": message.content})
         elif message.content:
             blocks.append({"type": "text", "text": message.content})
+        if message.role == "user":
+            blocks.extend(_file_block(a) for a in attachments.wanted("anthropic", message))
         blocks.extend({"type": "tool_use", "id": c.id, "name": c.name, "input": c.arguments}
                       for c in message.tool_calls)
         if not blocks:
@@ -73,6 +76,19 @@ def _messages(request: ModelRequest) -> tuple[str | None, list[dict[str, Any]]]:
         else:
             wire.append({"role": role, "content": blocks})
     return system, wire
+
+
+def _file_block(attachment: Attachment) -> dict[str, Any]:
+    """An ``image`` block, or a ``document`` (a PDF, or a text document's text)."""
+    if attachments.is_text(attachment):
+        return {"type": "document", "title": attachments.file_name(attachment),
+                "source": {"type": "text", "media_type": "text/plain",
+                           "data": attachments.payload(attachment).decode("utf-8", "replace")}}
+    kind = "image" if attachment.kind == "image" else "document"
+    if attachment.url is not None:
+        return {"type": kind, "source": {"type": "url", "url": attachment.url}}
+    return {"type": kind, "source": {"type": "base64", "media_type": attachment.mime_type,
+                                     "data": attachments.base64_data(attachment)}}
 
 
 class AnthropicBackend(HttpBackend):

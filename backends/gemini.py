@@ -13,7 +13,7 @@ from typing import Any
 
 import httpx
 
-from massgen.backends import native_tools
+from massgen.backends import attachments, native_tools
 from massgen.backends.base import BackendContext, BackendError
 from massgen.backends.http_base import DEFAULT_HTTP_TIMEOUT_S, HttpBackend, shared_ssl_context
 from massgen.backends.keys import require_key
@@ -50,6 +50,10 @@ def _contents(request: ModelRequest) -> tuple[str | None, list[dict[str, Any]]]:
             parts.append({"function_response": {"name": name, "response": {"result": message.content}}})
         elif message.content:
             parts.append({"text": message.content})
+        if message.role == "user":
+            parts.extend({"text": attachments.text(a)} if attachments.is_text(a) else
+                         {"inline_data": {"mime_type": a.mime_type, "data": attachments.payload(a)}}
+                         for a in attachments.wanted("gemini", message))
         parts.extend({"function_call": {"name": c.name, "args": c.arguments}} for c in message.tool_calls)
         if not parts:
             continue

@@ -16,7 +16,7 @@ from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from massgen.backends import native_tools, toolcall_text
+from massgen.backends import attachments, native_tools, toolcall_text
 from massgen.backends.base import BackendContext, BackendError, PermanentBackendError
 from massgen.backends.chat_wire import ChatClient
 from massgen.backends.http_base import DEFAULT_HTTP_TIMEOUT_S, HttpBackend, shared_ssl_context
@@ -26,6 +26,7 @@ from massgen.configs.backend_types import BackendType
 from massgen.configs.backend_types import lookup as lookup_type
 from massgen.configs.schema import AzureOpenAIBackendConfig, BackendConfig
 from massgen.messages.stream import (
+    Attachment,
     ChatMessage,
     Finish,
     ModelRequest,
@@ -201,6 +202,8 @@ def _wire_message(message: ChatMessage) -> dict[str, Any]:
     if message.role == "tool":
         return {"role": "tool", "tool_call_id": message.tool_call_id or "", "content": message.content}
     wire: dict[str, Any] = {"role": message.role, "content": message.content}
+    if message.role == "user" and (files := attachments.wanted("chat", message)):
+        wire["content"] = [{"type": "text", "text": message.content}, *(_chat_part(a) for a in files)]
     if message.role == "assistant" and message.tool_calls:
         wire["content"] = message.content or None
         wire["tool_calls"] = [
@@ -209,6 +212,17 @@ def _wire_message(message: ChatMessage) -> dict[str, Any]:
             for c in message.tool_calls
         ]
     return wire
+
+
+def _chat_part(attachment: Attachment) -> dict[str, Any]:
+    """An image, audio or video content part, as OpenAI (audio) and vLLM/Qwen (video) take them."""
+    if attachment.kind == "audio":
+        audio_format = "mp3" if attachment.mime_type == "audio/mpeg" else "wav"
+        return {"type": "input_audio",
+                "input_audio": {"data": attachments.base64_data(attachment), "format": audio_format}}
+    if attachment.kind == "video":
+        return {"type": "video_url", "video_url": {"url": attachments.data_url(attachment)}}
+    return {"type": "image_url", "image_url": {"url": attachments.data_url(attachment)}}
 
 
 def create(config: BackendConfig, context: BackendContext, retrier: Retrier | None = None

@@ -13,7 +13,7 @@ from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
 from typing import Any
 
-from massgen.backends import native_tools
+from massgen.backends import attachments, native_tools
 from massgen.backends.base import BackendContext, BackendError
 from massgen.backends.http_base import DEFAULT_HTTP_TIMEOUT_S, HttpBackend, shared_ssl_context
 from massgen.backends.keys import require_key
@@ -22,6 +22,7 @@ from massgen.backends.retry import AttemptClock, Retrier, StreamFailure
 from massgen.backends.toolcall_text import parse_arguments
 from massgen.configs.schema import BackendConfig
 from massgen.messages.stream import (
+    Attachment,
     Finish,
     ModelRequest,
     ReasoningDelta,
@@ -49,7 +50,11 @@ def _input_items(request: ModelRequest) -> tuple[str | None, list[dict[str, Any]
     instructions = [m.content for m in request.messages if m.role == "system"]
     items: list[dict[str, Any]] = []
     for message in request.messages:
-        if message.role in ("user", "assistant") and message.content:
+        files = attachments.wanted("responses", message) if message.role == "user" else ()
+        if files:
+            items.append({"role": "user", "content": [{"type": "input_text", "text": message.content},
+                                                      *(_input_part(a) for a in files)]})
+        elif message.role in ("user", "assistant") and message.content:
             items.append({"role": message.role, "content": message.content})
         if message.role == "assistant":
             items.extend(
@@ -61,6 +66,18 @@ def _input_items(request: ModelRequest) -> tuple[str | None, list[dict[str, Any]
             items.append({"type": "function_call_output", "call_id": message.tool_call_id or "",
                           "output": message.content})
     return ("\n\n".join(instructions) or None), items
+
+
+def _input_part(attachment: Attachment) -> dict[str, Any]:
+    """``input_image``, ``input_file`` (a PDF) or, for a text document, its text."""
+    if attachment.kind == "image":
+        return {"type": "input_image", "image_url": attachments.data_url(attachment), "detail": "auto"}
+    if attachments.is_text(attachment):
+        return {"type": "input_text", "text": attachments.text(attachment)}
+    if attachment.url is not None:
+        return {"type": "input_file", "file_url": attachment.url}
+    return {"type": "input_file", "filename": attachments.file_name(attachment),
+            "file_data": attachments.data_url(attachment)}
 
 
 class ResponsesBackend(HttpBackend):

@@ -72,8 +72,6 @@ BACKEND_UNAPPLIED: dict[str, str] = {
     "nlip": "NLIP routing is " + _NOT_HERE,
     "use_mcpwrapped_for_tool_filtering": "MCP tools are filtered by allowed_tools/exclude_tools directly",
     "use_no_roots_wrapper": "MCP servers are started directly here",
-    "upload_files": "files are not uploaded to the provider in this version; name the file in "
-                    "orchestrator.context_paths so the agents can read it",
 }
 
 _COORDINATION = ("upstream's coordination extensions (planning, subagents, skills, broadcasts, checklists, "
@@ -145,18 +143,19 @@ class Notice:
 
 
 class _Notes:
-    """Notices collected while translating, one per key (the agents that name it gathered)."""
+    """Notices collected while translating, one per key and reason (the agents that name it gathered)."""
 
     def __init__(self) -> None:
-        self._found: dict[str, tuple[str, list[str]]] = {}
+        # Keyed by reason too: one key may have another reason for another agent's backend type.
+        self._found: dict[tuple[str, str], list[str]] = {}
 
     def add(self, key: str, why: str, agent: str | None = None) -> None:
-        _, agents = self._found.setdefault(key, (why, []))
+        agents = self._found.setdefault((key, why), [])
         if agent is not None and agent not in agents:
             agents.append(agent)
 
     def notices(self) -> tuple[Notice, ...]:
-        return tuple(Notice(key, why, tuple(agents)) for key, (why, agents) in self._found.items())
+        return tuple(Notice(key, why, tuple(agents)) for (key, why), agents in self._found.items())
 
 
 def translate(data: dict[str, Any]) -> tuple[dict[str, Any], tuple[Notice, ...]]:
@@ -250,6 +249,7 @@ def _backend(backend: dict[str, Any], agent_id: str, data: dict[str, Any], notes
         notes.add(f"backend.type: {described.name}", described.note, agent_id)
     if described is not None:
         _provider_features(backend, described, agent_id, notes)
+        _upload_files(backend, described, agent_id, notes)
     for key, why in BACKEND_UNAPPLIED.items():
         if key in backend:
             del backend[key]
@@ -319,6 +319,35 @@ def _provider_features(backend: dict[str, Any], described: BackendType, agent_id
                 del backend[key]
                 notes.add(f"backend.{key}", "not applied: only Chat Completions backends send extra body fields",
                           agent_id)
+
+
+def _upload_files(backend: dict[str, Any], described: BackendType, agent_id: str, notes: _Notes) -> None:
+    """Entries a type's wire cannot send are taken out, each named in a notice; the rest are sent."""
+    from massgen.configs.uploads import ENTRY_KEYS, Entry, mapping, problem, refusal
+
+    entries = backend.get("upload_files")
+    if not isinstance(entries, list):
+        return
+    kept = []
+    for index, entry in enumerate(entries):
+        named = [(k, v) for k, v in entry.items() if k in ENTRY_KEYS] if isinstance(entry, dict) else []
+        if len(named) != 1 or len(entry) != 1 or not isinstance(named[0][1], str):
+            kept.append(entry)  # malformed: the schema says what is wrong
+            continue
+        key, value = named[0]
+        checked = Entry(key, ENTRY_KEYS[key], value)
+        limit = backend.get("media_max_file_size_mb")
+        if problem(checked, limit if isinstance(limit, (int, float)) else None) is not None:
+            kept.append(entry)  # a file that is not there (or not what it says) is an error, sent or not
+            continue
+        why = refusal(described.wire, described.name, checked)
+        if why is None:
+            kept.append(entry)
+            if (how := mapping(described.wire, checked)) is not None:
+                notes.add(f"backend.upload_files[{index}]", f"mapped: {key} {value}: {how}", agent_id)
+        else:
+            notes.add(f"backend.upload_files[{index}]", f"not applied: {key} {value}: {why}", agent_id)
+    backend["upload_files"] = kept
 
 
 def _tool_lists(backend: dict[str, Any], cli: bool, agent_id: str, notes: _Notes) -> None:

@@ -6,9 +6,20 @@ backend type has its own model so its options are checked too.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+
+from massgen.configs.uploads import ENTRY_KEYS, Entry, problem
 
 
 class _Strict(BaseModel):
@@ -113,6 +124,39 @@ class CustomToolConfig(_Strict):
         return self
 
 
+class UploadFileConfig(_Strict):
+    """One file of upstream's ``upload_files``, shown to the model with the task (configs/uploads.py).
+
+    Exactly one key: ``image_path``, ``audio_path``, ``video_path`` or ``file_path`` (a document),
+    a local path (relative: to the working directory) or an http(s) URL. A local file must exist,
+    be of its kind's type and within the size limit when the config loads.
+    """
+
+    image_path: str | None = Field(default=None, min_length=1)
+    audio_path: str | None = Field(default=None, min_length=1)
+    video_path: str | None = Field(default=None, min_length=1)
+    file_path: str | None = Field(default=None, min_length=1)
+
+    def entry(self) -> Entry:
+        key, value = next((k, v) for k, v in self.model_dump().items() if v is not None)
+        return Entry(key, ENTRY_KEYS[key], value)
+
+    @model_validator(mode="after")
+    def _one_key(self) -> UploadFileConfig:
+        named = [k for k, v in self.model_dump().items() if v is not None]
+        if len(named) != 1:
+            raise ValueError("an upload_files entry needs exactly one of image_path, audio_path, video_path, "
+                             f"file_path (got {', '.join(named) or 'none'})")
+        return self
+
+
+def _upload_file_checked(value: UploadFileConfig, info: ValidationInfo) -> UploadFileConfig:
+    found = problem(value.entry(), info.data.get("media_max_file_size_mb"))
+    if found is not None:
+        raise ValueError(found)
+    return value
+
+
 class BackendConfig(_Strict):
     """Options every backend understands; subclasses add their own."""
 
@@ -144,6 +188,10 @@ class BackendConfig(_Strict):
     extra_body: dict[str, Any] = Field(default_factory=dict)
     chat_template_kwargs: dict[str, Any] | None = None
     parallel_tool_calls: bool | None = None
+    # Upstream's upload_files: files shown to the model with the task; media size limit in MB (default 64).
+    media_max_file_size_mb: float | None = Field(default=None, gt=0)
+    upload_files: list[Annotated[UploadFileConfig, AfterValidator(_upload_file_checked)]] = Field(
+        default_factory=list)
 
     @property
     def code_execution(self) -> bool:

@@ -35,11 +35,29 @@ class ToolCall(_Frozen):
     parse_error: str | None = None
 
 
+class Attachment(_Frozen):
+    """A file sent with a message (upstream's ``backend.upload_files``): what it is, never its bytes.
+
+    A local file is named by its absolute ``path`` with its ``size`` and ``sha256`` (the backend
+    reads the bytes when it builds the request, and refuses them if they changed); a URL is
+    sent as a URL. The trace records this, so a run says what each model was shown.
+    """
+
+    kind: Literal["image", "audio", "video", "file"]
+    mime_type: str
+    path: str | None = None
+    url: str | None = None
+    size: int | None = None
+    sha256: str | None = None
+
+
 class ChatMessage(_Frozen):
     """One message of a provider-neutral conversation."""
 
     role: Literal["system", "user", "assistant", "tool"]
     content: str = ""
+    # Files shown with a user message (the task's, from upload_files); each backend sends them its way.
+    attachments: tuple[Attachment, ...] = ()
     tool_calls: tuple[ToolCall, ...] = ()
     tool_call_id: str | None = None
     name: str | None = None

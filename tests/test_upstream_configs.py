@@ -9,6 +9,7 @@ Each example is validated as a user who has its files and keys would validate it
 
 from __future__ import annotations
 
+import base64
 import os
 import re
 import subprocess
@@ -88,10 +89,30 @@ def _make_context_paths(data: Any, where: Path) -> None:
             path.mkdir(parents=True, exist_ok=True)
 
 
+# A 1x1 PNG, for the images upstream's examples name (upload_files); other kinds get a few bytes.
+_PNG = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
+
+
+def _make_upload_files(data: Any, where: Path) -> None:
+    """Create the local files an example's upload_files name (relative ones under ``where``), as its user has them."""
+    agents = (data.get("agents") or [data.get("agent")]) if isinstance(data, dict) else []
+    for agent in agents:
+        for entry in (agent or {}).get("backend", {}).get("upload_files") or []:
+            for value in entry.values():
+                path = Path(value).expanduser()
+                if value.startswith(("http://", "https://")) or (path.is_absolute() and path.exists()):
+                    continue
+                path = path if path.is_absolute() else where / path
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(_PNG if "image_path" in entry else b"\0" * 16)
+
+
 def _load(path: Path, where: Path) -> tuple[Any, TeamConfig | str]:
     text = path.read_text(encoding="utf-8")
     data = yaml.safe_load(text)
     _make_context_paths(data, where)
+    _make_upload_files(data, where)
     try:
         return data, validate_data(data, path.name, env=_variables(text))
     except ConfigError as exc:
@@ -250,6 +271,7 @@ def _run_example(upstream: Path, name: str, tmp_path: Path, server: ProviderTeam
     text = path.read_text(encoding="utf-8")
     data = point_at(yaml.safe_load(text), server.url)
     _make_context_paths(data, tmp_path)
+    _make_upload_files(data, tmp_path)
     config = validate_data(data, name, env=_variables(text))
     # The provider SDKs imported here first, as the command line preloads them: two agents' threads
     # importing anthropic at once can see it half initialised (reported to the lead).
@@ -387,6 +409,19 @@ def _check_reasoning_and_verbosity(server: ProviderTeamServer, config: TeamConfi
     assert turns and all(b.get("reasoning", {}).get("effort") and b.get("text", {}).get("verbosity") for b in turns)
 
 
+def _check_image_understanding(server: ProviderTeamServer, config: TeamConfig,
+                               trace: list[dict[str, Any]]) -> None:
+    assert not any("upload_files" in line for line in config.notices), config.notices
+    image = {"type": "input_image", "image_url": "data:image/jpeg;base64," + base64.b64encode(_PNG).decode(),
+             "detail": "auto"}
+    bodies = server.bodies("responses")
+    assert bodies and all(image in next(i["content"] for i in b["input"] if i.get("role") == "user")
+                          for b in bodies)
+    attached = {a["path"] for r in of_type(trace, "ModelRequestSent") for m in r["payload"]["messages"]
+                for a in m.get("attachments", [])}
+    assert attached == {str(Path.cwd() / "massgen/configs/resources/v0.0.27-example/multimodality.jpg")}
+
+
 EXAMPLE_RUNS = {
     "basic/multi/gemini_4o_claude.yaml": _check_native_tools_of_three_providers,
     "providers/others/zai_glm45.yaml": _check_zai_preset,
@@ -402,6 +437,7 @@ EXAMPLE_RUNS = {
     "teams/research/technical_analysis.yaml": _check_reasoning_and_verbosity,
     "teams/creative/travel_planning.yaml": _check_reasoning_and_verbosity,
     "teams/research/news_analysis.yaml": _check_reasoning_and_verbosity,
+    "basic/multi/gpt5nano_image_understanding.yaml": _check_image_understanding,
 }
 
 

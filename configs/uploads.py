@@ -1,0 +1,190 @@
+"""Upstream MassGen's ``backend.upload_files``: files shown to the model with the task.
+
+An entry names one file by kind, as upstream writes it: ``image_path``, ``audio_path``,
+``video_path`` or ``file_path`` (a document), each a local path or an ``http(s)`` URL. A
+relative path is taken from the working directory, as upstream takes it when the backend
+has no ``cwd`` (its examples name ``massgen/configs/resources/...`` from the repository root).
+Local files are checked when the config loads, with upstream's limits: images, audio and
+video at most ``media_max_file_size_mb`` (64 MB unless the backend sets it), audio WAV or
+MP3 only, documents of the types upstream's file search takes, at most 512 MB.
+
+Which wire carries which kind is said here once (``refusal``): the config loader warns for
+an entry a backend type cannot send, and the backends send the rest in their own format.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import mimetypes
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from massgen.errors import ConfigError
+from massgen.messages.stream import Attachment
+
+Kind = Literal["image", "audio", "video", "file"]
+# Upstream's entry keys and the kind each names.
+ENTRY_KEYS: dict[str, Kind] = {"image_path": "image", "audio_path": "audio", "video_path": "video",
+                               "file_path": "file"}
+MEDIA_MAX_FILE_SIZE_MB = 64  # upstream's default for images, audio and video
+FILE_MAX_SIZE_MB = 512  # upstream's limit for documents (OpenAI file search's)
+# Upstream's file search extensions: the documents a file_path may name.
+FILE_EXTENSIONS = frozenset({
+    ".c", ".cpp", ".cs", ".css", ".doc", ".docx", ".html", ".java", ".js", ".json", ".md", ".pdf",
+    ".php", ".pptx", ".py", ".rb", ".sh", ".tex", ".ts", ".txt",
+})
+_AUDIO = {"audio/wav": "audio/wav", "audio/wave": "audio/wav", "audio/x-wav": "audio/wav",
+          "audio/mpeg": "audio/mpeg", "audio/mp3": "audio/mpeg"}
+_DEFAULT_MIME: dict[Kind, str] = {"image": "image/jpeg", "audio": "audio/wav", "video": "video/mp4",
+                                  "file": "application/octet-stream"}
+_CHUNK = 1 << 20
+
+
+def is_url(value: str) -> bool:
+    return value.startswith(("http://", "https://"))
+
+
+def resolve(value: str) -> Path:
+    """A local entry's file: ``~`` expanded, relative paths from the working directory."""
+    return Path(os.path.abspath(os.path.expanduser(value)))
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One entry: its key (``image_path``, ...), the kind that key names, and the path or URL as written."""
+
+    key: str
+    kind: Kind
+    value: str
+
+    @property
+    def url(self) -> bool:
+        return is_url(self.value)
+
+
+def mime_type(kind: Kind, name: str) -> str:
+    guessed = (mimetypes.guess_type(name)[0] or "").lower()
+    if kind == "audio":
+        return _AUDIO.get(guessed, guessed)
+    if kind == "file" and name.lower().endswith(".md"):
+        return "text/markdown"
+    return guessed or _DEFAULT_MIME[kind]
+
+
+def problem(entry: Entry, media_limit_mb: float | None) -> str | None:
+    """What is wrong with a local entry's file (missing, unreadable, wrong type, too large), else None."""
+    if entry.url:
+        return None
+    path = resolve(entry.value)
+    where = f"{entry.key} {entry.value!r}" + (f" ({path})" if str(path) != entry.value else "")
+    if not path.is_file():
+        return f"{where}: no such file" if not path.exists() else f"{where}: not a file"
+    if not os.access(path, os.R_OK):
+        return f"{where}: not readable"
+    guessed = (mimetypes.guess_type(path.name)[0] or "").lower()
+    if entry.kind in ("image", "video") and guessed and not guessed.startswith(f"{entry.kind}/"):
+        return f"{where}: a {guessed} file is not {'an image' if entry.kind == 'image' else 'a video'}"
+    if entry.kind == "audio" and mime_type("audio", path.name) not in ("audio/wav", "audio/mpeg"):
+        return f"{where}: audio must be WAV or MP3 (as upstream takes it)"
+    if entry.kind == "file" and path.suffix.lower() not in FILE_EXTENSIONS:
+        return (f"{where}: documents of type {path.suffix or '(none)'!r} are not taken; "
+                f"one of {', '.join(sorted(FILE_EXTENSIONS))}")
+    limit_mb = FILE_MAX_SIZE_MB if entry.kind == "file" else (media_limit_mb or MEDIA_MAX_FILE_SIZE_MB)
+    size = path.stat().st_size
+    if size > limit_mb * 1024 * 1024:
+        setting = "" if entry.kind == "file" else " (backend.media_max_file_size_mb)"
+        return f"{where}: {size / (1024 * 1024):.1f} MB is over the {limit_mb:g} MB limit{setting}"
+    if form(entry) == "text":
+        try:
+            path.read_text(encoding="utf-8")
+        except (UnicodeDecodeError, OSError) as exc:
+            return f"{where}: a text document must be UTF-8 text ({type(exc).__name__})"
+    return None
+
+
+def attachment(entry: Entry) -> Attachment:
+    """The entry as a message attachment: a local file is read once for its size and sha256."""
+    if entry.url:
+        return Attachment(kind=entry.kind, mime_type=mime_type(entry.kind, entry.value.split("?")[0]),
+                          url=entry.value)
+    path = resolve(entry.value)
+    digest = hashlib.sha256()
+    size = 0
+    try:
+        with path.open("rb") as handle:
+            while chunk := handle.read(_CHUNK):
+                digest.update(chunk)
+                size += len(chunk)
+    except OSError as exc:
+        raise ConfigError(f"backend.upload_files: {entry.key} {entry.value!r}: cannot be read: {exc}") from None
+    return Attachment(kind=entry.kind, mime_type=mime_type(entry.kind, path.name), path=str(path), size=size,
+                      sha256=digest.hexdigest())
+
+
+# Documents by form: PDFs go as the provider's document input, text files as text; office files
+# (.doc, .docx, .pptx) only reach upstream's OpenAI file search (a vector store), which is not here.
+_OFFICE = frozenset({".doc", ".docx", ".pptx"})
+Form = Literal["image", "audio", "video", "pdf", "text", "office"]
+
+
+def form(entry: Entry) -> Form:
+    """What an entry is on the wire: its kind, or for a document PDF, text or an office file."""
+    if entry.kind != "file":
+        return entry.kind
+    suffix = Path(entry.value.split("?")[0]).suffix.lower()
+    return "pdf" if suffix == ".pdf" else "office" if suffix in _OFFICE else "text"
+
+
+# What each wire sends, by form and by source: (a local file, a URL). A pair not here is not applied.
+_SENT: dict[str, dict[Form, tuple[bool, bool]]] = {
+    "responses": {"image": (True, True), "pdf": (True, True), "text": (True, False)},
+    "chat": {"image": (True, True), "audio": (True, False), "video": (True, True)},
+    "anthropic": {"image": (True, True), "pdf": (True, True), "text": (True, False)},
+    "gemini": {"image": (True, False), "audio": (True, False), "video": (True, False), "pdf": (True, False),
+               "text": (True, False)},
+}
+# The image types each provider documents (Chat Completions servers vary: not checked).
+_IMAGE_TYPES = {
+    "responses": ("image/png", "image/jpeg", "image/webp", "image/gif"),
+    "anthropic": ("image/png", "image/jpeg", "image/webp", "image/gif"),
+    "gemini": ("image/png", "image/jpeg", "image/webp", "image/heic", "image/heif"),
+}
+_WIRE_NAMES = {"responses": "the OpenAI Responses API", "chat": "Chat Completions",
+               "anthropic": "Anthropic's Messages API", "gemini": "Gemini"}
+_FORM_NAMES: dict[Form, str] = {"image": "image", "audio": "audio", "video": "video", "pdf": "PDF",
+                                "text": "text document", "office": "office document"}
+
+
+def refusal(wire: str, type_name: str, entry: Entry) -> str | None:
+    """Why a backend of ``type_name`` (speaking ``wire``) cannot send this entry, else None."""
+    sent = _SENT.get(wire)
+    if sent is None:
+        how = {"cli": "an agent CLI is given its task as text", "local": "the local model reads text only",
+               "scripted": "a scripted backend plays its script"}.get(wire, "it reads text only")
+        return f"backend type {type_name!r} takes no files ({how})"
+    shape = form(entry)
+    local, url = sent.get(shape, (False, False))
+    image_types = _IMAGE_TYPES.get(wire, ())
+    if shape == "image" and image_types and mime_type("image", entry.value.split("?")[0]) not in image_types:
+        listed = ", ".join(t.removeprefix("image/").upper() for t in image_types)
+        return f"{_WIRE_NAMES[wire]} takes {listed} images"
+    if (url if entry.url else local):
+        return None
+    if shape == "office":
+        return ("office documents reach only upstream's OpenAI file search (a vector store), which is "
+                + "not available in this version; send a PDF or text file")
+    if entry.url and local:
+        return (f"{_WIRE_NAMES[wire]} is sent {_FORM_NAMES[shape]} input inline here, not by URL; "
+                + "download the file and name it instead")
+    return f"{_WIRE_NAMES[wire]} takes no {_FORM_NAMES[shape]} input here"
+
+
+def mapping(wire: str, entry: Entry) -> str | None:
+    """How a sent entry differs from upstream's way of sending it, where it does."""
+    if wire == "responses" and entry.kind == "file":
+        how = "its text, as input_text" if form(entry) == "text" else "an input_file"
+        return (f"sent with the task as {how}; upstream uploads it to an OpenAI vector store for file_search, "
+                + "which is not available in this version")
+    return None
