@@ -154,7 +154,8 @@ def mcp(out: dict[str, Any], workdir: Path) -> None:
         # The tag, so the process check after the scenario sees the server too (its environment is clean).
         mcp_servers=[stdio(env={TAG_VARIABLE: os.environ.get(TAG_VARIABLE, "")})],
         exclude_tools=["mcp__weather__admin_reset"],
-    )))
+        # Not a test of deadlines: on a loaded machine the server's start on the worker took past 10 s.
+    ), turn_timeout=60.0, idle_timeout=30.0))
     try:
         result = Team(config, "Weather tomorrow?", log_dir=workdir / "mcp", tick_interval_s=0.02).run()
         out["mcp"] = {"status": result.status, "final_answer": result.final_answer, "log_dir": str(result.log_dir)}

@@ -236,7 +236,6 @@ def test_the_ray_flag_runs_the_team_on_a_running_cluster(tmp_path: Path) -> None
 
 
 @pytest.mark.ray
-@pytest.mark.xfail(reason='the agent restarted once (a#2) on the loaded machine; not yet known whether load or the persistent-fault change (issue 21 item 12)', strict=False)  # noqa: E501
 def test_an_mcp_stdio_connection_runs_beside_its_agent_on_ray(tmp_path: Path) -> None:
     """The connection actor and its server process live on the agent's node; the calls go as on one machine."""
     out = _scenario("mcp", tmp_path)
