@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import contextlib
 import threading
 from collections.abc import Coroutine
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal, assert_never
 
 from massgen import backends
 from massgen.actors.custom_tools import CustomTools
+from massgen.actors.loop_thread import CLOSE_TIMEOUT_S, close_loop, run_loop
 from massgen.actors.mcp.tools import AgentTools
 from massgen.actors.replay import CallRecorder
 from massgen.actors.runtime import Peer, RunContext, TracedActor
@@ -49,7 +49,6 @@ if TYPE_CHECKING:
     from massgen.files import AgentFiles, RunFiles
 
 _PERMIT_TIMEOUT_S = 30.0
-_CLOSE_TIMEOUT_S = 2.0
 
 
 @dataclass(frozen=True)
@@ -63,61 +62,6 @@ class AgentSpec:
     files: RunFiles | None = None  # workspace, file tools, snapshots (massgen/files)
     # Resuming: where this agent's backend was, and the finished calls its redone turn may reuse.
     carried: AgentResumeState | None = None
-
-
-def close_loop(loop: asyncio.AbstractEventLoop, thread: threading.Thread | None) -> None:
-    """Stop and close an incarnation's loop: its tasks, async generators, executor, selector and
-    self-pipe go with it. A loop whose thread is stuck in a blocking call is abandoned instead.
-
-    On a loaded machine the drain may not finish in time, or not even start before the loop
-    stops; then the loop, stopped, is run once more on this thread to finish what is left
-    (the drain's own task and callbacks included), so no task is destroyed while pending and
-    no coroutine is left never awaited."""
-    if loop.is_running():
-        drained = asyncio.run_coroutine_threadsafe(_cancel_the_rest(loop, executor=True), loop)
-        try:
-            drained.result(_CLOSE_TIMEOUT_S)
-        except Exception:
-            drained.cancel()  # finished below, once the loop has stopped
-        try:
-            loop.call_soon_threadsafe(loop.stop)
-        except RuntimeError:  # already closed
-            return
-    if thread is not None and thread is not threading.current_thread():
-        thread.join(_CLOSE_TIMEOUT_S)
-        if thread.is_alive():
-            return  # stuck: abandoned, a daemon thread
-    if not loop.is_running() and not loop.is_closed():
-        _finish_stopped(loop)
-        loop.close()
-
-
-async def _cancel_the_rest(loop: asyncio.AbstractEventLoop, *, executor: bool) -> None:
-    """Cancel every other task of ``loop``, await them (bounded), and close its async generators."""
-    tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
-    for task in tasks:
-        task.cancel()
-    if tasks:
-        await asyncio.wait(tasks, timeout=_CLOSE_TIMEOUT_S)
-    await loop.shutdown_asyncgens()
-    if executor:
-        await loop.shutdown_default_executor()
-
-
-def _finish_stopped(loop: asyncio.AbstractEventLoop) -> None:
-    """Cancel and await, on this thread, whatever a stopped loop still holds (bounded).
-
-    A drain queued before the stop may start only now, and cancel this very pass; so passes
-    are run until no task is left (three at most: the drain cancels once, then is done)."""
-    async def finish() -> None:
-        await asyncio.sleep(0)  # callbacks queued before the stop (a drain not yet begun) run first
-        await _cancel_the_rest(loop, executor=False)
-
-    for _ in range(3):
-        with contextlib.suppress(Exception, asyncio.CancelledError):
-            loop.run_until_complete(finish())
-        if all(task.done() for task in asyncio.all_tasks(loop)):
-            return
 
 
 def _describe(exc: BaseException) -> str:
@@ -152,7 +96,7 @@ class AgentActor(TracedActor[AgentInbox]):
         try:
             self._loop = asyncio.new_event_loop()
             self._loop_thread = threading.Thread(
-                target=self._loop.run_forever, name=f"{self.me}-loop", daemon=True
+                target=run_loop, args=(self._loop,), name=f"{self.me}-loop", daemon=True
             )
             self._loop_thread.start()
             context = backends.BackendContext(
@@ -208,7 +152,7 @@ class AgentActor(TracedActor[AgentInbox]):
             return
         if self._backend is not None and loop.is_running():
             try:
-                asyncio.run_coroutine_threadsafe(self._backend.aclose(), loop).result(_CLOSE_TIMEOUT_S)
+                asyncio.run_coroutine_threadsafe(self._backend.aclose(), loop).result(CLOSE_TIMEOUT_S)
             except Exception:
                 pass
         close_loop(loop, self._loop_thread)

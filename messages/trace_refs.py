@@ -23,6 +23,7 @@ value for value and key for key (tested byte for byte on rebuilt logs). A trace 
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import Any
@@ -107,7 +108,7 @@ def _copy_path(payload: dict[str, Any], path: tuple[str | int, ...]) -> dict[str
     return top
 
 
-_MAX_DIFF_CELLS = 250_000  # items(old) * items(new) past which difflib is not asked
+_MAX_EQUAL_PAIRS = 200_000  # pairs of equal items (old, new) past which difflib is not asked
 
 
 def _items(value: Any) -> list[Any] | None:
@@ -133,9 +134,10 @@ def _ops(base: list[Any], new: list[Any]) -> list[list[Any]]:
         return []
     if len(new) >= len(base) and new[:len(base)] == base:  # grown at the end (the answers of a new round)
         return [[len(base), len(base), new[len(base):]]]
-    # The common head and tail are cut off first, in linear time; only a small middle goes to difflib,
-    # whose matching is quadratic in the worst case (a large question of repeated lines stalled the
-    # writer for minutes). A large middle is one replacement: correct, if not the smallest delta.
+    # The common head and tail are cut off first, in linear time. difflib then matches the middle;
+    # its work grows with the pairs of equal items (a question of repeated lines once stalled the
+    # writer for minutes), so past a bound the middle is one replacement: correct, if not the
+    # smallest delta. Distinct items (labels, each viewer's rotated view) stay well under it.
     head = 0
     limit = min(len(base), len(new))
     while head < limit and base[head] == new[head]:
@@ -144,9 +146,11 @@ def _ops(base: list[Any], new: list[Any]) -> list[list[Any]]:
     while tail < limit - head and base[len(base) - 1 - tail] == new[len(new) - 1 - tail]:
         tail += 1
     old_mid, new_mid = base[head:len(base) - tail], new[head:len(new) - tail]
-    if len(old_mid) * len(new_mid) > _MAX_DIFF_CELLS:
+    old_keys, new_keys = [_key(i) for i in old_mid], [_key(i) for i in new_mid]
+    in_new = Counter(new_keys)
+    if sum(in_new[key] for key in old_keys) > _MAX_EQUAL_PAIRS:
         return [[head, head + len(old_mid), new_mid]]
-    matcher = SequenceMatcher(None, [_key(i) for i in old_mid], [_key(i) for i in new_mid], autojunk=False)
+    matcher = SequenceMatcher(None, old_keys, new_keys, autojunk=False)
     return [[head + i1, head + i2, new_mid[j1:j2]]
             for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
 

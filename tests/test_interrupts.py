@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from signal_process import CONFIGS, stop_one_shot
 
-from massgen.actors.agent import close_loop
+from massgen.actors.loop_thread import close_loop, run_loop
 
 AUTOMATION_KEYS = ("RUN_STATUS", "WINNER", "ANSWER_FILE", "REASON")  # after LOG_DIR, which the helper read
 
@@ -77,5 +77,32 @@ def test_closing_a_loop_too_busy_to_drain_in_time_leaves_nothing_pending(caplog:
         gc.collect()
     assert loop.is_closed() and not thread.is_alive()
     assert worked.is_set()  # the pending task was cancelled and ran its cleanup
+    assert not [w for w in caught if "never awaited" in str(w.message)]
+    assert "Task was destroyed but it is pending" not in caplog.text
+
+
+def test_a_loop_thread_too_busy_for_its_closer_finishes_its_own_loop(caplog: pytest.LogCaptureFixture) -> None:
+    """The closer gives up waiting (2 s for the drain, 2 s for the thread); the thread, running
+    ``run_loop``, cancels and awaits what is left and closes the loop itself once it is free."""
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=run_loop, args=(loop,), name="busy-loop", daemon=True)
+    thread.start()
+    worked = threading.Event()
+
+    async def work() -> None:
+        try:
+            await asyncio.sleep(3600)
+        finally:
+            worked.set()
+
+    asyncio.run_coroutine_threadsafe(work(), loop)
+    loop.call_soon_threadsafe(time.sleep, 4.5)  # past both of the closer's waits
+    with warnings.catch_warnings(record=True) as caught, caplog.at_level(logging.ERROR, logger="asyncio"):
+        warnings.simplefilter("always")
+        close_loop(loop, thread)
+        thread.join(60)
+        gc.collect()
+    assert not thread.is_alive() and loop.is_closed()
+    assert worked.is_set()
     assert not [w for w in caught if "never awaited" in str(w.message)]
     assert "Task was destroyed but it is pending" not in caplog.text

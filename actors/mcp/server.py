@@ -11,6 +11,7 @@ from typing import Any, assert_never
 import mcp_types
 from mcp.shared.exceptions import MCPError
 
+from massgen.actors.loop_thread import run_loop
 from massgen.actors.mcp.session import McpConnection
 from massgen.actors.mcp.spec import McpConfigError, McpServerSpec, exposed_name, select_tools
 from massgen.actors.runtime import Peer, RunContext, TracedActor
@@ -59,13 +60,6 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-def _run_loop(loop: asyncio.AbstractEventLoop) -> None:
-    try:
-        loop.run_forever()
-    finally:
-        loop.close()
-
-
 class McpServerActor(TracedActor[McpServerInbox]):
     accepts = members(McpServerInbox)
 
@@ -88,7 +82,7 @@ class McpServerActor(TracedActor[McpServerInbox]):
     def on_start(self) -> None:
         try:
             self._loop = asyncio.new_event_loop()
-            threading.Thread(target=_run_loop, args=(self._loop,), name=f"{self.me}-loop", daemon=True).start()
+            threading.Thread(target=run_loop, args=(self._loop,), name=f"{self.me}-loop", daemon=True).start()
             asyncio.run_coroutine_threadsafe(self._main(), self._loop)
         except Exception as exc:  # reported, never raised: Pykka would not tell anyone
             self._report(f"could not start: {_describe(exc)}", "start")

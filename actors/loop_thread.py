@@ -1,0 +1,81 @@
+"""An actor's own asyncio loop, on a thread beside the actor's, and how it ends.
+
+Agents and MCP connections do their async work (model streams, MCP sessions) on such a
+loop. Ending one must leave nothing pending (no task destroyed while pending, no coroutine
+never awaited) even when the machine is too loaded for the loop's thread to answer in time:
+so the thread finishes its own loop once it stops (``run_loop``), and a closer that cannot
+wait for it leaves the rest to that thread, not to the garbage collector.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+
+CLOSE_TIMEOUT_S = 2.0  # how long a closer waits for the loop's thread, at each step
+
+
+def run_loop(loop: asyncio.AbstractEventLoop) -> None:
+    """The loop thread's target: run until stopped, then finish what is left and close."""
+    try:
+        loop.run_forever()
+    finally:
+        if not loop.is_closed():
+            _finish_stopped(loop)
+            loop.close()
+
+
+def close_loop(loop: asyncio.AbstractEventLoop, thread: threading.Thread | None) -> None:
+    """Stop and close an incarnation's loop: its tasks, async generators, executor, selector and
+    self-pipe go with it. A loop whose thread is stuck in a blocking call is abandoned instead.
+
+    On a loaded machine the drain may not finish in time, or not even start before the loop
+    stops; then the loop, stopped, is run once more on this thread to finish what is left
+    (the drain's own task and callbacks included), so no task is destroyed while pending and
+    no coroutine is left never awaited."""
+    if loop.is_running():
+        drained = asyncio.run_coroutine_threadsafe(_cancel_the_rest(loop, executor=True), loop)
+        try:
+            drained.result(CLOSE_TIMEOUT_S)
+        except Exception:
+            drained.cancel()  # finished below, once the loop has stopped
+        try:
+            loop.call_soon_threadsafe(loop.stop)
+        except RuntimeError:  # already closed
+            return
+    if thread is not None and thread is not threading.current_thread():
+        thread.join(CLOSE_TIMEOUT_S)
+        if thread.is_alive():
+            return  # busy or stuck: a thread running ``run_loop`` finishes and closes it when it can
+    if not loop.is_running() and not loop.is_closed():
+        _finish_stopped(loop)
+        loop.close()
+
+
+async def _cancel_the_rest(loop: asyncio.AbstractEventLoop, *, executor: bool) -> None:
+    """Cancel every other task of ``loop``, await them (bounded), and close its async generators."""
+    tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+    for task in tasks:
+        task.cancel()
+    if tasks:
+        await asyncio.wait(tasks, timeout=CLOSE_TIMEOUT_S)
+    await loop.shutdown_asyncgens()
+    if executor:
+        await loop.shutdown_default_executor()
+
+
+def _finish_stopped(loop: asyncio.AbstractEventLoop) -> None:
+    """Cancel and await, on this thread, whatever a stopped loop still holds (bounded).
+
+    A drain queued before the stop may start only now, and cancel this very pass; so passes
+    are run until no task is left (three at most: the drain cancels once, then is done)."""
+    async def finish() -> None:
+        await asyncio.sleep(0)  # callbacks queued before the stop (a drain not yet begun) run first
+        await _cancel_the_rest(loop, executor=False)
+
+    for _ in range(3):
+        with contextlib.suppress(Exception, asyncio.CancelledError):
+            loop.run_until_complete(finish())
+        if all(task.done() for task in asyncio.all_tasks(loop)):
+            return
