@@ -112,9 +112,9 @@ class MeasuredApp(TuiApp):
 
     def _started(self, _app: Any) -> None:
         self._frame_start, self._frame_cpu_start = time.perf_counter(), time.thread_time()
+        self.frames.append(time.monotonic())  # a frame counts when it starts: that is what the cap spaces
 
     def _drawn(self, _app: Any) -> None:
-        self.frames.append(time.monotonic())
         self.frame_times.append(time.perf_counter() - self._frame_start)
         self.frame_cpu.append(time.thread_time() - self._frame_cpu_start)
 
