@@ -4,8 +4,14 @@ Runs the real ``TuiApp`` (prompt-toolkit drawing a 200 x 60 screen into a discar
 VT100 output) on scripted teams that stream many small text deltas: 3 agents at about a
 model's speed, and 64 agents at once. Per scenario it prints the trace records folded,
 frames drawn and the most frames drawn in any one second (the cap is 20), the time a frame
-took to draw (p50 / max), the lag from a record being written to its fold on the screen's
-loop (p50 / p95 / max), and how long a typed key took to show on the command line (max).
+took to draw (p50 / max; wall clock, and the loop thread's own CPU time, which a loaded
+machine does not inflate), the lag from a record's message being sent to its fold on the
+screen's loop (fold lag: the team's actors and the trace writer, then the screen) and from the
+trace writer handing it to the screen to its fold (view lag: the screen's own part), each
+p50 / p95 / max; the run's end apart (finish lag: ``RunFinished`` reaches subscribers only once
+the writer has written every derived file, ``execution_metadata.yaml`` with the whole config
+among them, and these teams' scripts make that config megabytes); and how long a typed key
+took to show on the command line (max).
 
     .venv/bin/python -m bench.tui_redraws [--scenario three sixty-four] [--deltas 200]
 """
@@ -26,6 +32,7 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output.vt100 import Vt100_Output
 
 from bench.streaming_team import streaming_team
+from massgen import RunFinishedEvent
 from massgen.cli.tui.app import TuiApp
 from massgen.cli.tui.state import RunState
 from massgen.configs import validate_data
@@ -59,25 +66,47 @@ class MeasuredApp(TuiApp):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fold_lags: list[float] = []
+        self.view_lags: list[float] = []
+        self.finish_lag = 0.0
+        self._arrived: dict[int, float] = {}  # id(events) -> when the trace writer handed the record over
         self.frames: list[float] = []
         self.frame_times: list[float] = []
+        self.frame_cpu: list[float] = []
         self.folded = 0
-        self._frame_start = 0.0
+        self._frame_start = self._frame_cpu_start = 0.0
+
+    def _enqueue(self, state: RunState, events: list[Any], ts: float) -> None:
+        self._arrived[id(events)] = time.time()
+        super()._enqueue(state, events, ts)
 
     def _drain(self) -> None:
-        now = time.time()
         with self._pending_lock:
-            pending = list(self._pending)
-        self.fold_lags += [now - ts for _state, _events, ts in pending]
-        self.folded += len(pending)
+            batch, self._pending, self._drain_scheduled = self._pending, [], False
+        now = time.time()
+        for _state, events, ts in batch:  # the run's end apart: it waits for the derived files
+            if any(isinstance(event, RunFinishedEvent) for event in events):
+                self.finish_lag = now - ts
+        self.fold_lags += [now - ts for _state, events, ts in batch
+                           if not any(isinstance(event, RunFinishedEvent) for event in events)]
+        self.view_lags += [now - self._arrived.pop(id(events), now) for _state, events, _ts in batch]
+        self.folded += len(batch)
+        with self._pending_lock:  # folded by the real drain, in order, with anything that came since
+            self._pending[:0] = batch
         super()._drain()
 
     def build(self, history: Any = None) -> Any:
         app = super().build(history)
-        app.before_render += lambda _a: setattr(self, "_frame_start", time.perf_counter())
-        app.after_render += lambda _a: (self.frames.append(time.monotonic()),
-                                        self.frame_times.append(time.perf_counter() - self._frame_start))
+        app.before_render += self._started
+        app.after_render += self._drawn
         return app
+
+    def _started(self, _app: Any) -> None:
+        self._frame_start, self._frame_cpu_start = time.perf_counter(), time.thread_time()
+        self.frames.append(time.monotonic())  # a frame counts when it starts: that is what the cap spaces
+
+    def _drawn(self, _app: Any) -> None:
+        self.frame_times.append(time.perf_counter() - self._frame_start)
+        self.frame_cpu.append(time.thread_time() - self._frame_cpu_start)
 
 
 def most_in_a_second(stamps: list[float]) -> int:
@@ -119,6 +148,7 @@ def run_scenario(name: str, agents: int, deltas: int, delay: float) -> dict[str,
         thread.join(60)
     state: RunState = app.state
     lags = sorted(app.fold_lags) or [0.0]
+    view_lags = sorted(app.view_lags) or [0.0]
     frames = [f for f in app.frames if f >= started]
     return {
         "scenario": name, "agents": agents, "run_s": round(run_s, 2), "records_folded": app.folded,
@@ -126,9 +156,15 @@ def run_scenario(name: str, agents: int, deltas: int, delay: float) -> dict[str,
         "frames_per_s": round(len(frames) / run_s, 1), "most_frames_in_1s": most_in_a_second(frames),
         "frame_ms_p50": round(statistics.median(app.frame_times) * 1000, 1),
         "frame_ms_max": round(max(app.frame_times) * 1000, 1),
+        "frame_cpu_ms_p50": round(statistics.median(app.frame_cpu) * 1000, 1),
+        "frame_cpu_ms_max": round(max(app.frame_cpu) * 1000, 1),
         "fold_lag_ms_p50": round(lags[len(lags) // 2] * 1000, 1),
         "fold_lag_ms_p95": round(lags[int(len(lags) * 0.95)] * 1000, 1),
         "fold_lag_ms_max": round(lags[-1] * 1000, 1),
+        "finish_lag_ms": round(app.finish_lag * 1000, 1),
+        "view_lag_ms_p50": round(view_lags[len(view_lags) // 2] * 1000, 1),
+        "view_lag_ms_p95": round(view_lags[int(len(view_lags) * 0.95)] * 1000, 1),
+        "view_lag_ms_max": round(view_lags[-1] * 1000, 1),
         "key_echo_ms_max": round(max(echoes) * 1000, 1), "status": state.finished.status if state.finished else None,
     }
 

@@ -39,6 +39,11 @@ def write_atomic(path: Path, text: str) -> None:
         raise
 
 
+# libyaml's emitter where PyYAML has it (the same text, ~2.5x faster): metadata.yaml holds the whole
+# config, and is written when RunFinished is, before any subscriber (a screen) sees the run end.
+_YAML_DUMPER = yaml.CSafeDumper if yaml.__with_libyaml__ else yaml.SafeDumper
+
+
 def _json(data: Any) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
@@ -55,7 +60,8 @@ def render_all(projection: LogProjection) -> dict[str, str]:
         layout.EVENTS_FILE: _json(projection.events),
         layout.VOTE_FILE: _json(projection.vote_file()),
         layout.STATUS_FILE: render_status(projection),
-        layout.METADATA_FILE: yaml.safe_dump(projection.metadata(), sort_keys=False, allow_unicode=True),
+        layout.METADATA_FILE: yaml.dump(projection.metadata(), Dumper=_YAML_DUMPER, sort_keys=False,
+                                        allow_unicode=True),
     }
     for agent_id, text in projection.agent_outputs().items():
         files[layout.agent_output_name(agent_id)] = text

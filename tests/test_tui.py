@@ -182,3 +182,66 @@ def test_without_a_terminal_the_full_screen_never_starts(tmp_path: Path) -> None
     assert done.stdout.startswith("9.9 is larger")
     assert "--display textual needs a terminal" in done.stderr
     assert "agent_b answered" not in done.stderr or "\x1b[?1049h" not in done.stderr  # no alternate screen
+
+
+def streaming_crowd(tmp_path: Path, agents: int = 64, deltas: int = 40) -> Path:
+    """``agents`` scripted agents streaming ``deltas`` words each, then answering and voting for agent1;
+    the last one streams without end in its first incarnation, so the run is still streaming when the
+    test's keys arrive, and only finishes once the test kills it."""
+    def words(i: int) -> list[dict[str, object]]:
+        steps: list[dict[str, object]] = []
+        for n in range(deltas):
+            steps += [step(text=f"w{n} " + ("\n" if n % 10 == 9 else "")), step(delay=0.02)]
+        return steps
+
+    vote = [step(vote="agent1", reason="the first one")]
+    crowd = [scripted(f"crowd_{i}", [*words(i), step(new_answer=f"answer of crowd_{i}")], vote)
+             for i in range(1, agents)]
+    endless = scripted(f"crowd_{agents}", [step(fault="stream_forever", incarnations=[1]),
+                                           step(new_answer=f"answer of crowd_{agents}")], vote)
+    config = {
+        "agents": [*crowd, endless],
+        "orchestrator": {"restart": {"backoff_base_seconds": 0.02, "backoff_max_seconds": 0.2}},
+        "timeout_settings": {"orchestrator_timeout_seconds": 300 * FACTOR, "turn_timeout_seconds": 240 * FACTOR,
+                             "idle_stream_timeout_seconds": 120 * FACTOR,
+                             "straggler_grace_seconds": 240 * FACTOR},  # the endless one is killed, not left out
+    }
+    path = tmp_path / "crowd.yaml"
+    path.write_text(yaml.safe_dump(config), encoding="utf-8")
+    return path
+
+
+def test_keys_act_while_64_agents_stream_and_the_final_screen_keeps_up_with_the_run(
+        tmp_path: Path, screens: list[TmuxScreen]) -> None:
+    screen = TmuxScreen(tmp_path, massgen_argv("--config", str(streaming_crowd(tmp_path)), "Count with me"),
+                        columns=200, rows=60, env=env(tmp_path), cwd=tmp_path)
+    screens.append(screen)
+    screen.expect("agents 1-12 of 64", "turn 1 (note, or /command)>")
+
+    # Shift-Tab from the first panel pages to the last agent, still streaming; F2 zooms it, Esc un-zooms.
+    screen.keys("BTab")
+    shown = screen.expect("▶ agent64 crowd_64 · streaming", "agents 61-64 of 64")
+    assert "and so on" in shown
+    screen.keys("F2")
+    screen.expect("agents 64-64 of 64", "▶ agent64 crowd_64 · streaming")
+    screen.keys("Escape")
+    screen.expect("agents 61-64 of 64")
+    screen.type("/status")  # a command typed while the crowd streams answers at once
+    shown = screen.expect("/status · Esc closes", f"{'agent2':<8} {'crowd_2':<16}")
+    assert "· finished" not in shown and "and so on" in shown  # all of it while the run streamed
+
+    screen.keys("Escape")
+    screen.type("/kill agent64")
+    # Once the run ends the screen shows its end within the usual wait, however much the crowd streamed.
+    shown = screen.expect("final answer (agent1.1, by crowd_1)", "· finished", "question>")
+    (log_dir,) = turn_dirs(tmp_path)
+    trace = read_trace(log_dir)
+    assert_trace_invariants(trace)
+    finished = of_type(trace, "RunFinished")[0]["payload"]
+    assert (finished["status"], finished["winner"]) == ("completed", "crowd_1")
+    assert f"calls {finished['model_calls']} ·" in shown  # the header agrees with the trace's totals
+    assert "▶ agent64 crowd_64 · done" in shown  # the focused panel's last state is the trace's
+    kills = of_type(trace, "KillAgent")
+    assert len(kills) == 1 and kills[0]["payload"]["name"] == "crowd_64"
+    screen.type("/quit")
+    assert screen.exit_code() == 0

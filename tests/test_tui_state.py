@@ -10,10 +10,11 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from prompt_toolkit.utils import get_cwidth
 from support import run_team, scripted, step, team_config
 
 from massgen import LogProjection, Team
-from massgen.cli.tui.layout import grid_for, panel_lines, wrap
+from massgen.cli.tui.layout import BoxControl, fit, grid_for, panel_lines, wrap, wrap_tail
 from massgen.cli.tui.state import RunState, TraceFolder
 from massgen.configs import load_config
 from massgen.logs import read_trace
@@ -92,3 +93,26 @@ def test_the_grid_pages_through_many_agents_and_zooms_on_one() -> None:
     zoomed = grid_for(64, 40, 160, 40, True)
     assert (zoomed.first, zoomed.count) == (40, 1)
     assert all(len(line) <= 12 for line in wrap("a long line of words that must wrap somewhere", 12))
+
+
+def test_a_panel_wraps_only_its_newest_paragraphs_and_shows_exactly_what_a_full_wrap_would() -> None:
+    text = "\n".join(f"paragraph {i}: " + "word " * (i % 7 * 5) for i in range(400))
+    full = wrap(text, 23)
+    for need in (1, 5, 40):
+        tail = wrap_tail(text, 23, need)
+        assert len(tail) >= need and full[-len(tail):] == tail
+    assert wrap_tail(text, 23, None) == full
+
+
+def test_a_box_keeps_every_line_inside_its_border_at_its_exact_width() -> None:
+    control = BoxControl(lambda w, h: [[("", "wide 漢字漢字漢字 text that runs past the edge")], [("", "short")]],
+                         lambda: "a title far too long for so narrow a box")
+    content = control.create_content(20, 5)
+    rows = ["".join(t for _s, t, *_ in content.get_line(i)) for i in range(content.line_count)]
+    assert content.line_count == 5
+    assert all(get_cwidth(row) == 20 for row in rows), rows
+    assert rows[0].startswith("┌| a title far") and rows[0].endswith("|┐")
+    assert rows[1].startswith("│wide 漢字") and rows[1].endswith("│")
+    assert rows[2] == "│short" + " " * 13 + "│"
+    assert rows[4] == "└" + "─" * 18 + "┘"
+    assert fit([("", "漢字")], 3) == [("", "漢"), ("", " ")]  # a wide character never straddles the edge

@@ -5,7 +5,8 @@ runs on its own actor threads and is waited for on a worker thread. Each trace r
 turned into view events on the trace writer's thread (where its projection is current),
 queued, and folded into the turn's ``RunState`` on the loop thread in batches; a fold
 asks for a redraw, and the application draws at most every ``MIN_REDRAW_S`` (so a
-64-agent run streaming thousands of chunks a second still draws 20 frames a second).
+64-agent run streaming thousands of chunks a second still draws 20 frames a second), or
+twice as long as its last frame took, so drawing never takes more than half the time.
 A replay (``massgen logs show RUN --tui``) folds a finished trace through the same path.
 """
 
@@ -40,6 +41,7 @@ from massgen.cli.tui.state import RunState, TraceFolder
 from massgen.cli.tui.view import ViewChoices
 
 MIN_REDRAW_S = 0.05  # at most 20 frames a second, however fast records come
+MAX_REDRAW_S = 1.0  # however slow frames are, one a second (a key typed shows within it)
 CLOCK_REFRESH_S = 0.5  # the elapsed time moves while every agent waits on a model
 
 
@@ -100,6 +102,7 @@ class TuiApp:
         self._changed = threading.Condition()
         self._app: Application[int] | None = None
         self._buffer: Buffer | None = None
+        self._frame_started = time.thread_time()
 
     # -- what commands and keys read ----------------------------------------------------------
 
@@ -292,11 +295,23 @@ class TuiApp:
                                 full_screen=True, min_redraw_interval=MIN_REDRAW_S, max_render_postpone_time=0.05,
                                 refresh_interval=CLOCK_REFRESH_S, input=self._input, output=self._output,
                                 editing_mode=EditingMode.VI if self._vi else EditingMode.EMACS,
-                                after_render=self._counted)
+                                before_render=self._frame_starts, after_render=self._frame_drawn)
         return self._app
 
-    def _counted(self, _app: object) -> None:
+    def _frame_starts(self, _app: object) -> None:
+        self._frame_started = time.thread_time()
+
+    def _frame_drawn(self, app: Application[int]) -> None:
+        """Count the frame, and space the next one by twice the CPU time it took (at least ``MIN_REDRAW_S``).
+
+        prompt-toolkit times the interval from a frame's start: frames costlier than the interval
+        (a huge terminal, a slow machine) would follow each other at once, and the screen would hold
+        the interpreter from the team's threads and the trace writer feeding it. The thread's CPU
+        time, not the wall clock: on a loaded machine waiting for a core is no reason to draw less.
+        """
         self.redraws += 1
+        took = time.thread_time() - self._frame_started
+        app.min_redraw_interval = max(MIN_REDRAW_S, min(MAX_REDRAW_S, 2 * took))
 
     def _clock(self) -> float | None:
         return None if self.current is None else time.time()

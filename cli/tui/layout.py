@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from prompt_toolkit.application.current import get_app
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.filters import Condition
-from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.formatted_text import StyleAndTextTuples, fragment_list_width
 from prompt_toolkit.layout import (
     AnyContainer,
     BufferControl,
@@ -33,9 +33,10 @@ from prompt_toolkit.layout import (
     VSplit,
     Window,
 )
+from prompt_toolkit.layout.dimension import AnyDimension
 from prompt_toolkit.layout.processors import BeforeInput
 from prompt_toolkit.styles import Style
-from prompt_toolkit.widgets import Frame
+from prompt_toolkit.utils import get_cwidth
 
 from massgen.cli.tui.state import AgentState, Entry, RunState
 from massgen.cli.tui.view import ViewChoices
@@ -104,12 +105,29 @@ def _short_json(value: object, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def entry_lines(entry: Entry, width: int, open_tools: bool) -> list[tuple[str, str]]:
-    """(style, line) pairs of one panel entry at ``width``."""
+def wrap_tail(text: str, width: int, need: int | None) -> list[str]:
+    """The last lines of ``wrap(text, width)``, at least ``need`` of them (all when ``need`` is None).
+
+    A panel shows its newest lines: wrapping only the paragraphs they come from keeps a frame's
+    cost independent of how much an agent has written (an entry keeps up to 20,000 characters).
+    """
+    if need is None:
+        return wrap(text, width)
+    lines: list[str] = []
+    paragraphs = text.split("\n")
+    for index in range(len(paragraphs) - 1, -1, -1):
+        lines[:0] = wrap(paragraphs[index], width)
+        if len(lines) >= need:
+            break
+    return lines
+
+
+def entry_lines(entry: Entry, width: int, open_tools: bool, need: int | None = None) -> list[tuple[str, str]]:
+    """(style, line) pairs of one panel entry at ``width``: its last ``need`` or more, or all of them."""
     if entry.kind == "text":
-        return [("", line) for line in wrap(entry.text.strip("\n"), width)]
+        return [("", line) for line in wrap_tail(entry.text.strip("\n"), width, need)]
     if entry.kind == "reasoning":
-        return [("class:reasoning", "┆ " + line) for line in wrap(entry.text.strip("\n"), width - 2)]
+        return [("class:reasoning", "┆ " + line) for line in wrap_tail(entry.text.strip("\n"), width - 2, need)]
     if entry.kind == "mark":
         return [("class:mark", ("• " if i == 0 else "  ") + line)
                 for i, line in enumerate(wrap(entry.text, width - 2))]
@@ -133,7 +151,7 @@ def panel_lines(agent: AgentState, width: int, height: int, scroll: int, search:
     need = height + scroll
     collected: list[tuple[str, str]] = []
     for entry in reversed(agent.entries):
-        collected[:0] = entry_lines(entry, width, open_tools)
+        collected[:0] = entry_lines(entry, width, open_tools, need - len(collected))
         if len(collected) >= need:
             break
     if not collected:
@@ -157,6 +175,84 @@ class LinesControl(UIControl):
 
     def is_focusable(self) -> bool:
         return False
+
+
+def fit(line: StyleAndTextTuples, width: int) -> StyleAndTextTuples:
+    """``line`` cut or padded to exactly ``width`` terminal cells (a wide character counts two)."""
+    out: StyleAndTextTuples = []
+    used = 0
+    for fragment in line:
+        style, text = fragment[0], fragment[1]
+        cells = get_cwidth(text)
+        if used + cells <= width:
+            out.append((style, text))
+            used += cells
+            continue
+        kept = ""
+        for char in text:
+            cell = get_cwidth(char)
+            if used + cell > width:
+                break
+            kept += char
+            used += cell
+        out.append((style, kept))
+        break
+    if used < width:
+        out.append(("", " " * (width - used)))
+    return out
+
+
+class BoxControl(UIControl):
+    """Lines inside a border with a title, drawn as the characters of one control.
+
+    It looks like prompt-toolkit's ``Frame`` (``┌─| title |─┐``), but a ``Frame`` is eleven
+    windows in nested splits whose flexible border fills are sized one cell at a time; with
+    a dozen panels on screen that layout work cost more than drawing the text (the 64-agent
+    bench's frames took a quarter of a second). Here a box is one window: the text is ours,
+    the borders are characters, and the whole box is only copied onto the screen.
+    """
+
+    def __init__(self, lines: Callable[[int, int], Sequence[StyleAndTextTuples]],
+                 title: Callable[[], StyleAndTextTuples | str]) -> None:
+        self._lines, self._title = lines, title
+
+    def create_content(self, width: int, height: int) -> UIContent:
+        inner_width, inner_height = max(0, width - 2), max(0, height - 2)
+        border = "class:frame.border"
+        body = list(self._lines(inner_width, inner_height))[:inner_height] if inner_height else []
+        rows: list[StyleAndTextTuples] = [self._top(width)]
+        for line in body:
+            rows.append([(border, "│"), *fit(line, inner_width), (border, "│")])
+        rows += [[(border, "│"), ("", " " * inner_width), (border, "│")]] * (inner_height - len(body))
+        if height > 1:
+            rows.append([(border, "└" + "─" * inner_width + "┘")])
+        rows = rows[:height]
+        return UIContent(get_line=lambda i: rows[i] if i < len(rows) else [], line_count=len(rows),
+                         show_cursor=False)
+
+    def _top(self, width: int) -> StyleAndTextTuples:
+        border = "class:frame.border"
+        title = self._title()
+        fragments: StyleAndTextTuples = [("", title)] if isinstance(title, str) else list(title)
+        if not fragment_list_width(fragments) or width < 8:
+            return [(border, "┌" + "─" * max(0, width - 2) + "┐")]
+        label = fit([("", " "), *fragments, ("", " ")], min(width - 4, fragment_list_width(fragments) + 2))
+        rest = width - 4 - fragment_list_width(label)
+        left = rest // 2  # the spare cell goes right, as a Frame's fills share them
+        return [(border, "┌" + "─" * left + "|"),
+                *[("class:frame.label " + fragment[0], fragment[1]) for fragment in label],
+                (border, "|" + "─" * (rest - left) + "┐")]
+
+    def is_focusable(self) -> bool:
+        return False
+
+
+def box(lines: Callable[[int, int], Sequence[StyleAndTextTuples]],
+        title: Callable[[], StyleAndTextTuples | str] | str, *, width: AnyDimension = None,
+        height: AnyDimension = None) -> Window:
+    """A titled, bordered window of ``lines`` (what ``Frame(Window(LinesControl(lines)))`` drew)."""
+    title_of = title if callable(title) else (lambda: title)
+    return Window(BoxControl(lines, title_of), width=width, height=height, style="class:frame")
 
 
 _NARROW_PANEL = 34  # below this width the agent's id moves from the title to the first line
@@ -361,19 +457,26 @@ class Screen:
         strip = 0 if side else min(self._strip_height(height + 4), max(0, height - 3))
         panels_width = columns - (_SIDE_WIDTH if side else 0)
         panels = self._panels(grid, panels_width, height - strip)
-        votes = Window(LinesControl(lambda w, h: votes_lines(self._state(), w)[-h:] if h else []))
-        timeline = Window(LinesControl(lambda w, h: timeline_lines(self._state(), w, h)))
-        votes_title = lambda: f"votes · round {self._state().round}"  # noqa: E731
+        def votes(w: int, h: int) -> list[StyleAndTextTuples]:
+            return votes_lines(self._state(), w)[-h:] if h else []
+
+        def timeline(w: int, h: int) -> list[StyleAndTextTuples]:
+            return timeline_lines(self._state(), w, h)
+
+        def votes_title() -> str:
+            return f"votes · round {self._state().round}"
+
         if side:
             votes_height = height // 3
             return VSplit([panels, HSplit([
-                Frame(votes, title=votes_title, height=Dimension.exact(votes_height)),
-                Frame(timeline, title="timeline", height=Dimension.exact(height - votes_height)),
+                box(votes, votes_title, width=Dimension.exact(_SIDE_WIDTH), height=Dimension.exact(votes_height)),
+                box(timeline, "timeline", width=Dimension.exact(_SIDE_WIDTH),
+                    height=Dimension.exact(height - votes_height)),
             ], width=Dimension.exact(_SIDE_WIDTH))], height=Dimension.exact(height))
         half = columns // 2
         return HSplit([panels, VSplit([
-            Frame(votes, title=votes_title, width=Dimension.exact(half)),
-            Frame(timeline, title="timeline", width=Dimension.exact(columns - half)),
+            box(votes, votes_title, width=Dimension.exact(half), height=Dimension.exact(strip)),
+            box(timeline, "timeline", width=Dimension.exact(columns - half), height=Dimension.exact(strip)),
         ], height=Dimension.exact(strip))], height=Dimension.exact(height))
 
     def _panels(self, grid: Grid, width: int, height: int) -> AnyContainer:
@@ -391,10 +494,9 @@ class Screen:
             row = shown[r * grid.columns:(r + 1) * grid.columns]
             row_height = usable // used_rows + (1 if r < usable % used_rows else 0)
             widths = [width // grid.columns + (1 if i < width % grid.columns else 0) for i in range(grid.columns)]
-            cells = [self._panel(a, grid.first + r * grid.columns + i, widths[i] < _NARROW_PANEL)
+            cells = [self._panel(a, grid.first + r * grid.columns + i, widths[i], row_height)
                      for i, a in enumerate(row)]
-            sized = [VSplit([c], width=Dimension.exact(w)) for c, w in zip(cells, widths[:len(cells)], strict=True)]
-            rows.append(VSplit(sized, height=Dimension.exact(row_height), width=Dimension.exact(width)))
+            rows.append(VSplit(cells, height=Dimension.exact(row_height), width=Dimension.exact(width)))
         if paged:
             last = grid.first + grid.count
 
@@ -407,8 +509,9 @@ class Screen:
             rows.append(Window(LinesControl(rest), height=1))
         return HSplit(rows, height=Dimension.exact(height), width=Dimension.exact(width))
 
-    def _panel(self, agent: AgentState, index: int, narrow: bool) -> AnyContainer:
+    def _panel(self, agent: AgentState, index: int, width: int, height: int) -> AnyContainer:
         view = self._view
+        narrow = width < _NARROW_PANEL
 
         def lines(width: int, height: int) -> list[StyleAndTextTuples]:
             facts: list[StyleAndTextTuples] = [[("class:facts", line)]
@@ -423,14 +526,14 @@ class Screen:
             style = "class:title.focused" if focused else _STATE_STYLE.get(agent.state, "")
             return [(style, agent_title(agent, focused, narrow))]
 
-        return Frame(Window(LinesControl(lines)), title=title)
+        return box(lines, title, width=Dimension.exact(width), height=Dimension.exact(height))
 
     def _final(self) -> AnyContainer:
         _, rows = self._size()
         height = self._final_height(rows)
-        return self._kept(("final", id(self._state()), height), lambda: Frame(
-            Window(LinesControl(lambda w, h: final_lines(self._state(), w, h))),
-            title=lambda: [("class:winner", final_title(self._state()))], height=height))
+        return self._kept(("final", id(self._state()), height), lambda: box(
+            lambda w, h: final_lines(self._state(), w, h),
+            lambda: [("class:winner", final_title(self._state()))], height=Dimension.exact(height)))
 
     def _output(self) -> AnyContainer:
         _, rows = self._size()
@@ -442,8 +545,8 @@ class Screen:
                 wrapped = [*wrapped[: height - 1], f"… {len(wrapped) - height + 1} more lines (Esc closes)"]
             return [[("class:output", line)] for line in wrapped]
 
-        return self._kept(("output", height), lambda: Frame(
-            Window(LinesControl(lines)), title=lambda: self._view.output_title + " · Esc closes", height=height))
+        return self._kept(("output", height), lambda: box(
+            lines, lambda: self._view.output_title + " · Esc closes", height=Dimension.exact(height)))
 
     def _hint(self, width: int) -> StyleAndTextTuples:
         view = self._view
