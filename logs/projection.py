@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeAlias, assert_never, cast
+from typing import Any, TypeAlias, assert_never
 
 from massgen.messages import (
     AgentExcluded,
@@ -21,7 +21,6 @@ from massgen.messages import (
     ChildFailed,
     ContextChanged,
     InvalidateVotes,
-    Message,
     ModelCallFinished,
     PresentFinal,
     RecordVote,
@@ -31,8 +30,7 @@ from massgen.messages import (
     SnapshotTaken,
     TurnStarted,
 )
-from massgen.messages.protocols import members
-from massgen.messages.trace import TraceRecord, sender_name
+from massgen.messages.trace import RecordSubset, TraceRecord, sender_name
 
 # status.json is rewritten up to four times a second: it shows the head of a long question.
 STATUS_QUESTION_CHARS = 4096
@@ -45,8 +43,7 @@ ProjectedMessage: TypeAlias = (
     | ChildFailed | AgentRestarting | AgentMarkedFailed | AgentExcluded | AgentRejoined | PresentFinal
     | SnapshotTaken | ContextChanged | RunFinished
 )
-_PROJECTED_CLASSES = members(ProjectedMessage)
-_PROJECTED = frozenset(cls.__name__ for cls in _PROJECTED_CLASSES)
+_PROJECTED = RecordSubset[ProjectedMessage](ProjectedMessage)
 
 
 @dataclass
@@ -110,12 +107,11 @@ class LogProjection:
 
     # -- folding ------------------------------------------------------------------------
 
-    def apply(self, raw: Mapping[str, Any] | TraceRecord, message: Message | None = None) -> None:
-        """Fold one record (as read from a line, handed to a subscriber, or typed) into the state.
+    def apply(self, raw: Mapping[str, Any] | TraceRecord) -> None:
+        """Fold one record (as read from a line, or typed: the live writer's holds its message) into the state.
 
-        ``message`` is the record's message when the caller has it (the live writer); else it is
-        parsed from the record, once. The projection folds a subset of the message types
-        (``ProjectedMessage``); the others only count and, when in the timeline, are listed.
+        The projection folds a subset of the message types (``ProjectedMessage``); the others only
+        count and, when in the timeline, are listed.
         """
         record = TraceRecord.of(raw)
         self.records += 1
@@ -124,13 +120,15 @@ class LogProjection:
         self.last_ts = ts
         if record.type in _TIMELINE_TYPES and record.kind in ("tell", "event"):
             self.events.append(self._event(record))
-            if isinstance(message, TurnStarted):  # the message's labels are the answers' own strings: shared
-                self.events[-1]["view_labels"] = message.view_labels
-        if record.type not in _PROJECTED or record.kind not in ("tell", "event", "reply"):
+            if record.type == "TurnStarted":  # the message's labels are the answers' own strings: shared
+                turn = record.message()
+                assert isinstance(turn, TurnStarted)
+                self.events[-1]["view_labels"] = turn.view_labels
+        if record.kind not in ("tell", "event", "reply"):
             return
-        folded = message if message is not None else record.message()
-        assert isinstance(folded, _PROJECTED_CLASSES)
-        self._fold(record, cast(ProjectedMessage, folded))
+        folded = _PROJECTED.message(record)
+        if folded is not None:
+            self._fold(record, folded)
 
     def _event(self, record: TraceRecord) -> dict[str, Any]:
         p = record.payload

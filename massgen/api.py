@@ -21,6 +21,7 @@ from massgen.events import Event, FinalAnswerEvent, events_from_record
 from massgen.launch import ConfigLike, History, new_team
 from massgen.launch import resolve_config as resolve_config  # re-exported: massgen.api.resolve_config
 from massgen.logs import LogProjection
+from massgen.messages.trace import TraceRecord
 from massgen.result import RunResult
 from massgen.sessions import Session, open_or_create
 
@@ -116,7 +117,7 @@ def upstream_config(
 _RUN_EXTRAS = frozenset({"system_message", "base_url", "context_paths", "backend", "backends"})
 
 
-def _verbose_printer(record: dict[str, Any], projection: LogProjection) -> None:
+def _verbose_printer(record: TraceRecord, projection: LogProjection) -> None:
     """``verbose=True``: one line per event of the run on stdout (no streamed text)."""
     for event in events_from_record(record, projection, chunks=False):
         data = event.as_dict()
@@ -244,7 +245,7 @@ async def stream(
     loop = asyncio.get_running_loop()
     queue: asyncio.Queue[Event | None] = asyncio.Queue()
 
-    def on_record(record: dict[str, Any], projection: LogProjection) -> None:
+    def on_record(record: TraceRecord, projection: LogProjection) -> None:
         for event in events_from_record(record, projection, chunks=chunks):
             loop.call_soon_threadsafe(queue.put_nowait, event)
         if record["type"] == "RunFinished":

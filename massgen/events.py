@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias, assert_never, cast
+from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias, assert_never
 
 from massgen.messages import (
     AgentChunk,
@@ -25,8 +25,7 @@ from massgen.messages import (
     RecordVote,
     RunStarted,
 )
-from massgen.messages.protocols import members
-from massgen.messages.trace import TraceRecord
+from massgen.messages.trace import RecordSubset, TraceRecord
 
 if TYPE_CHECKING:
     from massgen.logs import LogProjection
@@ -173,8 +172,7 @@ EventSource: TypeAlias = (
     RunStarted | AgentChunk | AnswerAccepted | RecordVote | InvalidateVotes | AgentRestarting | AgentMarkedFailed
     | ChildFailed | AgentExcluded | AgentRejoined | DeadlineExpired
 )
-_SOURCES = members(EventSource)
-_SOURCE_TYPES = frozenset(cls.__name__ for cls in _SOURCES)
+_SOURCES = RecordSubset[EventSource](EventSource)
 
 
 def events_from_record(raw: Mapping[str, Any] | TraceRecord, projection: LogProjection, *,
@@ -186,11 +184,8 @@ def events_from_record(raw: Mapping[str, Any] | TraceRecord, projection: LogProj
     when its type is one of ``EventSource``.
     """
     record = TraceRecord.of(raw)
-    if record.type not in _SOURCE_TYPES:
-        return []
-    message = record.message()
-    assert isinstance(message, _SOURCES)
-    return _events(record, cast(EventSource, message), projection, chunks)
+    message = _SOURCES.message(record)
+    return [] if message is None else _events(record, message, projection, chunks)
 
 
 def _events(record: TraceRecord, message: EventSource, projection: LogProjection, chunks: bool) -> list[Event]:

@@ -107,7 +107,7 @@ def _copy_path(payload: dict[str, Any], path: tuple[str | int, ...]) -> dict[str
     return top
 
 
-_MAX_DIFF_CELLS = 250_000  # items(old) × items(new) past which difflib is not asked
+_MAX_DIFF_CELLS = 250_000  # items(old) x items(new) past which difflib is not asked
 
 
 def _items(value: Any) -> list[Any] | None:
