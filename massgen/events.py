@@ -43,6 +43,14 @@ class _Event:
 
 
 @dataclass(frozen=True)
+class _AgentEvent(_Event):
+    """An event of one agent: its id, then the label the other agents know it by (``agent2``)."""
+
+    agent: str
+    label: str
+
+
+@dataclass(frozen=True)
 class RunStartedEvent(_Event):
     type: ClassVar[str] = "run_started"
     run_id: str
@@ -52,12 +60,10 @@ class RunStartedEvent(_Event):
 
 
 @dataclass(frozen=True)
-class ChunkEvent(_Event):
+class ChunkEvent(_AgentEvent):
     """Text an agent streamed; ``kind`` is "text" or "reasoning"."""
 
     type: ClassVar[str] = "chunk"
-    agent: str
-    label: str
     text: str
     kind: str = "text"
 
@@ -92,45 +98,37 @@ class VotesInvalidatedEvent(_Event):
 
 
 @dataclass(frozen=True)
-class RestartEvent(_Event):
+class RestartEvent(_AgentEvent):
     type: ClassVar[str] = "restart"
-    agent: str
-    label: str
     incarnation: int
     delay_s: float
     reason: str
 
 
 @dataclass(frozen=True)
-class FailureEvent(_Event):
+class FailureEvent(_AgentEvent):
     """An agent failed; ``permanent`` when the team goes on without it."""
 
     type: ClassVar[str] = "failure"
-    agent: str
-    label: str
     incarnation: int
     reason: str
     permanent: bool
 
 
 @dataclass(frozen=True)
-class ExcludedEvent(_Event):
+class ExcludedEvent(_AgentEvent):
     """A straggler is left out of ``round``: the team goes on without waiting; its turn goes on."""
 
     type: ClassVar[str] = "excluded"
-    agent: str
-    label: str
     round: int
     reason: str
 
 
 @dataclass(frozen=True)
-class RejoinedEvent(_Event):
+class RejoinedEvent(_AgentEvent):
     """A straggler answered or voted after all: it counts again from ``round``."""
 
     type: ClassVar[str] = "rejoined"
-    agent: str
-    label: str
     excluded_round: int
     round: int
 
