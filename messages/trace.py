@@ -19,10 +19,17 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar, cast
 
+from pydantic import ValidationError
+
+from massgen.errors import TraceError
 from massgen.messages.envelope import MESSAGE_TYPES, Message, Sender
 from massgen.messages.protocols import members
 
 TraceKind = Literal["tell", "ask", "reply", "ask_timeout", "event"]
+
+
+class RecordError(TraceError, ValueError):
+    """A record whose payload is not the message its ``type`` names (a trace is input like any other)."""
 
 
 def parse_sender(address: str) -> Sender:
@@ -116,7 +123,15 @@ class TraceRecord(Mapping[str, Any]):
     def message(self) -> Message:
         """The message this record was made from, parsed once (pydantic raises on a payload that is not it)."""
         if self._message is None:
-            object.__setattr__(self, "_message", from_record(self.as_dict()))
+            try:
+                message = from_record(self.as_dict())
+            except KeyError as exc:
+                raise RecordError(f"trace record {self.seq}: no message type {self.type!r}") from exc
+            except ValidationError as exc:
+                first = exc.errors()[0]
+                where = ".".join(str(part) for part in first["loc"]) or "payload"
+                raise RecordError(f"trace record {self.seq} ({self.type}): {where}: {first['msg']}") from exc
+            object.__setattr__(self, "_message", message)
         assert self._message is not None
         return self._message
 
