@@ -18,16 +18,30 @@ from massgen.messages import (
     AgentRejoined,
     AgentRestarting,
     AnswerAccepted,
+    AnswerNow,
+    CancelRun,
     ChildFailed,
     ContextChanged,
+    DeadLetter,
+    DeadlineExpired,
+    FinalPresented,
+    InjectAnswers,
     InvalidateVotes,
+    KillAgent,
     ModelCallFinished,
     PresentFinal,
     RecordVote,
+    RestartAgent,
     RunFinished,
     RunResumed,
     RunStarted,
+    SetRunTimeout,
     SnapshotTaken,
+    ToolCallRequested,
+    ToolCallResult,
+    ToolDenied,
+    TurnCorrection,
+    TurnFailed,
     TurnStarted,
 )
 from massgen.messages.trace import RecordSubset, TraceRecord, sender_name
@@ -36,7 +50,7 @@ from massgen.messages.trace import RecordSubset, TraceRecord, sender_name
 STATUS_QUESTION_CHARS = 4096
 
 # The messages the projection folds into its state; every other type only counts as a record
-# (and, when in _TIMELINE_TYPES, is listed in the timeline). Adding one here without a case in
+# (and, when in TimelineMessage, is listed in the timeline). Adding one here without a case in
 # ``_fold`` is a type error.
 ProjectedMessage: TypeAlias = (
     RunStarted | TurnStarted | AnswerAccepted | RecordVote | InvalidateVotes | RunResumed | ModelCallFinished
@@ -76,14 +90,15 @@ class AgentView:
         }
 
 
-_TIMELINE_TYPES = {
-    "RunStarted", "TurnStarted", "AnswerAccepted", "RecordVote", "InvalidateVotes", "InjectAnswers",
-    "TurnCorrection", "TurnFailed", "ChildFailed", "AgentRestarting", "AgentMarkedFailed",
-    "DeadlineExpired", "DeadLetter", "PresentFinal", "FinalPresented", "RunFinished", "CancelRun",
-    "AnswerNow", "SetRunTimeout", "KillAgent", "RestartAgent", "ToolCallRequested", "ToolCallResult",
-    "ToolDenied", "SnapshotTaken", "ContextChanged",
-    "RunResumed", "AgentExcluded", "AgentRejoined",
-}
+# The records listed in events.jsonl's timeline (when told, or events), folded or not.
+TimelineMessage: TypeAlias = (
+    RunStarted | TurnStarted | AnswerAccepted | RecordVote | InvalidateVotes | InjectAnswers | TurnCorrection
+    | TurnFailed | ChildFailed | AgentRestarting | AgentMarkedFailed | DeadlineExpired | DeadLetter | PresentFinal
+    | FinalPresented | RunFinished | CancelRun | AnswerNow | SetRunTimeout | KillAgent | RestartAgent
+    | ToolCallRequested | ToolCallResult | ToolDenied | SnapshotTaken | ContextChanged | RunResumed | AgentExcluded
+    | AgentRejoined
+)
+_TIMELINE = RecordSubset[TimelineMessage](TimelineMessage)
 
 
 class LogProjection:
@@ -118,7 +133,7 @@ class LogProjection:
         ts = float(record.ts)
         self.first_ts = ts if self.first_ts is None else self.first_ts
         self.last_ts = ts
-        if record.type in _TIMELINE_TYPES and record.kind in ("tell", "event"):
+        if record in _TIMELINE and record.kind in ("tell", "event"):  # listed from the payload: nothing parsed
             self.events.append(self._event(record))
             if record.type == "TurnStarted":  # the message's labels are the answers' own strings: shared
                 turn = record.message()
