@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeAlias, assert_never
 
 from pydantic import BaseModel, ValidationError
 
@@ -23,9 +23,26 @@ from massgen.configs.schema import TeamConfig, redact_backend
 from massgen.errors import ResumeError as ResumeError  # re-exported: the one class, also importable here
 from massgen.logs.calls import model_calls
 from massgen.logs.layout import next_attempt_dir
-from massgen.logs.reading import TraceReadError, read_trace_file, trace_path
-from massgen.messages import AgentResumeState, Sender
-from massgen.messages.trace import TraceRecord
+from massgen.logs.reading import TraceRead, TraceReadError, read_trace_file, trace_path
+from massgen.messages import (
+    AgentExcluded,
+    AgentMarkedFailed,
+    AgentRejoined,
+    AgentRestarting,
+    AgentResumeState,
+    AnswerAccepted,
+    AnswerNow,
+    ChildStarted,
+    InvalidateVotes,
+    PresentFinal,
+    RecordVote,
+    RunFinished,
+    RunResumed,
+    RunStarted,
+    Sender,
+    StartTurn,
+)
+from massgen.messages.trace import RecordError, RecordSubset, TraceRecord
 
 
 @dataclass(frozen=True)
@@ -99,11 +116,20 @@ class _Agent:
     restarts: int = 0
     played: list[dict[str, Any]] = field(default_factory=list)
     last_cause: str | None = None
-    turn: dict[str, Any] | None = None  # the StartTurn payload of its last turn
+    turn: StartTurn | None = None  # its last turn
     excluded_round: int | None = None  # left out of that round as a straggler, not back yet
 
 
-def _fold(records: list[dict[str, Any]], agents: list[str], log_dir: Path, skipped: tuple[str, ...]) -> ResumeState:
+# The records a resumed run is rebuilt from; the model calls are read apart (logs/calls.py).
+Resumed: TypeAlias = (
+    RunStarted | RunResumed | AnswerAccepted | InvalidateVotes | RecordVote | AnswerNow | StartTurn | PresentFinal
+    | AgentRestarting | AgentMarkedFailed | AgentExcluded | AgentRejoined | ChildStarted
+)
+_RESUMED = RecordSubset[Resumed](Resumed)
+_NOBODY = Sender(name="", incarnation=0)  # an event's recipient
+
+
+def _fold(records: list[TraceRecord], agents: list[str], log_dir: Path, skipped: tuple[str, ...]) -> ResumeState:
     state = {agent: _Agent() for agent in agents}
     answers: list[tuple[str, str]] = []
     independent: set[int] = set()
@@ -113,59 +139,66 @@ def _fold(records: list[dict[str, Any]], agents: list[str], log_dir: Path, skipp
     answer_now = False
     next_turn = 1
     run_id = ""
-    for raw in records:
-        record = TraceRecord.of(raw)
-        kind, p = record.type, record.payload
-        to = record.target or Sender(name="", incarnation=0)
-        if kind == "RunStarted":
-            run_id = record.run_id
-        elif kind == "RunResumed":  # this attempt continued an earlier one: start from what it carried
-            for carried in p["agents"]:
-                if carried["agent"] in state:
-                    state[carried["agent"]] = _Agent(
-                        incarnation=carried["incarnation"], status=carried["status"],
-                        failures=list(carried["failures"]), restarts=carried["restarts"],
-                        played=list(carried["played"]))
-            for key in spent:
-                spent[key] += p[key]
-            answer_now = answer_now or p["answer_now"]
-            next_turn = max(next_turn, p["next_turn_id"])
-            first_done.update(p.get("first_done", ()))
-        elif kind == "AnswerAccepted" and p["agent"] in state:
-            if p.get("independent"):
-                independent.add(len(answers))
-            first_done.add(p["agent"])
-            answers.append((p["agent"], p["content"]))
-            state[p["agent"]].turn = state[p["agent"]].last_cause = None  # that turn is over
-            votes.clear()  # a new answer opens a new round (the InvalidateVotes may not be written yet)
-        elif kind == "InvalidateVotes":
-            votes.clear()
-        elif kind == "RecordVote" and record.kind == "tell" and p["round"] == len(answers):
-            votes[p["voter"]] = ResumedVote(p["voter"], p["target"], p["target_label"], p["reason"])
-            first_done.add(p["voter"])
-        elif kind == "AnswerNow":
-            answer_now = True
-        elif kind in ("StartTurn", "PresentFinal") and record.kind == "tell" and to.name in state:
-            next_turn = max(next_turn, int(p["turn_id"]) + 1)
-            agent = state[to.name]
-            agent.incarnation, agent.status = to.incarnation or agent.incarnation, "live"
-            agent.last_cause = record.msg_id
-            agent.turn = p if kind == "StartTurn" else None
-        elif kind == "AgentRestarting" and p["name"] in state:
-            agent = state[p["name"]]
-            agent.failures.append(record.ts)
-            agent.restarts += 1
-            agent.status, agent.incarnation = "restarting", int(p["incarnation"]) + 1
-            agent.played, agent.last_cause, agent.turn = [], None, None
-        elif kind == "AgentMarkedFailed" and p["name"] in state:
-            state[p["name"]].failures.append(record.ts)
-            state[p["name"]].status = "failed"
-        elif kind == "AgentExcluded" and p["name"] in state:
-            state[p["name"]].excluded_round = int(p["round"])
-        elif kind == "AgentRejoined" and p["name"] in state:
-            state[p["name"]].excluded_round = None
-        elif kind == "ChildStarted" and p["name"] in state and state[p["name"]].status == "restarting":
-            state[p["name"]].status = "live"
+    for record in records:
+        told = record.kind == "tell"
+        match _RESUMED.message(record):
+            case None:
+                pass
+            case RunStarted():
+                run_id = record.run_id
+            case RunResumed() as carried_over:  # this attempt continued an earlier one: start from what it carried
+                for carried in carried_over.agents:
+                    if carried.agent in state:
+                        state[carried.agent] = _Agent(
+                            incarnation=carried.incarnation, status=carried.status, failures=list(carried.failures),
+                            restarts=carried.restarts, played=list(carried.played))
+                spent["model_calls"] += carried_over.model_calls
+                spent["input_tokens"] += carried_over.input_tokens
+                spent["output_tokens"] += carried_over.output_tokens
+                spent["cost_usd"] += carried_over.cost_usd
+                answer_now = answer_now or carried_over.answer_now
+                next_turn = max(next_turn, carried_over.next_turn_id)
+                first_done.update(carried_over.first_done)
+            case AnswerAccepted() as answer if answer.agent in state:
+                if answer.independent:
+                    independent.add(len(answers))
+                first_done.add(answer.agent)
+                answers.append((answer.agent, answer.content))
+                state[answer.agent].turn = state[answer.agent].last_cause = None  # that turn is over
+                votes.clear()  # a new answer opens a new round (the InvalidateVotes may not be written yet)
+            case InvalidateVotes():
+                votes.clear()
+            case RecordVote() as vote if told and vote.round == len(answers):
+                votes[vote.voter] = ResumedVote(vote.voter, vote.target, vote.target_label, vote.reason)
+                first_done.add(vote.voter)
+            case AnswerNow():
+                answer_now = True
+            case StartTurn() | PresentFinal() as handed if told and (to := record.target or _NOBODY).name in state:
+                next_turn = max(next_turn, handed.turn_id + 1)
+                agent = state[to.name]
+                agent.incarnation, agent.status = to.incarnation or agent.incarnation, "live"
+                agent.last_cause = record.msg_id
+                agent.turn = handed if isinstance(handed, StartTurn) else None
+            case AgentRestarting() as restarting if restarting.name in state:
+                agent = state[restarting.name]
+                agent.failures.append(record.ts)
+                agent.restarts += 1
+                agent.status, agent.incarnation = "restarting", restarting.incarnation + 1
+                agent.played, agent.last_cause, agent.turn = [], None, None
+            case AgentMarkedFailed() as failed if failed.name in state:
+                state[failed.name].failures.append(record.ts)
+                state[failed.name].status = "failed"
+            case AgentExcluded() as excluded if excluded.name in state:
+                state[excluded.name].excluded_round = excluded.round
+            case AgentRejoined() as rejoined if rejoined.name in state:
+                state[rejoined.name].excluded_round = None
+            case ChildStarted() as started if started.name in state and state[started.name].status == "restarting":
+                state[started.name].status = "live"
+            case (AnswerAccepted() | RecordVote() | StartTurn() | PresentFinal() | AgentRestarting()
+                  | AgentMarkedFailed() | AgentExcluded() | AgentRejoined() | ChildStarted()):
+                pass  # of an agent not in this config, not told (a reply, a copy), or of an earlier round
+            case _ as unreachable:
+                assert_never(unreachable)
     calls = model_calls(records)
     for call in calls:
         if call.reply is None or call.agent not in state:
@@ -190,8 +223,9 @@ def _fold(records: list[dict[str, Any]], agents: list[str], log_dir: Path, skipp
             agent=name, incarnation=agent.incarnation, status=agent.status,
             failures=tuple(agent.failures), restarts=agent.restarts, voted=name in votes,
             played=tuple(agent.played) if agent.status == "live" else (), replay=replay,
-            turn_view=agent.turn["view"] if agent.turn and agent.status == "live" and name not in votes else None,
-            turn_vote_only=bool(agent.turn and agent.turn["vote_only"]), excluded_round=agent.excluded_round,
+            turn_view=agent.turn.view.model_dump(mode="json")
+            if agent.turn and agent.status == "live" and name not in votes else None,
+            turn_vote_only=bool(agent.turn and agent.turn.vote_only), excluded_round=agent.excluded_round,
         )
     return ResumeState(
         answers=tuple(answers), votes=tuple(votes.values()), agents=resumed,
@@ -213,23 +247,28 @@ def resume_point(log_dir: str | Path) -> ResumePoint:
         read = read_trace_file(log_dir)
     except TraceReadError as exc:
         raise ResumeError(str(exc)) from exc
-    records = read.records
-    started = next((r for r in records if r["type"] == "RunStarted"), None)
-    if started is None:
+    records = [TraceRecord.of(raw) for raw in read.records]  # typed once, for every pass below
+    try:
+        return _point(log_dir, records, read)
+    except RecordError as exc:
+        raise ResumeError(f"{log_dir}: {exc}") from exc
+
+
+def _point(log_dir: Path, records: list[TraceRecord], read: TraceRead) -> ResumePoint:
+    started = next((r.message() for r in records if r.type == RunStarted.__name__), None)
+    if not isinstance(started, RunStarted):
         raise ResumeError(f"{log_dir}: the trace has no RunStarted record, so there is no run to continue")
-    payload = started["payload"]
-    finished = next((r for r in records if r["type"] == "RunFinished"), None)
-    config = payload["config"]
+    finished = next((r.message() for r in records if r.type == RunFinished.__name__), None)
     return ResumePoint(
-        question=payload["question"],
-        history=tuple((q, a) for q, a in payload.get("history", [])),
-        config=config,
-        turn=int(payload.get("turn", 1)),
-        attempt=int(payload.get("attempt", 1)),
-        finished_status=finished["payload"]["status"] if finished else None,
+        question=started.question,
+        history=started.history,
+        config=started.config,
+        turn=started.turn,
+        attempt=started.attempt,
+        finished_status=finished.status if isinstance(finished, RunFinished) else None,
         log_dir=log_dir,
-        state=_fold(records, list(payload["agents"]), log_dir, tuple(read.skipped)),
-        redacted=_redacted_fields(config),
+        state=_fold(records, list(started.agents), log_dir, tuple(read.skipped)),
+        redacted=_redacted_fields(started.config),
         notes=tuple(read.notes()),
     )
 

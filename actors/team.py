@@ -44,11 +44,13 @@ from massgen.messages import (
     SetRunTimeout,
     ToolSpec,
 )
+from massgen.messages.trace import RecordSubset, TraceRecord
 from massgen.messages.writing import Flush
 from massgen.result import RunResult
 
 USER = Sender(name="user", incarnation=0)
 _GRACE_S = 15.0
+_ENDS = RecordSubset[RunFinished](RunFinished)  # the handle reads one record type: the end
 
 
 def versions() -> dict[str, str]:
@@ -164,8 +166,8 @@ class Team:
         self._supervisor: Peer | None = None
         self._run_spec: RunSpec | None = None
 
-    def _watch(self, record: dict[str, Any], projection: LogProjection) -> None:
-        if record["type"] == "RunFinished":
+    def _watch(self, record: TraceRecord, projection: LogProjection) -> None:
+        if _ENDS.message(record) is not None:
             self._result = result_from_projection(projection, self.log_dir)
             self._done.set()
 

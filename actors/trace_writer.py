@@ -24,14 +24,16 @@ from massgen.logs.files import TRACE_FILE, render_status
 from massgen.logs.question_ref import QuestionRef
 from massgen.messages import DeadLetter, Message, Sender
 from massgen.messages.protocols import TraceWriterInbox, members
-from massgen.messages.trace import to_record
+from massgen.messages.trace import TraceRecord, to_record
 from massgen.messages.trace_refs import TraceEncoder
 from massgen.messages.writing import Flush, WriteRecord, WriteStatus
 
 _ACCEPTS = members(TraceWriterInbox)
 _ME = Sender(name="trace_writer", incarnation=1)
 
-Subscriber = Callable[[dict[str, Any], LogProjection], None]
+# A subscriber gets each record typed, holding the message it was written from (TraceRecord also
+# reads as the written dict, for subscribers written against it).
+Subscriber = Callable[[TraceRecord, LogProjection], None]
 
 # Live status.json is rewritten at most this often, at most this late, and always at the end.
 _STATUS_EVERY_S = 0.25
@@ -132,7 +134,8 @@ class TraceWriter(pykka.ThreadingActor):
             line = json.dumps(written, ensure_ascii=True, default=str)
             self._file.write((self._question.shorten(line) if self._question and self._seq > 1 else line) + "\n")
         self._file.flush()
-        self.projection.apply(record, msg)
+        typed = TraceRecord.written(record, msg)
+        self.projection.apply(typed)
         if self.projection.finished is not None:  # RunFinished, or a record after it
             write_all(self.log_dir, self.projection)
         elif time.monotonic() - self._last_status_at >= _STATUS_EVERY_S:
@@ -144,6 +147,6 @@ class TraceWriter(pykka.ThreadingActor):
             self._trailing.start()
         for subscriber in self.subscribers:
             try:
-                subscriber(record, self.projection)
+                subscriber(typed, self.projection)
             except Exception:
                 pass

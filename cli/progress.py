@@ -11,54 +11,76 @@ import sys
 import threading
 import time
 from collections.abc import Mapping
-from typing import IO, Any
+from typing import IO, Any, TypeAlias, assert_never
 
-from massgen import LogProjection, TraceRecord
+from massgen import LogProjection, TraceRecord, messages
 
 _REDRAW_EVERY_S = 0.1
 _IDLE_REDRAW_S = 0.5
 _HEARTBEAT_S = 30.0
 
 
+# The records worth a line; every other type gets none.
+Described: TypeAlias = (
+    messages.RunStarted | messages.AnswerAccepted | messages.RecordVote | messages.AgentRestarting
+    | messages.AgentMarkedFailed | messages.AgentExcluded | messages.AgentRejoined | messages.FinishRound
+    | messages.DeadlineExpired
+    | messages.TurnCorrection | messages.McpServerFailed | messages.McpToolsWithdrawn | messages.PresentFinal
+)
+_DESCRIBED = messages.RecordSubset[Described](Described)
+
+
 def describe(raw: Mapping[str, Any] | TraceRecord, projection: LogProjection) -> str | None:
     """One human line for a trace record, or None when it is not worth a line."""
     record = TraceRecord.of(raw)
-    p = record.payload
-    kind = record.type
-    label = {a: v.label for a, v in projection.agents.items()}
-    if kind == "RunStarted":
-        pairs = zip(p["agents"], p["labels"], strict=True)
-        return f"team of {len(p['agents'])}: " + ", ".join(f"{lab}={agent}" for agent, lab in pairs)
-    if kind == "AnswerAccepted":
-        return f"{label.get(p['agent'], p['agent'])} answered {p['label']}"
-    if kind == "RecordVote":
-        return f"{label.get(p['voter'], p['voter'])} voted for {p['target_label']}: {p['reason'][:60]}"
-    if kind == "AgentRestarting":
-        return f"{label.get(p['name'], p['name'])} restarting in {p['delay_s']:.1f}s ({p['reason']})"
-    if kind == "AgentMarkedFailed":
-        return f"{label.get(p['name'], p['name'])} failed for good: {p['reason']}"
-    if kind == "AgentExcluded":
-        return f"{label.get(p['name'], p['name'])} left out of round {p['round']} (straggler); it may rejoin"
-    if kind == "AgentRejoined":
-        return f"{label.get(p['name'], p['name'])} rejoined in round {p['round']}"
-    if kind == "FinishRound":
-        round_kind = "first-answer" if p["first_round"] else "voting"
-        return (f"{label.get(record.to_name, record.to_name)} told to finish: {round_kind} round past "
-                f"{p['timeout_s']:g} s; cut in {p['grace_s']:g} s without new_answer or vote")
-    if kind == "DeadlineExpired":
-        if p["scope"] == "run":
-            return f"deadline: the run's {p['detail']} are up"
-        return f"deadline: {label.get(p['name'], p['name'])} {p['scope']} ({p['detail']})"
-    if kind == "TurnCorrection":
-        sender = record.sender_name
-        return f"{label.get(sender, sender)} corrected: {p['problem'][:70]}"
-    if kind == "McpServerFailed":  # bad MCP config is reported here, at start, as well as in the trace
-        return f"{label.get(p['agent'], p['agent'])}: {p['error'][:100]}"
-    if kind == "McpToolsWithdrawn":
-        return f"{label.get(p['agent'], p['agent'])}: tools of MCP server {p['server']} withdrawn"
-    if kind == "PresentFinal":
-        return f"{label.get(record.to_name, '?')} presents the final answer"
-    return None
+    message = _DESCRIBED.message(record)
+    if message is None:
+        return None
+
+    def label(agent: str) -> str:
+        view = projection.agents.get(agent)
+        return view.label if view is not None else agent
+
+    match message:
+        case messages.RunStarted():
+            pairs = zip(message.agents, message.labels, strict=True)
+            return f"team of {len(message.agents)}: " + ", ".join(f"{lab}={agent}" for agent, lab in pairs)
+        case messages.AnswerAccepted():
+            return f"{label(message.agent)} answered {message.label}"
+        case messages.RecordVote():
+            return f"{label(message.voter)} voted for {message.target_label}: {message.reason[:60]}"
+        case messages.AgentRestarting():
+            return f"{label(message.name)} restarting in {message.delay_s:.1f}s ({message.reason})"
+        case messages.AgentMarkedFailed():
+            return f"{label(message.name)} failed for good: {message.reason}"
+        case messages.AgentExcluded():
+            return f"{label(message.name)} left out of round {message.round} (straggler); it may rejoin"
+        case messages.AgentRejoined():
+            return f"{label(message.name)} rejoined in round {message.round}"
+        case messages.FinishRound():
+            round_kind = "first-answer" if message.first_round else "voting"
+            return (f"{label(record.to_name)} told to finish: {round_kind} round past "
+                    f"{message.timeout_s:g} s; cut in {message.grace_s:g} s without new_answer or vote")
+        case messages.DeadlineExpired():
+            if message.scope == "run":
+                return f"deadline: the run's {message.detail} are up"
+            return f"deadline: {label(message.name)} {message.scope} ({message.detail})"
+        case messages.TurnCorrection():
+            return f"{label(record.sender_name)} corrected: {message.problem[:70]}"
+        case messages.McpServerFailed():  # bad MCP config is reported here, at start, as well as in the trace
+            return f"{label(message.agent)}: {message.error[:100]}"
+        case messages.McpToolsWithdrawn():
+            return f"{label(message.agent)}: tools of MCP server {message.server} withdrawn"
+        case messages.PresentFinal():
+            view = projection.agents.get(record.to_name)
+            return f"{view.label if view is not None else '?'} presents the final answer"
+        case _ as unreachable:
+            assert_never(unreachable)
+
+
+# What the status line counts (streamed characters per turn) and what ends it.
+_Counted: TypeAlias = messages.AgentChunk | messages.TurnStarted | messages.RunFinished
+_COUNTED = messages.RecordSubset[_Counted](_Counted)
 
 
 class ProgressDisplay:
@@ -94,15 +116,20 @@ class ProgressDisplay:
                 except (RuntimeError, ValueError, OSError):  # the projection moved under us, or stderr closed
                     pass
 
-    def __call__(self, raw: Mapping[str, Any], projection: LogProjection) -> None:
+    def __call__(self, raw: Mapping[str, Any] | TraceRecord, projection: LogProjection) -> None:
         record = TraceRecord.of(raw)
         with self._lock:
             self._projection = projection
-            if record.type == "AgentChunk":
-                sender = record.sender_name
-                self._chars[sender] = self._chars.get(sender, 0) + len(record.payload["text"])
-            elif record.type == "TurnStarted":
-                self._chars[record.payload["agent"]] = 0
+            match _COUNTED.message(record):
+                case messages.AgentChunk(text=text):
+                    sender = record.sender_name
+                    self._chars[sender] = self._chars.get(sender, 0) + len(text)
+                case messages.TurnStarted(agent=agent):
+                    self._chars[agent] = 0
+                case messages.RunFinished() | None:
+                    pass
+                case _ as unreachable:
+                    assert_never(unreachable)
             line = describe(record, projection)
             if line is not None:
                 self._clear()
@@ -111,7 +138,7 @@ class ProgressDisplay:
             if self.live and (line is not None or now - self._last_draw >= _REDRAW_EVERY_S):
                 self._last_draw = now
                 self._draw(projection)
-            if record.type == "RunFinished":
+            if record.type == messages.RunFinished.__name__:
                 self._finished.set()
                 self._clear()
             self.stream.flush()

@@ -14,9 +14,9 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING
 
-from massgen import LogProjection, Subscriber, attempt_dir
+from massgen import LogProjection, Subscriber, TraceRecord, attempt_dir
 
 if TYPE_CHECKING:
     from massgen import RunResult, Team
@@ -55,7 +55,7 @@ class RunOptions:
             return []
         from massgen import events_from_record
 
-        def write_events(record: dict[str, Any], projection: LogProjection) -> None:
+        def write_events(record: TraceRecord, projection: LogProjection) -> None:
             for event in events_from_record(record, projection):
                 out.write(json.dumps(event.as_dict(), ensure_ascii=False) + "\n")
             out.flush()

@@ -9,12 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias, assert_never
 
+from massgen.messages.calls import ModelReplyRecorded, ModelRequestSent
 from massgen.messages.stream import ChatMessage, ModelRequest, ToolSpec
-from massgen.messages.trace import TraceRecord
+from massgen.messages.trace import RecordSubset, TraceRecord
 
 REPLAYED = "replayed"  # the finish reason of a call answered from an earlier trace
+
+# The records a call is rebuilt from: its request (deltas against the previous one) and its reply.
+CallRecord: TypeAlias = ModelRequestSent | ModelReplyRecorded
+_CALLS = RecordSubset[CallRecord](CallRecord)
 
 
 @dataclass
@@ -43,27 +48,26 @@ def model_calls(records: Iterable[Mapping[str, Any] | TraceRecord]) -> list[Reco
     open_calls: dict[tuple[str, int, int], RecordedCall] = {}
     last: dict[tuple[str, int], tuple[tuple[ChatMessage, ...], tuple[ToolSpec, ...]]] = {}
     for raw in records:
-        mtype = raw.type if isinstance(raw, TraceRecord) else raw["type"]
-        if mtype not in ("ModelRequestSent", "ModelReplyRecorded"):
-            continue  # most records: not worth typing
         record = TraceRecord.of(raw)
-        kind = record.type
-        sender = record.source
-        agent, incarnation = sender.name, sender.incarnation
-        p = record.payload
-        if kind == "ModelRequestSent":
-            before_messages, before_tools = last.get((agent, incarnation), ((), ()))
-            messages = before_messages[: int(p["keep"])] + tuple(ChatMessage.model_validate(m) for m in p["messages"])
-            tools = before_tools if p["tools"] is None else tuple(ToolSpec.model_validate(t) for t in p["tools"])
-            last[(agent, incarnation)] = (messages, tools)
-            request = ModelRequest(messages=messages, tools=tools, kind=p["kind"], temperature=p["temperature"],
-                                   max_tokens=p["max_tokens"], vote_targets=tuple(p["vote_targets"]))
-            call = RecordedCall(agent=agent, incarnation=incarnation, call=int(p["call"]),
-                                cause=record.causation_id, request=request, request_seq=int(record.seq))
-            calls.append(call)
-            open_calls[(agent, incarnation, call.call)] = call
-        else:
-            found = open_calls.pop((agent, incarnation, int(p["call"])), None)
-            if found is not None:
-                found.reply, found.reply_seq = p, int(record.seq)
+        match _CALLS.message(record):
+            case None:
+                pass  # most records: never parsed here
+            case ModelRequestSent() as sent:
+                agent, incarnation = record.source.name, record.source.incarnation
+                before_messages, before_tools = last.get((agent, incarnation), ((), ()))
+                messages = before_messages[: sent.keep] + sent.messages
+                tools = before_tools if sent.tools is None else sent.tools
+                last[(agent, incarnation)] = (messages, tools)
+                request = ModelRequest(messages=messages, tools=tools, kind=sent.kind, temperature=sent.temperature,
+                                       max_tokens=sent.max_tokens, vote_targets=sent.vote_targets)
+                call = RecordedCall(agent=agent, incarnation=incarnation, call=sent.call, cause=record.causation_id,
+                                    request=request, request_seq=record.seq)
+                calls.append(call)
+                open_calls[(agent, incarnation, call.call)] = call
+            case ModelReplyRecorded() as reply:
+                found = open_calls.pop((record.source.name, record.source.incarnation, reply.call), None)
+                if found is not None:  # the reply as written: replaying it needs its exact data
+                    found.reply, found.reply_seq = record.payload, record.seq
+            case _ as unreachable:
+                assert_never(unreachable)
     return calls

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeAlias, assert_never, cast
+from typing import Any, TypeAlias, assert_never
 
 from massgen.messages import (
     AgentExcluded,
@@ -18,35 +18,47 @@ from massgen.messages import (
     AgentRejoined,
     AgentRestarting,
     AnswerAccepted,
+    AnswerNow,
+    CancelRun,
     ChildFailed,
     ContextChanged,
+    DeadLetter,
+    DeadlineExpired,
+    FinalPresented,
+    FinishRound,
+    InjectAnswers,
     InvalidateVotes,
-    Message,
+    KillAgent,
     ModelCallFinished,
     PresentFinal,
     RecordVote,
+    RestartAgent,
     RunFinished,
     RunResumed,
     RunStarted,
+    SetRunTimeout,
     SnapshotTaken,
+    ToolCallRequested,
+    ToolCallResult,
+    ToolDenied,
+    TurnCorrection,
+    TurnFailed,
     TurnStarted,
 )
-from massgen.messages.protocols import members
-from massgen.messages.trace import TraceRecord, sender_name
+from massgen.messages.trace import RecordSubset, TraceRecord, sender_name
 
 # status.json is rewritten up to four times a second: it shows the head of a long question.
 STATUS_QUESTION_CHARS = 4096
 
 # The messages the projection folds into its state; every other type only counts as a record
-# (and, when in _TIMELINE_TYPES, is listed in the timeline). Adding one here without a case in
+# (and, when in TimelineMessage, is listed in the timeline). Adding one here without a case in
 # ``_fold`` is a type error.
 ProjectedMessage: TypeAlias = (
     RunStarted | TurnStarted | AnswerAccepted | RecordVote | InvalidateVotes | RunResumed | ModelCallFinished
     | ChildFailed | AgentRestarting | AgentMarkedFailed | AgentExcluded | AgentRejoined | PresentFinal
     | SnapshotTaken | ContextChanged | RunFinished
 )
-_PROJECTED_CLASSES = members(ProjectedMessage)
-_PROJECTED = frozenset(cls.__name__ for cls in _PROJECTED_CLASSES)
+_PROJECTED = RecordSubset[ProjectedMessage](ProjectedMessage)
 
 
 @dataclass
@@ -79,14 +91,15 @@ class AgentView:
         }
 
 
-_TIMELINE_TYPES = {
-    "RunStarted", "TurnStarted", "AnswerAccepted", "RecordVote", "InvalidateVotes", "InjectAnswers",
-    "TurnCorrection", "TurnFailed", "ChildFailed", "AgentRestarting", "AgentMarkedFailed",
-    "DeadlineExpired", "DeadLetter", "PresentFinal", "FinalPresented", "RunFinished", "CancelRun",
-    "AnswerNow", "SetRunTimeout", "KillAgent", "RestartAgent", "ToolCallRequested", "ToolCallResult",
-    "ToolDenied", "SnapshotTaken", "ContextChanged", "FinishRound",
-    "RunResumed", "AgentExcluded", "AgentRejoined",
-}
+# The records listed in events.jsonl's timeline (when told, or events), folded or not.
+TimelineMessage: TypeAlias = (
+    RunStarted | TurnStarted | AnswerAccepted | RecordVote | InvalidateVotes | InjectAnswers | TurnCorrection
+    | TurnFailed | ChildFailed | AgentRestarting | AgentMarkedFailed | DeadlineExpired | DeadLetter | PresentFinal
+    | FinalPresented | RunFinished | CancelRun | AnswerNow | SetRunTimeout | KillAgent | RestartAgent
+    | ToolCallRequested | ToolCallResult | ToolDenied | SnapshotTaken | ContextChanged | FinishRound | RunResumed
+    | AgentExcluded | AgentRejoined
+)
+_TIMELINE = RecordSubset[TimelineMessage](TimelineMessage)
 
 
 class LogProjection:
@@ -110,27 +123,28 @@ class LogProjection:
 
     # -- folding ------------------------------------------------------------------------
 
-    def apply(self, raw: Mapping[str, Any] | TraceRecord, message: Message | None = None) -> None:
-        """Fold one record (as read from a line, handed to a subscriber, or typed) into the state.
+    def apply(self, raw: Mapping[str, Any] | TraceRecord) -> None:
+        """Fold one record (as read from a line, or typed: the live writer's holds its message) into the state.
 
-        ``message`` is the record's message when the caller has it (the live writer); else it is
-        parsed from the record, once. The projection folds a subset of the message types
-        (``ProjectedMessage``); the others only count and, when in the timeline, are listed.
+        The projection folds a subset of the message types (``ProjectedMessage``); the others only
+        count and, when in the timeline, are listed.
         """
         record = TraceRecord.of(raw)
         self.records += 1
         ts = float(record.ts)
         self.first_ts = ts if self.first_ts is None else self.first_ts
         self.last_ts = ts
-        if record.type in _TIMELINE_TYPES and record.kind in ("tell", "event"):
+        if record in _TIMELINE and record.kind in ("tell", "event"):  # listed from the payload: nothing parsed
             self.events.append(self._event(record))
-            if isinstance(message, TurnStarted):  # the message's labels are the answers' own strings: shared
-                self.events[-1]["view_labels"] = message.view_labels
-        if record.type not in _PROJECTED or record.kind not in ("tell", "event", "reply"):
+            if record.type == "TurnStarted":  # the message's labels are the answers' own strings: shared
+                turn = record.message()
+                assert isinstance(turn, TurnStarted)
+                self.events[-1]["view_labels"] = turn.view_labels
+        if record.kind not in ("tell", "event", "reply"):
             return
-        folded = message if message is not None else record.message()
-        assert isinstance(folded, _PROJECTED_CLASSES)
-        self._fold(record, cast(ProjectedMessage, folded))
+        folded = _PROJECTED.message(record)
+        if folded is not None:
+            self._fold(record, folded)
 
     def _event(self, record: TraceRecord) -> dict[str, Any]:
         p = record.payload

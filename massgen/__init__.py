@@ -119,6 +119,7 @@ _EXPORTS = {
 }
 
 if TYPE_CHECKING:
+    from massgen import messages as messages
     from massgen.actors.client_tools import decode as decode_client_tool_calls
     from massgen.actors.preflight import check as preflight_check
     from massgen.actors.prompts import WORKFLOW_TOOLS as WORKFLOW_TOOLS
@@ -222,6 +223,8 @@ if TYPE_CHECKING:
 
 
 def __getattr__(name: str) -> Any:
+    if name == "messages":  # the package itself: every record type, for readers of trace records
+        return import_module("massgen.messages")
     target = _EXPORTS.get(name)
     if target is None:
         raise AttributeError(f"module 'massgen' has no attribute {name!r}")
@@ -302,6 +305,7 @@ __all__ = [
     "find_runs",
     "list_examples",
     "load_config",
+    "messages",
     "missing_keys",
     "new_log_dir",
     "new_team",

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import os
-from collections.abc import AsyncGenerator, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from massgen.actors.team import Team
 from massgen.errors import ConfigError
@@ -21,6 +23,8 @@ from massgen.events import Event, FinalAnswerEvent, events_from_record
 from massgen.launch import ConfigLike, History, new_team
 from massgen.launch import resolve_config as resolve_config  # re-exported: massgen.api.resolve_config
 from massgen.logs import LogProjection
+from massgen.messages import RunFinished
+from massgen.messages.trace import RecordSubset, TraceRecord
 from massgen.result import RunResult
 from massgen.sessions import Session, open_or_create
 
@@ -113,10 +117,11 @@ def upstream_config(
     return team
 
 
+_ENDS = RecordSubset[RunFinished](RunFinished)  # the stream's end
 _RUN_EXTRAS = frozenset({"system_message", "base_url", "context_paths", "backend", "backends"})
 
 
-def _verbose_printer(record: dict[str, Any], projection: LogProjection) -> None:
+def _verbose_printer(record: TraceRecord, projection: LogProjection) -> None:
     """``verbose=True``: one line per event of the run on stdout (no streamed text)."""
     for event in events_from_record(record, projection, chunks=False):
         data = event.as_dict()
@@ -132,7 +137,23 @@ def _write_output(result: RunResult, output_file: str | os.PathLike[str] | None)
         path.write_text(result.final_answer, encoding="utf-8")
 
 
-async def run(
+@dataclass(frozen=True)
+class _Started:
+    """A started run of ``run``/``run_sync``, and what to do with its result."""
+
+    team: Team
+    query: str
+    session: Session | None
+    output_file: str | os.PathLike[str] | None
+
+    def finished(self, result: RunResult) -> RunResult:
+        _write_output(result, self.output_file)
+        if self.session is not None:
+            self.session.add_turn(self.query, result)
+        return result
+
+
+def _start(
     query: str,
     config: ConfigLike = None,
     config_dict: Mapping[str, Any] | None = None,
@@ -152,7 +173,32 @@ async def run(
     timeout: float | None = None,
     session_id: str | None = None,
     **kwargs: Any,
-) -> RunResult:
+) -> _Started:
+    """The arguments of ``run`` and ``run_sync``, declared once (see ``run``); the team, started."""
+    session, config, history = _session(session_id, config, history)
+    team_config = upstream_config(config, config_dict, model, models, num_agents, use_docker, **kwargs)
+    history = (*history_pairs(conversation_history or ()), *history)
+    team = new_team(team_config, query, history=history, log_dir=log_dir, timeout=timeout,
+                    context_paths=parse_at_references, subscribers=[_verbose_printer] if verbose else [])
+    team.start()  # spawns the actors and returns; nothing here waits on them
+    return _Started(team=team, query=query, session=session, output_file=output_file)
+
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _arguments_of(spec: Callable[_P, object]) -> Callable[[Callable[..., _R]], Callable[_P, _R]]:
+    """Give a function ``spec``'s arguments: for the type checker, and for ``help()`` and ``inspect``."""
+    def give(function: Callable[..., _R]) -> Callable[_P, _R]:
+        function.__signature__ = inspect.signature(spec).replace(  # type: ignore[attr-defined]
+            return_annotation=inspect.signature(function).return_annotation)
+        return function
+    return give
+
+
+@_arguments_of(_start)
+async def run(*args: Any, **kwargs: Any) -> RunResult:
     """Run the team on ``query`` and return the result (final answer, winner, votes, answers, logs, usage).
 
     Upstream MassGen 0.1.97's arguments, in its order: ``config`` (a YAML path, ``"@examples/NAME"``,
@@ -168,58 +214,22 @@ async def run(
     ``massgen --session-id``, whose turns are the history; this turn is added to it).
     The result also reads like upstream's dict: ``result["final_answer"]``, ``result.get(...)``.
     """
-    session, config, history = _session(session_id, config, history)
-    team_config = upstream_config(config, config_dict, model, models, num_agents, use_docker, **kwargs)
-    history = (*history_pairs(conversation_history or ()), *history)
-    team = new_team(team_config, query, history=history, log_dir=log_dir, timeout=timeout,
-                    context_paths=parse_at_references, subscribers=[_verbose_printer] if verbose else [])
-    team.start()  # spawns the actors and returns; nothing here waits on them
-    result = await _finish(team)
-    _write_output(result, output_file)
-    if session is not None:
-        session.add_turn(query, result)
-    return result
+    started = _start(*args, **kwargs)
+    return started.finished(await _finish(started.team))
 
 
-def run_sync(
-    query: str,
-    config: ConfigLike = None,
-    config_dict: Mapping[str, Any] | None = None,
-    model: str | None = None,
-    models: Sequence[str] | None = None,
-    num_agents: int | None = None,
-    use_docker: bool = False,
-    enable_filesystem: bool = True,
-    enable_logging: bool = False,
-    output_file: str | os.PathLike[str] | None = None,
-    verbose: bool = False,
-    conversation_history: Sequence[Message] | None = None,
-    parse_at_references: bool = False,
-    *,
-    history: History = (),
-    log_dir: str | os.PathLike[str] | None = None,
-    timeout: float | None = None,
-    session_id: str | None = None,
-    **kwargs: Any,
-) -> RunResult:
+@_arguments_of(_start)
+def run_sync(*args: Any, **kwargs: Any) -> RunResult:
     """``run`` for plain scripts (the same arguments): blocks until the answer is in. Ctrl-C cancels
     the run, waits, re-raises."""
-    session, config, history = _session(session_id, config, history)
-    team_config = upstream_config(config, config_dict, model, models, num_agents, use_docker, **kwargs)
-    history = (*history_pairs(conversation_history or ()), *history)
-    team = new_team(team_config, query, history=history, log_dir=log_dir, timeout=timeout,
-                    context_paths=parse_at_references,
-                    subscribers=[_verbose_printer] if verbose else []).start()
+    started = _start(*args, **kwargs)
     try:
-        result: RunResult = team.wait()
+        result: RunResult = started.team.wait()
     except KeyboardInterrupt:
-        team.cancel("interrupted by Ctrl-C")
-        team.wait()
+        started.team.cancel("interrupted by Ctrl-C")
+        started.team.wait()
         raise
-    _write_output(result, output_file)
-    if session is not None:
-        session.add_turn(query, result)
-    return result
+    return started.finished(result)
 
 
 async def stream(
@@ -244,10 +254,10 @@ async def stream(
     loop = asyncio.get_running_loop()
     queue: asyncio.Queue[Event | None] = asyncio.Queue()
 
-    def on_record(record: dict[str, Any], projection: LogProjection) -> None:
+    def on_record(record: TraceRecord, projection: LogProjection) -> None:
         for event in events_from_record(record, projection, chunks=chunks):
             loop.call_soon_threadsafe(queue.put_nowait, event)
-        if record["type"] == "RunFinished":
+        if _ENDS.message(record) is not None:
             loop.call_soon_threadsafe(queue.put_nowait, None)
 
     team = new_team(config, query, history=history, log_dir=log_dir, timeout=timeout, subscribers=[on_record])

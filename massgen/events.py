@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias, assert_never, cast
+from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias, assert_never
 
 from massgen.messages import (
     AgentChunk,
@@ -25,8 +25,7 @@ from massgen.messages import (
     RecordVote,
     RunStarted,
 )
-from massgen.messages.protocols import members
-from massgen.messages.trace import TraceRecord
+from massgen.messages.trace import RecordSubset, TraceRecord
 
 if TYPE_CHECKING:
     from massgen.logs import LogProjection
@@ -44,6 +43,14 @@ class _Event:
 
 
 @dataclass(frozen=True)
+class _AgentEvent(_Event):
+    """An event of one agent: its id, then the label the other agents know it by (``agent2``)."""
+
+    agent: str
+    label: str
+
+
+@dataclass(frozen=True)
 class RunStartedEvent(_Event):
     type: ClassVar[str] = "run_started"
     run_id: str
@@ -53,12 +60,10 @@ class RunStartedEvent(_Event):
 
 
 @dataclass(frozen=True)
-class ChunkEvent(_Event):
+class ChunkEvent(_AgentEvent):
     """Text an agent streamed; ``kind`` is "text" or "reasoning"."""
 
     type: ClassVar[str] = "chunk"
-    agent: str
-    label: str
     text: str
     kind: str = "text"
 
@@ -93,45 +98,37 @@ class VotesInvalidatedEvent(_Event):
 
 
 @dataclass(frozen=True)
-class RestartEvent(_Event):
+class RestartEvent(_AgentEvent):
     type: ClassVar[str] = "restart"
-    agent: str
-    label: str
     incarnation: int
     delay_s: float
     reason: str
 
 
 @dataclass(frozen=True)
-class FailureEvent(_Event):
+class FailureEvent(_AgentEvent):
     """An agent failed; ``permanent`` when the team goes on without it."""
 
     type: ClassVar[str] = "failure"
-    agent: str
-    label: str
     incarnation: int
     reason: str
     permanent: bool
 
 
 @dataclass(frozen=True)
-class ExcludedEvent(_Event):
+class ExcludedEvent(_AgentEvent):
     """A straggler is left out of ``round``: the team goes on without waiting; its turn goes on."""
 
     type: ClassVar[str] = "excluded"
-    agent: str
-    label: str
     round: int
     reason: str
 
 
 @dataclass(frozen=True)
-class RejoinedEvent(_Event):
+class RejoinedEvent(_AgentEvent):
     """A straggler answered or voted after all: it counts again from ``round``."""
 
     type: ClassVar[str] = "rejoined"
-    agent: str
-    label: str
     excluded_round: int
     round: int
 
@@ -173,8 +170,7 @@ EventSource: TypeAlias = (
     RunStarted | AgentChunk | AnswerAccepted | RecordVote | InvalidateVotes | AgentRestarting | AgentMarkedFailed
     | ChildFailed | AgentExcluded | AgentRejoined | DeadlineExpired
 )
-_SOURCES = members(EventSource)
-_SOURCE_TYPES = frozenset(cls.__name__ for cls in _SOURCES)
+_SOURCES = RecordSubset[EventSource](EventSource)
 
 
 def events_from_record(raw: Mapping[str, Any] | TraceRecord, projection: LogProjection, *,
@@ -186,11 +182,8 @@ def events_from_record(raw: Mapping[str, Any] | TraceRecord, projection: LogProj
     when its type is one of ``EventSource``.
     """
     record = TraceRecord.of(raw)
-    if record.type not in _SOURCE_TYPES:
-        return []
-    message = record.message()
-    assert isinstance(message, _SOURCES)
-    return _events(record, cast(EventSource, message), projection, chunks)
+    message = _SOURCES.message(record)
+    return [] if message is None else _events(record, message, projection, chunks)
 
 
 def _events(record: TraceRecord, message: EventSource, projection: LogProjection, chunks: bool) -> list[Event]:

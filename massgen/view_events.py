@@ -10,32 +10,50 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias, assert_never
 
-from massgen.events import Event, _Event, events_from_record
-from massgen.messages.trace import TraceRecord
+from massgen.events import Event, _AgentEvent, _Event, events_from_record
+from massgen.messages import (
+    AnswerNow,
+    CancelRun,
+    KillAgent,
+    McpServerFailed,
+    McpToolsListed,
+    McpToolsWithdrawn,
+    ModelCallFinished,
+    NoteDelivered,
+    PresentFinal,
+    RestartAgent,
+    RunFinished,
+    RunOutcome,
+    RunStarted,
+    SendNote,
+    SetRunTimeout,
+    SnapshotTaken,
+    TallyUpdated,
+    ToolCallRequested,
+    ToolCallResult,
+    TurnStarted,
+)
+from massgen.messages.trace import RecordSubset, TraceRecord
 
 if TYPE_CHECKING:
     from massgen.logs import LogProjection
 
 
 @dataclass(frozen=True)
-class TurnStartedEvent(_Event):
+class TurnStartedEvent(_AgentEvent):
     type: ClassVar[str] = "turn_started"
-    agent: str
-    label: str
     incarnation: int
     vote_only: bool
     view_labels: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
-class ModelCallEvent(_Event):
+class ModelCallEvent(_AgentEvent):
     """A model call ended (``error`` set when it failed); usage as the provider reported it."""
 
     type: ClassVar[str] = "model_call"
-    agent: str
-    label: str
     input_tokens: int
     output_tokens: int
     cost_usd: float
@@ -43,20 +61,16 @@ class ModelCallEvent(_Event):
 
 
 @dataclass(frozen=True)
-class ToolCallStartedEvent(_Event):
+class ToolCallStartedEvent(_AgentEvent):
     type: ClassVar[str] = "tool_call"
-    agent: str
-    label: str
     call_id: str
     name: str
     arguments: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
-class ToolCallFinishedEvent(_Event):
+class ToolCallFinishedEvent(_AgentEvent):
     type: ClassVar[str] = "tool_result"
-    agent: str
-    label: str
     call_id: str
     name: str
     content: str
@@ -74,10 +88,8 @@ class NoteSentEvent(_Event):
 
 
 @dataclass(frozen=True)
-class NoteDeliveredEvent(_Event):
+class NoteDeliveredEvent(_AgentEvent):
     type: ClassVar[str] = "note_delivered"
-    agent: str
-    label: str
     note_id: str
 
 
@@ -103,10 +115,8 @@ class TallyEvent(_Event):
 
 
 @dataclass(frozen=True)
-class PresentingEvent(_Event):
+class PresentingEvent(_AgentEvent):
     type: ClassVar[str] = "presenting"
-    agent: str
-    label: str
 
 
 @dataclass(frozen=True)
@@ -127,28 +137,20 @@ class SnapshotEvent(_Event):
 
     type: ClassVar[str] = "snapshot"
     agent: str
-    label: str
+    label: str  # the answer's (agentN.M)
     path: str
     files: int
     bytes: int
 
 
-@dataclass(frozen=True)
-class RunFinishedEvent(_Event):
-    """How the run ended, from its ``RunFinished`` record (``FinalAnswerEvent`` needs the result)."""
+class RunFinishedEvent(RunOutcome):
+    """How the run ended, from its ``RunFinished`` record (``FinalAnswerEvent`` needs the result): the
+    outcome's fields, declared once (``messages/run.py``)."""
 
     type: ClassVar[str] = "run_finished"
-    status: str
-    reason: str
-    winner: str | None
-    winner_label: str | None
-    final_answer: str | None
-    partial: bool
-    elapsed_s: float
-    model_calls: int
-    input_tokens: int
-    output_tokens: int
-    cost_usd: float
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"type": self.type, **self.model_dump()}
 
 
 @dataclass(frozen=True)
@@ -166,82 +168,81 @@ ViewEvent = (Event | RunSettingsEvent | TurnStartedEvent | ModelCallEvent | Tool
              | SnapshotEvent | RunFinishedEvent)
 
 
+# The records a screen draws beyond ``EventSource``; every other type stands for no finer event.
+ViewSource: TypeAlias = (
+    RunStarted | TurnStarted | ModelCallFinished | ToolCallRequested | ToolCallResult | SendNote | NoteDelivered
+    | CancelRun | AnswerNow | SetRunTimeout | KillAgent | RestartAgent | TallyUpdated | PresentFinal
+    | McpToolsListed | McpServerFailed | McpToolsWithdrawn | SnapshotTaken | RunFinished
+)
+_VIEWED = RecordSubset[ViewSource](ViewSource)
+# Shown however they were recorded; the others only when told (a reply or a dead letter's copy is not news).
+_ANY_KIND = (RunStarted, TurnStarted, RunFinished, McpToolsListed, McpServerFailed, McpToolsWithdrawn, SnapshotTaken)
+
+
 def view_events_from_record(raw: Mapping[str, Any] | TraceRecord, projection: LogProjection) -> list[ViewEvent]:
     """``events_from_record`` and the finer events a screen draws, for one trace record."""
     record = TraceRecord.of(raw)
     found: list[ViewEvent] = list(events_from_record(record, projection))
-    extra = _view_event(record, projection)
-    if extra is not None:
-        found.append(extra)
+    message = _VIEWED.message(record)
+    if message is not None and (record.kind == "tell" or isinstance(message, _ANY_KIND)):
+        found.append(_view_event(record, message, projection))
     return found
 
 
-def _view_event(record: TraceRecord, projection: LogProjection) -> ViewEvent | None:
-    kind, mtype, p = record.kind, record.type, record.payload
-    labels = {agent_id: view.label for agent_id, view in projection.agents.items()}
+def _view_event(record: TraceRecord, message: ViewSource, projection: LogProjection) -> ViewEvent:
+    def label(agent: str) -> str:
+        view = projection.agents.get(agent)
+        return view.label if view is not None else agent
+
     sender = record.source.name
-    if mtype == "RunStarted":
-        config = p.get("config") or {}
-        timeouts = config.get("timeout_settings") or {}
-        orchestrator = config.get("orchestrator") or {}
-        return RunSettingsEvent(deadline_s=float(timeouts.get("orchestrator_timeout_seconds", 0) or 0),
-                                strategy=str(orchestrator.get("final_answer_strategy", "")),
-                                turn=int(p.get("turn", 1)))
-    if mtype == "TurnStarted":
-        return TurnStartedEvent(agent=p["agent"], label=labels.get(p["agent"], p["agent"]),
-                                incarnation=p["incarnation"], vote_only=p["vote_only"],
-                                view_labels=tuple(p.get("view_labels", ())))
-    if kind != "tell" and mtype not in ("RunFinished", "McpToolsListed", "McpServerFailed", "McpToolsWithdrawn",
-                                        "SnapshotTaken", "McpServerRestarting"):
-        return None
-    if mtype == "ModelCallFinished":
-        return ModelCallEvent(agent=sender, label=labels.get(sender, sender), input_tokens=p["input_tokens"],
-                              output_tokens=p["output_tokens"], cost_usd=p["cost_usd"], error=p.get("error"))
-    if mtype == "ToolCallRequested":
-        return ToolCallStartedEvent(agent=sender, label=labels.get(sender, sender), call_id=p["call_id"],
-                                    name=p["name"], arguments=dict(p["arguments"]))
-    if mtype == "ToolCallResult":
-        return ToolCallFinishedEvent(agent=sender, label=labels.get(sender, sender), call_id=p["call_id"],
-                                     name=p["name"], content=p["content"], is_error=p["is_error"])
-    if mtype == "SendNote":
-        return NoteSentEvent(note_id=record.msg_id, text=p["text"], to=p.get("to"))
-    if mtype == "NoteDelivered":
-        return NoteDeliveredEvent(agent=sender, label=labels.get(sender, sender), note_id=p["note_id"])
-    steering = _steering(mtype, p)
-    if steering is not None:
-        return steering
-    if mtype == "TallyUpdated":
-        return TallyEvent(round=p["round"], counts=dict(p["counts"]), converged=p["converged"], winner=p["winner"])
-    if mtype == "PresentFinal":
-        target = record.to_name
-        return PresentingEvent(agent=target, label=labels.get(target, target))
-    if mtype == "McpToolsListed":
-        return McpEvent(agent=p["agent"], server=p["server"], state="tools_listed",
-                        tools=tuple(str(t["name"]) for t in p["tools"]))
-    if mtype == "McpServerFailed":
-        return McpEvent(agent=p["agent"], server=p["server"], state="failed", detail=p["error"])
-    if mtype == "McpToolsWithdrawn":
-        return McpEvent(agent=p["agent"], server=p["server"], state="withdrawn", detail=p["reason"])
-    if mtype == "SnapshotTaken":
-        return SnapshotEvent(agent=p["agent"], label=p["label"], path=p["path"], files=p["files"], bytes=p["bytes"])
-    if mtype == "RunFinished":
-        return RunFinishedEvent(status=p["status"], reason=p["reason"], winner=p["winner"],
-                                winner_label=p["winner_label"], final_answer=p["final_answer"],
-                                partial=p["partial"], elapsed_s=p["elapsed_s"], model_calls=p["model_calls"],
-                                input_tokens=p["input_tokens"], output_tokens=p["output_tokens"],
-                                cost_usd=p["cost_usd"])
-    return None
-
-
-def _steering(mtype: str, p: Mapping[str, Any]) -> SteeringEvent | None:
-    if mtype == "CancelRun":
-        return SteeringEvent(action="cancel", detail=p["reason"])
-    if mtype == "AnswerNow":
-        return SteeringEvent(action="answer_now")
-    if mtype == "SetRunTimeout":
-        return SteeringEvent(action="timeout", detail=f"{p['seconds']:g}")
-    if mtype == "KillAgent":
-        return SteeringEvent(action="kill", agent=p["name"])
-    if mtype == "RestartAgent":
-        return SteeringEvent(action="restart", agent=p["name"])
-    return None
+    match message:
+        case RunStarted():
+            timeouts = message.config.get("timeout_settings") or {}
+            orchestrator = message.config.get("orchestrator") or {}
+            return RunSettingsEvent(deadline_s=float(timeouts.get("orchestrator_timeout_seconds", 0) or 0),
+                                    strategy=str(orchestrator.get("final_answer_strategy", "")), turn=message.turn)
+        case TurnStarted():
+            return TurnStartedEvent(agent=message.agent, label=label(message.agent), incarnation=message.incarnation,
+                                    vote_only=message.vote_only, view_labels=message.view_labels)
+        case ModelCallFinished():
+            return ModelCallEvent(agent=sender, label=label(sender), input_tokens=message.input_tokens,
+                                  output_tokens=message.output_tokens, cost_usd=message.cost_usd, error=message.error)
+        case ToolCallRequested():
+            return ToolCallStartedEvent(agent=sender, label=label(sender), call_id=message.call_id, name=message.name,
+                                        arguments=dict(message.arguments))
+        case ToolCallResult():
+            return ToolCallFinishedEvent(agent=sender, label=label(sender), call_id=message.call_id,
+                                         name=message.name, content=message.content, is_error=message.is_error)
+        case SendNote():
+            return NoteSentEvent(note_id=record.msg_id, text=message.text, to=message.to)
+        case NoteDelivered():
+            return NoteDeliveredEvent(agent=sender, label=label(sender), note_id=message.note_id)
+        case CancelRun():
+            return SteeringEvent(action="cancel", detail=message.reason)
+        case AnswerNow():
+            return SteeringEvent(action="answer_now")
+        case SetRunTimeout():
+            return SteeringEvent(action="timeout", detail=f"{message.seconds:g}")
+        case KillAgent():
+            return SteeringEvent(action="kill", agent=message.name)
+        case RestartAgent():
+            return SteeringEvent(action="restart", agent=message.name)
+        case TallyUpdated():
+            return TallyEvent(round=message.round, counts=dict(message.counts), converged=message.converged,
+                              winner=message.winner)
+        case PresentFinal():
+            return PresentingEvent(agent=record.to_name, label=label(record.to_name))
+        case McpToolsListed():
+            return McpEvent(agent=message.agent, server=message.server, state="tools_listed",
+                            tools=tuple(tool.name for tool in message.tools))
+        case McpServerFailed():
+            return McpEvent(agent=message.agent, server=message.server, state="failed", detail=message.error)
+        case McpToolsWithdrawn():
+            return McpEvent(agent=message.agent, server=message.server, state="withdrawn", detail=message.reason)
+        case SnapshotTaken():
+            return SnapshotEvent(agent=message.agent, label=message.label, path=message.path, files=message.files,
+                                 bytes=message.bytes)
+        case RunFinished():
+            return RunFinishedEvent.model_validate(message, from_attributes=True)
+        case _ as unreachable:
+            assert_never(unreachable)

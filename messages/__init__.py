@@ -1,4 +1,8 @@
-"""Every message type, grouped by protocol. A message knows nothing about anything."""
+"""Every message type, grouped by protocol. A message knows nothing about anything.
+
+Also the typed trace record (``TraceRecord``) and ``RecordSubset``, how a reader selects the
+record types it shows; the face exports this package as ``massgen.messages`` for those readers.
+"""
 
 from massgen.messages.calls import AgentResumeState, ModelReplyRecorded, ModelRequestSent, RunResumed
 from massgen.messages.coordination import (
@@ -45,7 +49,7 @@ from massgen.messages.mcp import (
 )
 from massgen.messages.notes import InjectNote, NoteDelivered, SendNote
 from massgen.messages.placement import Down, Placed
-from massgen.messages.run import DeadLetter, RunFinished, RunStarted, RunStatus
+from massgen.messages.run import DeadLetter, RunFinished, RunOutcome, RunStarted, RunStatus
 from massgen.messages.stragglers import AgentExcluded, AgentRejoined
 from massgen.messages.stream import (
     ChatMessage,
@@ -73,6 +77,7 @@ from massgen.messages.supervision import (
     SetRunTimeout,
     Tick,
 )
+from massgen.messages.trace import RecordSubset, TraceRecord
 
 __all__ = [
     "MESSAGE_TYPES",
@@ -125,9 +130,11 @@ __all__ = [
     "Placed",
     "PresentFinal",
     "ReasoningDelta",
+    "RecordSubset",
     "RecordVote",
     "RestartAgent",
     "RunFinished",
+    "RunOutcome",
     "RunResumed",
     "RunStarted",
     "RunStatus",
@@ -148,6 +155,7 @@ __all__ = [
     "ToolCallResult",
     "ToolDenied",
     "ToolSpec",
+    "TraceRecord",
     "TurnCorrection",
     "TurnFailed",
     "TurnStarted",

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from pydantic import BaseModel, ConfigDict
+
 from massgen.messages.envelope import Message
 
 RunStatus = Literal["completed", "partial", "timeout", "budget", "interrupted", "failed"]
@@ -23,7 +25,12 @@ class RunStarted(Message):
     resumed_from: str | None = None
 
 
-class RunFinished(Message):
+class RunOutcome(BaseModel):
+    """How a run ended: the fields of ``RunFinished`` past the envelope, declared once for the message
+    and for the event a screen draws from it (``massgen.view_events.RunFinishedEvent``)."""
+
+    model_config = ConfigDict(frozen=True)
+
     status: RunStatus
     reason: str
     winner: str | None
@@ -36,6 +43,10 @@ class RunFinished(Message):
     input_tokens: int
     output_tokens: int
     cost_usd: float
+
+
+class RunFinished(Message, RunOutcome):
+    """The run's last record: its outcome."""
 
 
 class DeadLetter(Message):

@@ -59,8 +59,9 @@ class _Refs:
     last: dict[tuple[str, tuple[str | int, ...]], tuple[int, Any]] = field(default_factory=dict)
 
     def accept(self, mtype: str, payload: dict[str, Any]) -> None:
-        if mtype == "AnswerAccepted":
-            self.contents[payload["label"]] = payload["content"]
+        label, content = payload.get("label"), payload.get("content")
+        if mtype == "AnswerAccepted" and isinstance(label, str) and isinstance(content, str):
+            self.contents[label] = content  # a broken one is remembered as nothing: reading it says why
 
 
 def _paths(mtype: str, payload: dict[str, Any]) -> list[tuple[str | int, ...]]:

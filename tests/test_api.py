@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import os
 from pathlib import Path
 from typing import Any
@@ -162,3 +163,12 @@ def test_two_concurrent_runs_are_isolated() -> None:
         assert of_type(trace, "RunStarted")[0]["payload"]["question"] == question
         senders = {r["sender"].rpartition("#")[0] for r in trace} - {"supervisor", "judge", "user", "system"}
         assert senders == {f"{prefix}_a", f"{prefix}_b"}
+
+
+def test_run_and_run_sync_show_one_set_of_arguments_upstream_s_first() -> None:
+    run, run_sync = inspect.signature(massgen.run), inspect.signature(massgen.run_sync)
+    assert run.parameters == run_sync.parameters
+    assert list(run.parameters)[:13] == ["query", "config", "config_dict", "model", "models", "num_agents",
+                                         "use_docker", "enable_filesystem", "enable_logging", "output_file",
+                                         "verbose", "conversation_history", "parse_at_references"]
+    assert inspect.iscoroutinefunction(massgen.run) and not inspect.iscoroutinefunction(massgen.run_sync)

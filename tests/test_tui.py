@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from support import FACTOR, assert_trace_invariants, of_type, quick_and_slow
+from support import FACTOR, assert_trace_invariants, of_type, quick_and_slow, scripted, step
 from tmux_screen import TmuxScreen, massgen_argv
 
 from massgen.logs import read_trace

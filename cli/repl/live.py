@@ -11,9 +11,9 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, TypeAlias, assert_never
 
-from massgen import LogProjection, RunResult, Team, TraceRecord
+from massgen import LogProjection, RunResult, Team, TraceRecord, messages
 from massgen.cli.progress import describe
 
 Say = Callable[[str], None]
@@ -25,26 +25,45 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+# What the user (or the supervisor) did to the run, which ``describe`` leaves out: a line each, when told.
+Steering: TypeAlias = (
+    messages.CancelRun | messages.AnswerNow | messages.SetRunTimeout | messages.KillAgent | messages.RestartAgent
+    | messages.InjectAnswers
+)
+_STEERING = messages.RecordSubset[Steering](Steering)
+
+
 def control_line(raw: Mapping[str, Any] | TraceRecord) -> str | None:
     """Lines for what the user (or the supervisor) did to the run, which ``describe`` leaves out."""
     record = TraceRecord.of(raw)
-    p, kind = record.payload, record.type
-    if record.kind != "tell":
-        return None
-    if kind == "CancelRun":
-        return f"cancel requested: {p['reason']}"
-    if kind == "AnswerNow":
-        return "answer now: agents vote on the answers there are, then the winner presents"
-    if kind == "SetRunTimeout":
-        return f"run deadline set to {p['seconds']:g} s after the start"
-    if kind == "KillAgent":
-        return f"kill requested for {p['name']}"
-    if kind == "RestartAgent":
-        return f"restart requested for {p['name']}"
-    if kind == "InjectAnswers":
-        labels = ", ".join(a["label"] for a in p["view"]["answers"])
-        return f"{record.to_name} gets new answers injected mid-turn: {labels}"
-    return None
+    message = _STEERING.message(record) if record.kind == "tell" else None
+    match message:
+        case None:
+            return None
+        case messages.CancelRun():
+            return f"cancel requested: {message.reason}"
+        case messages.AnswerNow():
+            return "answer now: agents vote on the answers there are, then the winner presents"
+        case messages.SetRunTimeout():
+            return f"run deadline set to {message.seconds:g} s after the start"
+        case messages.KillAgent():
+            return f"kill requested for {message.name}"
+        case messages.RestartAgent():
+            return f"restart requested for {message.name}"
+        case messages.InjectAnswers():
+            labels = ", ".join(answer.label for answer in message.view.answers)
+            return f"{record.to_name} gets new answers injected mid-turn: {labels}"
+        case _ as unreachable:
+            assert_never(unreachable)
+
+
+# What changes an agent's note in the toolbar.
+Noted: TypeAlias = (
+    messages.TurnStarted | messages.AgentChunk | messages.AnswerAccepted | messages.RecordVote
+    | messages.InjectAnswers | messages.DeadlineExpired | messages.AgentRestarting | messages.AgentMarkedFailed
+    | messages.PresentFinal | messages.RunFinished
+)
+_NOTED = messages.RecordSubset[Noted](Noted)
 
 
 class LiveTurn:
@@ -70,7 +89,7 @@ class LiveTurn:
 
     # -- the subscriber (trace writer thread) -------------------------------------------------
 
-    def on_record(self, raw: Mapping[str, Any], projection: LogProjection) -> None:
+    def on_record(self, raw: Mapping[str, Any] | TraceRecord, projection: LogProjection) -> None:
         record = TraceRecord.of(raw)
         with self._changed:
             self.projection = projection
@@ -82,47 +101,55 @@ class LiveTurn:
         self._redraw()
 
     def _fold(self, record: TraceRecord, projection: LogProjection) -> None:
-        p, kind = record.payload, record.type
-        if kind == "TurnStarted":
-            self._flush_follow(p["agent"])
-            self._chars[p["agent"]] = 0
-            self._notes[p["agent"]] = "voting only" if p["vote_only"] else "working"
-        elif kind == "AgentChunk" and record.kind == "tell":
-            agent = record.sender_name
-            view = projection.agents.get(agent)
-            if view is None or f"{agent}#{view.incarnation}" != record.sender:
-                return  # a late chunk from an abandoned incarnation
-            self._chars[agent] = self._chars.get(agent, 0) + len(p["text"])
-            self._notes[agent] = f"streaming {self._chars[agent]} chars"
-            if agent == self.follow:
-                self._follow_text += p["text"]
-                self._flush_follow(agent, partial=False)
-        elif kind == "AnswerAccepted":
-            self._flush_follow(p["agent"])
-            self._notes[p["agent"]] = f"answered {p['label']}"
-        elif kind == "RecordVote" and record.kind == "tell":
-            self._flush_follow(p["voter"])
-            self._notes[p["voter"]] = f"voted for {p['target_label']}"
-        elif kind == "InjectAnswers" and record.kind == "tell":
-            labels = ", ".join(a["label"] for a in p["view"]["answers"])
-            self._notes[record.to_name] = f"injected {labels}"
-        elif kind == "DeadlineExpired" and p.get("name"):
-            self._notes[p["name"]] = f"timed out ({p['scope']}: {p['detail']})"
-        elif kind == "AgentRestarting":
-            self._notes[p["name"]] = f"restarting in {p['delay_s']:.1f}s ({_clip(p['reason'], 40)})"
-        elif kind == "AgentMarkedFailed":
-            self._notes[p["name"]] = f"failed ({_clip(p['reason'], 50)})"
-        elif kind == "PresentFinal":
-            self._notes[record.to_name] = "presenting the final answer"
-        elif kind == "RunFinished":
-            self._ended = time.monotonic()
-            for agent in list(self._chars):
-                self._flush_follow(agent)
-            for agent, view in projection.agents.items():
-                if agent == p.get("winner"):
-                    self._notes[agent] = f"winner ({p.get('winner_label')})"
-                elif view.status != "failed":
-                    self._notes[agent] = "done"
+        told = record.kind == "tell"
+        match _NOTED.message(record):
+            case None:
+                pass
+            case messages.TurnStarted() as turn:
+                self._flush_follow(turn.agent)
+                self._chars[turn.agent] = 0
+                self._notes[turn.agent] = "voting only" if turn.vote_only else "working"
+            case messages.AgentChunk(text=text) if told:
+                agent = record.sender_name
+                view = projection.agents.get(agent)
+                if view is None or f"{agent}#{view.incarnation}" != record.sender:
+                    return  # a late chunk from an abandoned incarnation
+                self._chars[agent] = self._chars.get(agent, 0) + len(text)
+                self._notes[agent] = f"streaming {self._chars[agent]} chars"
+                if agent == self.follow:
+                    self._follow_text += text
+                    self._flush_follow(agent, partial=False)
+            case messages.AnswerAccepted() as answer:
+                self._flush_follow(answer.agent)
+                self._notes[answer.agent] = f"answered {answer.label}"
+            case messages.RecordVote() as vote if told:
+                self._flush_follow(vote.voter)
+                self._notes[vote.voter] = f"voted for {vote.target_label}"
+            case messages.InjectAnswers(view=view) if told:
+                labels = ", ".join(answer.label for answer in view.answers)
+                self._notes[record.to_name] = f"injected {labels}"
+            case messages.DeadlineExpired() as expired if expired.name:
+                self._notes[expired.name] = f"timed out ({expired.scope}: {expired.detail})"
+            case messages.AgentRestarting() as restarting:
+                self._notes[restarting.name] = (f"restarting in {restarting.delay_s:.1f}s "
+                                                f"({_clip(restarting.reason, 40)})")
+            case messages.AgentMarkedFailed() as failed:
+                self._notes[failed.name] = f"failed ({_clip(failed.reason, 50)})"
+            case messages.PresentFinal():
+                self._notes[record.to_name] = "presenting the final answer"
+            case messages.RunFinished() as finished:
+                self._ended = time.monotonic()
+                for agent in list(self._chars):
+                    self._flush_follow(agent)
+                for agent, view in projection.agents.items():
+                    if agent == finished.winner:
+                        self._notes[agent] = f"winner ({finished.winner_label})"
+                    elif view.status != "failed":
+                        self._notes[agent] = "done"
+            case messages.AgentChunk() | messages.RecordVote() | messages.InjectAnswers() | messages.DeadlineExpired():
+                pass  # not told (a reply or a copy), or a deadline of the whole run: no agent's note changes
+            case _ as unreachable:
+                assert_never(unreachable)
 
     def _flush_follow(self, agent: str, partial: bool = True) -> None:
         """Print the followed agent's text in whole lines; the rest when its turn ends."""

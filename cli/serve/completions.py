@@ -12,9 +12,9 @@ import time
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias, assert_never
 
-from massgen import LogProjection, RunResult, TraceRecord, decode_client_tool_calls
+from massgen import LogProjection, RunResult, TraceRecord, decode_client_tool_calls, messages
 
 _PREVIEW_CHARS = 200
 CONTENT_CHUNK_CHARS = 256
@@ -153,6 +153,15 @@ def rest_of_answer(streamed: str, content: str) -> str:
     return "\n\n[the presentation was cut off; the team's answer follows]\n\n" + content
 
 
+# The records a chat stream shows as progress: streamed text, and a line for each of the others.
+Progressed: TypeAlias = (
+    messages.AgentChunk | messages.RunStarted | messages.AnswerAccepted | messages.RecordVote
+    | messages.ToolCallRequested | messages.AgentRestarting | messages.AgentMarkedFailed | messages.DeadlineExpired
+    | messages.CancelRun | messages.PresentFinal
+)
+_PROGRESSED = messages.RecordSubset[Progressed](Progressed)
+
+
 class Progress:
     """Trace records -> short progress text for ``reasoning_content`` deltas.
 
@@ -174,48 +183,54 @@ class Progress:
         self._speaker = None
         return f"{lead}{text}\n"
 
-    def __call__(self, raw: Mapping[str, Any], projection: LogProjection) -> str | None:
+    def __call__(self, raw: Mapping[str, Any] | TraceRecord, projection: LogProjection) -> str | None:
         record = TraceRecord.of(raw)
-        kind, mtype, p = record.kind, record.type, record.payload
-        if kind not in ("tell", "event"):
+        if record.kind not in ("tell", "event"):
             return None
-        if mtype == "AgentChunk":
-            if self._presenting:
-                presenter = record.sender_name == self._presenter
-                if self._content and presenter and p.get("kind") == "text" and p.get("text"):
-                    return ContentText(p["text"])
-                return None
-            if not p.get("text"):
-                return None
-            agent = record.sender_name
-            if agent == self._speaker:
-                return str(p["text"])
-            lead = "\n" if self._speaker is not None else ""
-            self._speaker = agent
-            return f"{lead}[{agent}] {p['text']}"
-        text = self._describe(mtype, p, record, projection)
+        message = _PROGRESSED.message(record)
+        if isinstance(message, messages.AgentChunk):
+            return self._chunk(record, message)
+        text = None if message is None else self._describe(message, record)
         return None if text is None else self._line(text)
 
-    def _describe(self, mtype: str, p: dict[str, Any], record: TraceRecord,
-                  projection: LogProjection) -> str | None:
-        if mtype == "RunStarted":
-            return f"Team of {len(p['agents'])}: {', '.join(p['agents'])}."
-        if mtype == "AnswerAccepted":
-            return f"{p['agent']} answered ({p['label']}): {_preview(str(p['content']))}"
-        if mtype == "RecordVote":
-            return f"{p['voter']} votes for {p['target_label']}: {p['reason']}"
-        if mtype == "ToolCallRequested":
-            return f"{record.sender_name} calls {p['name']}"
-        if mtype == "AgentRestarting":
-            return f"{p['name']} restarts: {p['reason']}"
-        if mtype == "AgentMarkedFailed":
-            return f"{p['name']} is out of the team: {p['reason']}"
-        if mtype == "DeadlineExpired":
-            return f"deadline ({p['scope']}): {p['detail']}"
-        if mtype == "CancelRun":
-            return f"cancelled: {p['reason']}"
-        if mtype == "PresentFinal":
-            self._presenting = True
-            self._presenter = record.to_name
-            return f"{self._presenter} presents the final answer."
-        return None
+    def _chunk(self, record: TraceRecord, chunk: messages.AgentChunk) -> str | None:
+        if self._presenting:
+            presenter = record.sender_name == self._presenter
+            if self._content and presenter and chunk.kind == "text" and chunk.text:
+                return ContentText(chunk.text)
+            return None
+        if not chunk.text:
+            return None
+        agent = record.sender_name
+        if agent == self._speaker:
+            return chunk.text
+        lead = "\n" if self._speaker is not None else ""
+        self._speaker = agent
+        return f"{lead}[{agent}] {chunk.text}"
+
+    def _describe(self, message: Progressed, record: TraceRecord) -> str | None:
+        match message:
+            case messages.RunStarted():
+                return f"Team of {len(message.agents)}: {', '.join(message.agents)}."
+            case messages.AnswerAccepted():
+                return f"{message.agent} answered ({message.label}): {_preview(message.content)}"
+            case messages.RecordVote():
+                return f"{message.voter} votes for {message.target_label}: {message.reason}"
+            case messages.ToolCallRequested():
+                return f"{record.sender_name} calls {message.name}"
+            case messages.AgentRestarting():
+                return f"{message.name} restarts: {message.reason}"
+            case messages.AgentMarkedFailed():
+                return f"{message.name} is out of the team: {message.reason}"
+            case messages.DeadlineExpired():
+                return f"deadline ({message.scope}): {message.detail}"
+            case messages.CancelRun():
+                return f"cancelled: {message.reason}"
+            case messages.PresentFinal():
+                self._presenting = True
+                self._presenter = record.to_name
+                return f"{self._presenter} presents the final answer."
+            case messages.AgentChunk():
+                return None  # streamed text, not a line (see _chunk)
+            case _ as unreachable:
+                assert_never(unreachable)

@@ -20,14 +20,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from massgen import LogProjection, RunResult, TeamConfig, new_team
+from massgen import LogProjection, RunResult, TeamConfig, TraceRecord, new_team
 from massgen.cli.serve.errors import ApiError
 from massgen.cli.serve.models import Conversation
 
 log = logging.getLogger("massgen.serve")
 
-Describe = Callable[[dict[str, Any], LogProjection], "str | None"]
-Watcher = Callable[[dict[str, Any]], None]
+Describe = Callable[[TraceRecord, LogProjection], "str | None"]
+Watcher = Callable[[TraceRecord], None]
 
 
 class ServedRun:
@@ -75,7 +75,7 @@ class ServedRun:
         except RuntimeError:  # the loop is closed: the server is gone, nobody is listening
             pass
 
-    def _on_record(self, record: dict[str, Any], projection: LogProjection) -> None:
+    def _on_record(self, record: TraceRecord, projection: LogProjection) -> None:
         """Trace writer thread: turn a record into progress text for the stream, if anyone streams."""
         for watch in self.watchers:
             watch(record)

@@ -394,6 +394,7 @@ class TraceFolder:
     def replay(self, records: list[dict[str, Any]]) -> RunState:
         projection = self._projection = self._projection or LogProjection()
         for raw in records:
-            projection.apply(raw)
-            self.on_record(raw, projection)
+            record = TraceRecord.of(raw)  # typed once: the projection and the view events share its message
+            projection.apply(record)
+            self.on_record(record, projection)
         return self.state

@@ -20,6 +20,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from massgen import TraceRecord
 from massgen.cli.serve.auth import request_id
 from massgen.cli.serve.errors import ApiError, answered
 from massgen.cli.serve.models import Conversation
@@ -67,9 +68,9 @@ class WebUI:
         self.served[run_id] = run
         loop = run.loop
 
-        def watch(record: dict[str, Any]) -> None:  # the trace writer's thread
-            try:
-                loop.call_soon_threadsafe(record_log.append, record)
+        def watch(record: TraceRecord) -> None:  # the trace writer's thread
+            try:  # the page reads records as written (JSON), so the log holds that form
+                loop.call_soon_threadsafe(record_log.append, record.as_dict())
             except RuntimeError:
                 pass
 
