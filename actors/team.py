@@ -274,15 +274,20 @@ class Team:
         writer that cannot write at all. A thousand agents on a loaded machine left 120 s too short."""
         give_up = time.monotonic() + limit_s
         while not self._done.is_set() and time.monotonic() < give_up:
-            self._flush_trace()
+            if not self._flush_trace():
+                return  # the writer is dead: nothing more will be written
 
-    def _flush_trace(self) -> None:
+    def _flush_trace(self) -> bool:
+        """Wait (bounded) until the writer has written what was sent before; False if it is dead."""
         if self._trace is None:
-            return
+            return False
         try:
             self._trace.ask(Flush(), timeout=5.0)
-        except (pykka.Timeout, pykka.ActorDeadError):
+        except pykka.Timeout:
             pass
+        except pykka.ActorDeadError:
+            return False
+        return True
 
     def _close_trace(self) -> None:
         if self._trace is None:

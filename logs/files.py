@@ -54,14 +54,22 @@ def render_status(projection: LogProjection) -> str:
     return _json({**status, **upstream_status(projection, status["agents"])})
 
 
+def _yaml(data: object) -> str:
+    """YAML of ``data``; libyaml's emitter is several times faster, but refuses lone surrogates
+    (any text a model or a user sends may hold them), which the Python emitter escapes."""
+    try:
+        return yaml.dump(data, Dumper=_YAML_DUMPER, sort_keys=False, allow_unicode=True)
+    except UnicodeEncodeError:
+        return yaml.dump(data, Dumper=yaml.SafeDumper, sort_keys=False, allow_unicode=True)
+
+
 def render_all(projection: LogProjection) -> dict[str, str]:
     """Every derived file as relative path -> text."""
     files = {
         layout.EVENTS_FILE: _json(projection.events),
         layout.VOTE_FILE: _json(projection.vote_file()),
         layout.STATUS_FILE: render_status(projection),
-        layout.METADATA_FILE: yaml.dump(projection.metadata(), Dumper=_YAML_DUMPER, sort_keys=False,
-                                        allow_unicode=True),
+        layout.METADATA_FILE: _yaml(projection.metadata()),
     }
     for agent_id, text in projection.agent_outputs().items():
         files[layout.agent_output_name(agent_id)] = text

@@ -16,6 +16,7 @@ import signal
 import threading
 import time
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -55,9 +56,12 @@ def test_three_quick_ctrl_cs_still_print_every_automation_line(tmp_path: Path, c
     assert any(r["type"] == "CancelRun" for r in stopped.records)
 
 
-def test_closing_a_loop_too_busy_to_drain_in_time_leaves_nothing_pending(caplog: pytest.LogCaptureFixture) -> None:
+def _busy_loop(target: Callable[..., None], busy_s: float) -> tuple[asyncio.AbstractEventLoop, threading.Thread,
+                                                                     threading.Event]:
+    """A loop on its own thread with one pending task, its thread then busy for ``busy_s``;
+    the event is set once the task has been cancelled and has run its cleanup."""
     loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_forever, name="busy-loop", daemon=True)
+    thread = threading.Thread(target=target, args=(loop,), name="busy-loop", daemon=True)
     thread.start()
     worked = threading.Event()
 
@@ -68,41 +72,37 @@ def test_closing_a_loop_too_busy_to_drain_in_time_leaves_nothing_pending(caplog:
             worked.set()
 
     asyncio.run_coroutine_threadsafe(work(), loop)
-    # The loop's thread is busy for 2.5 s, past close_loop's 2 s wait for its drain, as on a
-    # machine with 8 engineers' tests on 2 cores: the drain has not even started when it stops.
-    loop.call_soon_threadsafe(time.sleep, 2.5)
+    loop.call_soon_threadsafe(time.sleep, busy_s)
+    return loop, thread, worked
+
+
+def _left_nothing_pending(close: Callable[[], None], caplog: pytest.LogCaptureFixture) -> None:
     with warnings.catch_warnings(record=True) as caught, caplog.at_level(logging.ERROR, logger="asyncio"):
         warnings.simplefilter("always")
-        close_loop(loop, thread)
+        close()
         gc.collect()
-    assert loop.is_closed() and not thread.is_alive()
-    assert worked.is_set()  # the pending task was cancelled and ran its cleanup
     assert not [w for w in caught if "never awaited" in str(w.message)]
     assert "Task was destroyed but it is pending" not in caplog.text
+
+
+def test_closing_a_loop_too_busy_to_drain_in_time_leaves_nothing_pending(caplog: pytest.LogCaptureFixture) -> None:
+    # The loop's thread is busy for 2.5 s, past close_loop's 2 s wait for its drain, as on a
+    # machine with 8 engineers' tests on 2 cores: the drain has not even started when it stops.
+    loop, thread, worked = _busy_loop(lambda loop: loop.run_forever(), 2.5)
+    _left_nothing_pending(lambda: close_loop(loop, thread), caplog)
+    assert loop.is_closed() and not thread.is_alive()
+    assert worked.is_set()  # the pending task was cancelled and ran its cleanup
 
 
 def test_a_loop_thread_too_busy_for_its_closer_finishes_its_own_loop(caplog: pytest.LogCaptureFixture) -> None:
     """The closer gives up waiting (2 s for the drain, 2 s for the thread); the thread, running
     ``run_loop``, cancels and awaits what is left and closes the loop itself once it is free."""
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=run_loop, args=(loop,), name="busy-loop", daemon=True)
-    thread.start()
-    worked = threading.Event()
+    loop, thread, worked = _busy_loop(run_loop, 4.5)  # past both of the closer's waits
 
-    async def work() -> None:
-        try:
-            await asyncio.sleep(3600)
-        finally:
-            worked.set()
-
-    asyncio.run_coroutine_threadsafe(work(), loop)
-    loop.call_soon_threadsafe(time.sleep, 4.5)  # past both of the closer's waits
-    with warnings.catch_warnings(record=True) as caught, caplog.at_level(logging.ERROR, logger="asyncio"):
-        warnings.simplefilter("always")
+    def close_and_wait_for_the_thread() -> None:
         close_loop(loop, thread)
         thread.join(60)
-        gc.collect()
+
+    _left_nothing_pending(close_and_wait_for_the_thread, caplog)
     assert not thread.is_alive() and loop.is_closed()
     assert worked.is_set()
-    assert not [w for w in caught if "never awaited" in str(w.message)]
-    assert "Task was destroyed but it is pending" not in caplog.text

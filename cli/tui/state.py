@@ -109,16 +109,6 @@ class AgentState:
 
 
 @dataclass(frozen=True)
-class Vote:
-    voter: str
-    voter_label: str
-    target: str
-    target_label: str
-    reason: str
-    round: int
-
-
-@dataclass(frozen=True)
 class TimelineItem:
     at: float  # seconds since the run started
     text: str
@@ -161,7 +151,7 @@ class RunState:
     output_tokens: int = 0
     cost_usd: float = 0.0
     answers: list[AnswerEvent] = field(default_factory=list)
-    votes: list[Vote] = field(default_factory=list)  # the current round's
+    votes: list[VoteEvent] = field(default_factory=list)  # the current round's, as the events that cast them
     withdrawn_votes: int = 0
     tally: dict[str, int] = field(default_factory=dict)
     converged: bool = False
@@ -252,8 +242,7 @@ class RunState:
                 panel.voted_for, panel.vote_reason, panel.state = event.target_label, event.reason, "voted"
                 panel.add("mark", f"voted for {event.target_label}: {event.reason}")
                 self.votes = [v for v in self.votes if v.voter != event.voter]
-                self.votes.append(Vote(event.voter, event.voter_label, event.target, event.target_label,
-                                       event.reason, event.round))
+                self.votes.append(event)
                 self._mark(ts, f"{event.voter_label} voted for {event.target_label}")
             case VotesInvalidatedEvent():
                 self.withdrawn_votes += len(self.votes)
