@@ -41,6 +41,7 @@ COMMON: dict[str, Any] = {
     "reasoning": {"effort": "low"}, "text": {"verbosity": "low"}, "parallel_tool_calls": False,
     "custom_tools": [{"function": "add", "path": "tools.py"}], "extra_body": {"x": 1},
     "chat_template_kwargs": {"enable_thinking": False},
+    "upload_files": [{"image_path": "https://example.com/cat.png"}], "media_max_file_size_mb": 32,
     "mcp_servers": [{"name": "w", "type": "stdio", "command": "python3", "args": ["w.py"],
                      "env": {"TOKEN": "tok-secret"}, "cwd": "/tmp", "allowed_tools": ["forecast"],
                      "exclude_tools": ["y"], "call_timeout_seconds": 5.0, "start_timeout_seconds": 6.0}],
