@@ -43,7 +43,14 @@ def payload(attachment: Attachment) -> bytes:
 
 
 def base64_data(attachment: Attachment) -> str:
-    return base64.b64encode(payload(attachment)).decode("ascii")
+    """The bytes as base64, encoded once per file: every call of every turn sends them again."""
+    assert attachment.path is not None, "a URL attachment has no bytes here"
+    return _base64(attachment.path, attachment.sha256)
+
+
+@functools.lru_cache(maxsize=8)
+def _base64(path: str, sha256: str | None) -> str:
+    return base64.b64encode(_read(path, sha256)).decode("ascii")
 
 
 def data_url(attachment: Attachment) -> str:
