@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import threading
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, assert_never
 
@@ -49,6 +49,44 @@ if TYPE_CHECKING:
     from massgen.files import AgentFiles, RunFiles
 
 _PERMIT_TIMEOUT_S = 30.0
+BackendEventSink = Callable[[str, dict[str, Any]], None]
+
+
+class FirstBackend:
+    """An agent's backend built before its actor, by the run's preflight check (``actors/team.py``), so
+    the backend that passed the check is the one the agent uses and none is built twice.
+
+    Taken once, by the incarnation it was built for: a restart builds a fresh backend, as it always
+    did. The backend's events go to whichever actor took it. It never leaves this process: a spec
+    sent to another (an agent on Ray) carries an empty holder, and that agent builds its own."""
+
+    def __init__(self, incarnation: int) -> None:
+        self.incarnation = incarnation
+        self._backend: backends.Backend | None = None
+        self._lock = threading.Lock()
+        self._sink: BackendEventSink | None = None
+
+    def on_event(self, event: str, info: dict[str, Any]) -> None:
+        """The built backend's ``on_event``: relayed to the actor that took it (none before)."""
+        sink = self._sink
+        if sink is not None:
+            sink(event, info)
+
+    def hold(self, backend: backends.Backend) -> None:
+        """Keep ``backend`` (built with this holder's ``on_event``) for the incarnation to take."""
+        self._backend = backend
+
+    def take(self, incarnation: int, sink: BackendEventSink) -> backends.Backend | None:
+        """The backend, once, for the incarnation it was built for; else None (build a fresh one)."""
+        with self._lock:
+            if incarnation != self.incarnation or self._backend is None:
+                return None
+            backend, self._backend = self._backend, None
+            self._sink = sink
+        return backend
+
+    def __reduce__(self) -> tuple[type[FirstBackend], tuple[int]]:
+        return FirstBackend, (self.incarnation,)  # pickled (sent to another process): empty
 
 
 @dataclass(frozen=True)
@@ -62,6 +100,16 @@ class AgentSpec:
     files: RunFiles | None = None  # workspace, file tools, snapshots (massgen/files)
     # Resuming: where this agent's backend was, and the finished calls its redone turn may reuse.
     carried: AgentResumeState | None = None
+    # The backend the run's preflight built for the first incarnation (None: every incarnation builds).
+    first_backend: FirstBackend | None = None
+
+    def backend_context(self, incarnation: int, run_id: str, breakers: Any,
+                        on_event: BackendEventSink | None) -> backends.BackendContext:
+        """Where this agent's backend runs: the same for the preflight's build and an actor's."""
+        return backends.BackendContext(
+            agent_id=self.agent_id, incarnation=incarnation, run_id=run_id, on_event=on_event, breakers=breakers,
+            files=self.files.scope(self.agent_id) if self.files else None,
+        )
 
 
 def _describe(exc: BaseException) -> str:
@@ -99,15 +147,15 @@ class AgentActor(TracedActor[AgentInbox]):
                 target=run_loop, args=(self._loop,), name=f"{self.me}-loop", daemon=True
             )
             self._loop_thread.start()
-            context = backends.BackendContext(
-                agent_id=self.spec.agent_id, incarnation=self.incarnation, run_id=self.ctx.run_id,
-                on_event=self._backend_event, breakers=self.ctx.breakers,
-                files=self.spec.files.scope(self.spec.agent_id) if self.spec.files else None,
-            )
+            first = self.spec.first_backend
+            built = first.take(self.incarnation, self._backend_event) if first is not None else None
+            if built is None:
+                context = self.spec.backend_context(self.incarnation, self.ctx.run_id, self.ctx.breakers,
+                                                    self._backend_event)
+                built = backends.create(self.spec.config.backend, context)
             carried = self.spec.carried
             carried = carried if carried is not None and carried.incarnation == self.incarnation else None
-            self._backend = CallRecorder(backends.create(self.spec.config.backend, context), self._record, carried,
-                                         before_call=self._call_begins)
+            self._backend = CallRecorder(built, self._record, carried, before_call=self._call_begins)
             self._run(self._backend.start()).result()
             io = TurnIO(emit=self._emit, permit=self._permit)
             if self.spec.files is not None and not backends.native_file_tools(self.spec.config.backend.type):

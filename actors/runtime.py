@@ -97,10 +97,11 @@ class RunContext:
     """What every actor of one run shares: the run id, the trace writer and the clock."""
 
     def __init__(self, run_id: str, trace: pykka.ActorRef[Any] | None, clock: Clock = time.monotonic,
-                 runtime: Runtime | None = None) -> None:
+                 runtime: Runtime | None = None, breakers: BreakerRegistry | None = None) -> None:
         self.run_id = run_id
         self.clock = clock
-        self.breakers = BreakerRegistry()  # per run: one run's faults never fail the next
+        # Per run: one run's faults never fail the next. Given when backends were built before the context.
+        self.breakers = breakers or BreakerRegistry()
         self._trace = trace
         self._lock = threading.Lock()
         self.runtime: Runtime = runtime or PykkaRuntime()

@@ -7,6 +7,7 @@ the user, and builds the result from the trace once ``RunFinished`` is on disk.
 
 from __future__ import annotations
 
+import dataclasses
 import platform
 import threading
 import time
@@ -17,13 +18,14 @@ from typing import Any
 import pykka
 
 from massgen.actors import preflight, voting_guidance
-from massgen.actors.agent import AgentSpec
+from massgen.actors.agent import AgentSpec, FirstBackend
 from massgen.actors.question import check_question
 from massgen.actors.resume import ResumePoint, carried_calls
 from massgen.actors.runtime import Peer, RunContext, Runtime
 from massgen.actors.supervisor import RunSpec, Supervisor
 from massgen.actors.trace_writer import Subscriber, TraceWriter
 from massgen.actors.turn_io import TurnSettings
+from massgen.backends.circuit import BreakerRegistry
 from massgen.backends.preload import preload
 from massgen.configs import uploads
 from massgen.configs.loader import ConfigError
@@ -174,24 +176,44 @@ class Team:
     def start(self) -> Team:
         check_question(self.question, self.history)  # QuestionError (a ConfigError): blank, or too large
         preload(agent.backend.type for agent in self.config.agents)  # once per process; see backends/preload.py
-        preflight.check(self.config)  # ConfigError, before any actor or model call, if no agent can run
         files = RunFiles.prepare(self.config, self.run_id, self.log_dir)
         specs = agent_specs(self.config, self.client_tools, self.resume)
-        if files is not None and self.config.runtime.type == "ray":
-            raise ConfigError("runtime.type: ray does not run file workflows yet (workspaces, context paths, "
-                              "command_execution): their paths are on this machine")
+        if files is not None:
+            specs = files.attach(specs)
+            if self.config.runtime.type == "ray":
+                raise ConfigError("runtime.type: ray does not run file workflows yet (workspaces, context paths, "
+                                  "command_execution): their paths are on this machine")
+        breakers = BreakerRegistry()
+        specs = self._with_first_backends(specs, breakers)  # ConfigError, before any actor, if no agent can run
         runtime = _runtime(self.config)  # before anything starts: a cluster that is not there is a config error
         self._trace = TraceWriter.start(self.log_dir, self._subscribers)
-        self._ctx = RunContext(self.run_id, self._trace, runtime=runtime)
+        self._ctx = RunContext(self.run_id, self._trace, runtime=runtime, breakers=breakers)
         spec = RunSpec(run_id=self.run_id, question=self.question, log_dir=str(self.log_dir),
                        versions=versions(), history=self.history, tick_interval_s=self._tick, turn=self.turn,
                        attempt=self.resume.attempt + 1 if self.resume else 1,
                        resume=self.resume.state if self.resume else None,
                        resumed_from=str(self.resume.log_dir) if self.resume else None, files=files)
-        ref = Supervisor.start(self._ctx, self.config, spec, files.attach(specs) if files else specs)
+        ref = Supervisor.start(self._ctx, self.config, spec, specs)
         self._run_spec = spec
         self._supervisor = Peer("supervisor", 1, ref)
         return self
+
+    def _with_first_backends(self, specs: list[AgentSpec], breakers: BreakerRegistry) -> list[AgentSpec]:
+        """The preflight check (``actors/preflight.py``), building each agent's backend as its first
+        incarnation will use it; the specs then hand those backends to the agents. On Ray the agents
+        live in other processes and build their own: there the builds are only the check."""
+        resumed = self.resume.state.agents if self.resume is not None else {}
+        holders = {s.agent_id: FirstBackend(resumed[s.agent_id].incarnation if s.agent_id in resumed else 1)
+                   for s in specs}
+        built = preflight.build(
+            (s.agent_id, s.config.backend,
+             s.backend_context(holders[s.agent_id].incarnation, self.run_id, breakers, holders[s.agent_id].on_event))
+            for s in specs)
+        if self.config.runtime.type == "ray":
+            return specs
+        for agent_id, backend in built.items():
+            holders[agent_id].hold(backend)
+        return [dataclasses.replace(s, first_backend=holders[s.agent_id]) for s in specs]
 
     # -- steering (each is a message to the supervisor, so it is in the trace) ---------------------
 

@@ -110,8 +110,10 @@ def stored_config(args: argparse.Namespace) -> dict[str, Any]:
     return {"config": args.config, **{name: getattr(args, name) for name in QUICK_FLAGS if getattr(args, name)}}
 
 
-def team_config(args: argparse.Namespace, session: Session | None = None) -> tuple[TeamConfig, str]:
-    """The config the flags (or the continued session) ask for, and where it came from."""
+def team_config(args: argparse.Namespace, session: Session | None = None,
+                env: dict[str, str] | None = None) -> tuple[TeamConfig, str]:
+    """The config the flags (or the continued session) ask for, and where it came from; ``env``: the
+    environment with ``./.env`` (read here when not given)."""
     from massgen import config_environment as environment
     from massgen import discover_config as resolve
     from massgen import override_agents, override_notes, quick_team
@@ -121,12 +123,13 @@ def team_config(args: argparse.Namespace, session: Session | None = None) -> tup
     if session is not None and not args.config and not any(getattr(args, n) for n in QUICK_FLAGS):
         choice = {"config": None, **session.config}
     quick: dict[str, Any] = {name: choice.get(name) for name in QUICK_FLAGS}
+    env = environment() if env is None else env
     with modes.config_warnings(strict=getattr(args, "strict_validation", False)):
         if not choice.get("config") and (quick["model"] or quick["backend"]):
-            config = quick_team(env=environment(), **quick)
+            config = quick_team(env=env, **quick)
             source = f"--model {quick['model'] or '(default)'} on {config.agents[0].backend.type}"
         else:
-            config, source = resolve(choice.get("config"))
+            config, source = resolve(choice.get("config"), env)
             for note in override_notes(config, model=quick["model"], base_url=quick["base_url"],
                                        backend=quick["backend"]):
                 print(f"massgen: note: {note}", file=sys.stderr)
@@ -140,12 +143,12 @@ def say_notices(config: TeamConfig, source: str, err: IO[str] | None = None) -> 
         (err or sys.stderr).write(f"massgen: warning: {source}: {line}\n")
 
 
-def check_keys(config: TeamConfig, err: IO[str] | None = None) -> int | None:
+def check_keys(config: TeamConfig, err: IO[str] | None = None, env: dict[str, str] | None = None) -> int | None:
     """``CONFIG_ERROR`` after naming every missing key, or None when every agent has what it needs."""
     from massgen import config_environment as environment
     from massgen import describe_missing, missing_keys
 
-    missing = missing_keys(config, environment())
+    missing = missing_keys(config, environment() if env is None else env)
     if not missing:
         return None
     (err or sys.stderr).write("massgen: missing API key\n" + describe_missing(missing) + "\n")

@@ -112,7 +112,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code
     args = build_parser().parse_args(argv)
     _quiet_library_logs()
-    from massgen import ConfigError, list_examples
+    from massgen import ConfigError, config_environment, list_examples
     from massgen.cli import config_tools, display, flags, upstream_flags
 
     problem = flags.usage_problem(args) or upstream_flags.unavailable(args) or config_tools.usage_problem(args)
@@ -155,14 +155,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("massgen: give a question, e.g. massgen \"Which is larger, 9.11 or 9.9?\" "
                   "(the interactive session needs a terminal)", file=sys.stderr)
             return exit_codes.CONFIG_ERROR
+        env = config_environment()  # ./.env read once, for the config and the key check
         try:
             session = flags.session_of(args)
-            config, source = flags.team_config(args, session)
+            config, source = flags.team_config(args, session, env)
             flags.say_notices(config, source)
         except ConfigError as exc:
             print(f"massgen: {exc}", file=sys.stderr)
             return exit_codes.CONFIG_ERROR
-        missing_key = flags.check_keys(config)
+        missing_key = flags.check_keys(config, env=env)
         if missing_key is not None:
             return missing_key
         if display.full_screen(args):
@@ -174,14 +175,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                         session=session,
                         session_config=flags.stored_config(args))
 
+    env = config_environment()  # ./.env read once, for the config and the key check
     try:
         session = flags.session_of(args)
-        config, source = flags.team_config(args, session)
+        config, source = flags.team_config(args, session, env)
     except ConfigError as exc:
         print(f"massgen: {exc}", file=sys.stderr)
         return exit_codes.CONFIG_ERROR
     flags.say_notices(config, source)
-    missing_key = flags.check_keys(config)
+    missing_key = flags.check_keys(config, env=env)
     if missing_key is not None:
         return missing_key
     if args.web:
@@ -193,9 +195,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         address = ["--port", str(args.web_port or 0), "--host", args.web_host or "127.0.0.1"]
         return serve_main(["--ui", *address, "--log-level", "warning"], served_config=(name, _with_paths(
             config, args.question, args)), start_question=args.question)
-    from massgen import preload_backends
-
-    preload_backends(agent.backend.type for agent in config.agents)  # the SDKs load while the team starts
     from massgen.cli import text
     from massgen.cli.oneshot import run_question
 

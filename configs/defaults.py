@@ -97,9 +97,9 @@ def default_team(env: dict[str, str] | None = None) -> TeamConfig:
     return validate_data(LOCAL_TEAM, "the default team", env)
 
 
-def resolve(config_ref: str | None) -> tuple[TeamConfig, str]:
-    """The config to use and a short description of where it came from."""
-    env = environment()
+def resolve(config_ref: str | None, env: dict[str, str] | None = None) -> tuple[TeamConfig, str]:
+    """The config to use and a short description of where it came from (``env``: else ``environment()``)."""
+    env = environment() if env is None else env
     if config_ref:
         config, path = load_config(config_ref, env)
         return config, str(path)

@@ -1,7 +1,12 @@
 """massgen: a supervised team of models that answers one task together.
 
-The public face only. Names are loaded on first use so that ``massgen --help``
-and ``import massgen`` stay fast and never import a provider SDK.
+The public face only, each name written once: in the ``if TYPE_CHECKING:`` imports below,
+which type checkers read as they are (``from massgen import run`` is typed) and which
+``__getattr__`` reads at run time, on first use, as the table of what to load from where.
+Nothing is imported before a name is used, so ``massgen --help`` and ``import massgen``
+stay fast and never import a provider SDK. The run's own names (``new_team``, ``Subscriber``,
+``preflight_check``, the log readers, ...) serve massgen's surfaces (cli/); usable, but not
+promised stable.
 """
 
 from __future__ import annotations
@@ -11,117 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-# name -> "module" (the same name there) or "module:attr" (another name there).
-_EXPORTS = {
-    "Team": "massgen.actors.team",
-    "RunResult": "massgen.result",
-    "new_team": "massgen.launch",
-    "with_run_timeout": "massgen.launch",
-    "TeamConfig": "massgen.configs.schema",
-    "load_config": "massgen.configs.loader",
-    "rebuild_from_trace": "massgen.logs.files",
-    "run": "massgen.api",
-    "run_sync": "massgen.api",
-    "stream": "massgen.api",
-    "resolve_config": "massgen.launch",
-    "register_with_litellm": "massgen.litellm_provider",
-    "AnswerEvent": "massgen.events",
-    "ChunkEvent": "massgen.events",
-    "DeadlineEvent": "massgen.events",
-    "Event": "massgen.events",
-    "FailureEvent": "massgen.events",
-    "ExcludedEvent": "massgen.events",
-    "RejoinedEvent": "massgen.events",
-    "FinalAnswerEvent": "massgen.events",
-    "RestartEvent": "massgen.events",
-    "RunStartedEvent": "massgen.events",
-    "VoteEvent": "massgen.events",
-    "VotesInvalidatedEvent": "massgen.events",
-    # errors users catch (massgen/errors.py): one root, MassGenError
-    "MassGenError": "massgen.errors",
-    "ConfigError": "massgen.errors",
-    "SessionError": "massgen.sessions",
-    "LogDirError": "massgen.errors",
-    "ResumeError": "massgen.errors",
-    "BackendError": "massgen.errors",
-    "PermanentBackendError": "massgen.errors",
-    "ToolError": "massgen.errors",
-    "TraceError": "massgen.errors",
-    "RunError": "massgen.errors",
-    "RunFailed": "massgen.errors",
-    "RunTimeout": "massgen.errors",
-    "BudgetExhausted": "massgen.errors",
-    "RunInterrupted": "massgen.errors",
-    # for massgen's own surfaces (cli/: one-shot, REPL, serve, logs); usable, but not promised stable
-    "Subscriber": "massgen.actors.trace_writer",
-    "ResumePoint": "massgen.actors.resume",
-    "resume_point": "massgen.actors.resume",
-    "preflight_check": "massgen.actors.preflight:check",
-    "decode_client_tool_calls": "massgen.actors.client_tools:decode",
-    "WORKFLOW_TOOLS": "massgen.actors.prompts",
-    "ToolSpec": "massgen.messages",
-    "RuntimeConfig": "massgen.configs.schema",
-    "list_examples": "massgen.configs.loader",
-    "validate_data": "massgen.configs.loader",
-    "discover_config": "massgen.configs.defaults:resolve",
-    "config_environment": "massgen.configs.defaults:environment",
-    "default_team": "massgen.configs.defaults",
-    "read_dotenv": "massgen.configs.defaults",
-    "PROVIDER_KEYS": "massgen.configs.defaults",
-    "BACKENDS": "massgen.configs.quick",
-    "QuestionError": "massgen.actors.question",
-    "check_question": "massgen.actors.question",
-    "quick_team": "massgen.configs.quick",
-    "quick_backend": "massgen.configs.quick",
-    "override_agents": "massgen.configs.quick",
-    "override_notes": "massgen.configs.quick",
-    "build_config": "massgen.configs.build",
-    "example_path": "massgen.configs.loader:resolve_config_path",
-    "schema_text": "massgen.configs.schema_doc",
-    "tool_stats": "massgen.logs.upstream_status",
-    "missing_keys": "massgen.configs.quick",
-    "describe_missing": "massgen.configs.quick",
-    "with_context_paths": "massgen.files",
-    "preload_backends": "massgen.backends.preload:preload",
-    "Session": "massgen.sessions",
-    "LogProjection": "massgen.logs.projection",
-    "read_trace": "massgen.logs.files",
-    "find_runs": "massgen.logs.summary",
-    "project_run": "massgen.logs.summary:project",
-    "summarize_run": "massgen.logs.summary:summarize",
-    "events_from_record": "massgen.events",
-    # the finer events the terminal UI draws (massgen/view_events.py)
-    "McpEvent": "massgen.view_events",
-    "ModelCallEvent": "massgen.view_events",
-    "NoteDeliveredEvent": "massgen.view_events",
-    "NoteSentEvent": "massgen.view_events",
-    "PresentingEvent": "massgen.view_events",
-    "RunFinishedEvent": "massgen.view_events",
-    "RunSettingsEvent": "massgen.view_events",
-    "SnapshotEvent": "massgen.view_events",
-    "SteeringEvent": "massgen.view_events",
-    "TallyEvent": "massgen.view_events",
-    "ToolCallFinishedEvent": "massgen.view_events",
-    "ToolCallStartedEvent": "massgen.view_events",
-    "TurnStartedEvent": "massgen.view_events",
-    "ViewEvent": "massgen.view_events",
-    "view_events_from_record": "massgen.view_events",
-    "TraceRecord": "massgen.messages.trace",
-    "parse_sender": "massgen.messages.trace",
-    "sender_name": "massgen.messages.trace",
-    "LogLayout": "massgen.logs.layout",
-    "TRACE_FILE": "massgen.logs.layout",
-    "ATTEMPT_GLOB": "massgen.logs.layout",
-    "default_log_base": "massgen.logs.layout",
-    "new_log_dir": "massgen.logs.layout",
-    "attempt_dir": "massgen.logs.layout",
-    "open_session": "massgen.sessions:open_or_create",
-}
-
 if TYPE_CHECKING:
     from massgen import messages as messages
-    from massgen.actors.client_tools import decode as decode_client_tool_calls
-    from massgen.actors.preflight import check as preflight_check
+    from massgen.actors.client_tools import decode
+    from massgen.actors.preflight import check
     from massgen.actors.prompts import WORKFLOW_TOOLS as WORKFLOW_TOOLS
     from massgen.actors.question import QuestionError as QuestionError
     from massgen.actors.question import check_question as check_question
@@ -132,16 +30,15 @@ if TYPE_CHECKING:
     from massgen.api import run as run
     from massgen.api import run_sync as run_sync
     from massgen.api import stream as stream
-    from massgen.backends.preload import preload as preload_backends
+    from massgen.backends.preload import preload
     from massgen.configs.build import build_config as build_config
     from massgen.configs.defaults import PROVIDER_KEYS as PROVIDER_KEYS
     from massgen.configs.defaults import default_team as default_team
-    from massgen.configs.defaults import environment as config_environment
+    from massgen.configs.defaults import environment, resolve
     from massgen.configs.defaults import read_dotenv as read_dotenv
-    from massgen.configs.defaults import resolve as discover_config
     from massgen.configs.loader import list_examples as list_examples
     from massgen.configs.loader import load_config as load_config
-    from massgen.configs.loader import resolve_config_path as example_path
+    from massgen.configs.loader import resolve_config_path
     from massgen.configs.loader import validate_data as validate_data
     from massgen.configs.quick import BACKENDS as BACKENDS
     from massgen.configs.quick import describe_missing as describe_missing
@@ -194,8 +91,7 @@ if TYPE_CHECKING:
     from massgen.logs.layout import new_log_dir as new_log_dir
     from massgen.logs.projection import LogProjection as LogProjection
     from massgen.logs.summary import find_runs as find_runs
-    from massgen.logs.summary import project as project_run
-    from massgen.logs.summary import summarize as summarize_run
+    from massgen.logs.summary import project, summarize
     from massgen.logs.upstream_status import tool_stats as tool_stats
     from massgen.messages import ToolSpec as ToolSpec
     from massgen.messages.trace import TraceRecord as TraceRecord
@@ -204,7 +100,7 @@ if TYPE_CHECKING:
     from massgen.result import RunResult as RunResult
     from massgen.sessions import Session as Session
     from massgen.sessions import SessionError as SessionError
-    from massgen.sessions import open_or_create as open_session
+    from massgen.sessions import open_or_create
     from massgen.view_events import McpEvent as McpEvent
     from massgen.view_events import ModelCallEvent as ModelCallEvent
     from massgen.view_events import NoteDeliveredEvent as NoteDeliveredEvent
@@ -221,118 +117,54 @@ if TYPE_CHECKING:
     from massgen.view_events import ViewEvent as ViewEvent
     from massgen.view_events import view_events_from_record as view_events_from_record
 
+    # the names the face gives under a name of its own
+    config_environment = environment
+    decode_client_tool_calls = decode
+    discover_config = resolve
+    example_path = resolve_config_path
+    open_session = open_or_create
+    preflight_check = check
+    preload_backends = preload
+    project_run = project
+    summarize_run = summarize
+
+
+def _read_exports() -> dict[str, tuple[str, str]]:
+    """Exported name -> (module, attribute), read from the ``if TYPE_CHECKING:`` block of this file as a
+    type checker reads it: ``from M import A as A`` exports A, a plain ``from M import B`` does not, and
+    ``C = B`` exports B as C."""
+    import ast
+    from pathlib import Path
+
+    tree = ast.parse(Path(__file__).read_text(encoding="utf-8"), __file__)
+    imported: dict[str, tuple[str, str]] = {}
+    exported: dict[str, tuple[str, str]] = {}
+    for block in tree.body:
+        if not (isinstance(block, ast.If) and isinstance(block.test, ast.Name) and block.test.id == "TYPE_CHECKING"):
+            continue
+        for node in block.body:
+            if isinstance(node, ast.ImportFrom):
+                for alias in node.names:
+                    imported[alias.asname or alias.name] = (node.module or "", alias.name)
+                    if alias.asname == alias.name:
+                        exported[alias.name] = imported[alias.name]
+            elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Name):
+                exported.update({t.id: imported[node.value.id] for t in node.targets if isinstance(t, ast.Name)})
+    return exported
+
+
+_exports: dict[str, tuple[str, str]] = {}
+
 
 def __getattr__(name: str) -> Any:
-    if name == "messages":  # the package itself: every record type, for readers of trace records
-        return import_module("massgen.messages")
-    target = _EXPORTS.get(name)
+    if not _exports:
+        _exports.update(_read_exports())
+    if name == "__all__":  # ``from massgen import *``
+        return ["__version__", *_exports]
+    target = _exports.get(name)
     if target is None:
         raise AttributeError(f"module 'massgen' has no attribute {name!r}")
-    module, _, attr = target.partition(":")
-    return getattr(import_module(module), attr or name)
-
-
-__all__ = [
-    "ATTEMPT_GLOB",
-    "BACKENDS",
-    "PROVIDER_KEYS",
-    "TRACE_FILE",
-    "WORKFLOW_TOOLS",
-    "AnswerEvent",
-    "BackendError",
-    "BudgetExhausted",
-    "ChunkEvent",
-    "ConfigError",
-    "DeadlineEvent",
-    "Event",
-    "ExcludedEvent",
-    "FailureEvent",
-    "FinalAnswerEvent",
-    "LogDirError",
-    "LogLayout",
-    "LogProjection",
-    "MassGenError",
-    "McpEvent",
-    "ModelCallEvent",
-    "NoteDeliveredEvent",
-    "NoteSentEvent",
-    "PermanentBackendError",
-    "PresentingEvent",
-    "QuestionError",
-    "RejoinedEvent",
-    "RestartEvent",
-    "ResumeError",
-    "ResumePoint",
-    "RunError",
-    "RunFailed",
-    "RunFinishedEvent",
-    "RunInterrupted",
-    "RunResult",
-    "RunSettingsEvent",
-    "RunStartedEvent",
-    "RunTimeout",
-    "RuntimeConfig",
-    "Session",
-    "SessionError",
-    "SnapshotEvent",
-    "SteeringEvent",
-    "Subscriber",
-    "TallyEvent",
-    "Team",
-    "TeamConfig",
-    "ToolCallFinishedEvent",
-    "ToolCallStartedEvent",
-    "ToolError",
-    "ToolSpec",
-    "TraceError",
-    "TraceRecord",
-    "TurnStartedEvent",
-    "ViewEvent",
-    "VoteEvent",
-    "VotesInvalidatedEvent",
-    "__version__",
-    "attempt_dir",
-    "build_config",
-    "check_question",
-    "config_environment",
-    "decode_client_tool_calls",
-    "default_log_base",
-    "default_team",
-    "describe_missing",
-    "discover_config",
-    "events_from_record",
-    "example_path",
-    "find_runs",
-    "list_examples",
-    "load_config",
-    "messages",
-    "missing_keys",
-    "new_log_dir",
-    "new_team",
-    "open_session",
-    "override_agents",
-    "override_notes",
-    "parse_sender",
-    "preflight_check",
-    "preload_backends",
-    "project_run",
-    "quick_backend",
-    "quick_team",
-    "read_dotenv",
-    "read_trace",
-    "rebuild_from_trace",
-    "register_with_litellm",
-    "resolve_config",
-    "resume_point",
-    "run",
-    "run_sync",
-    "schema_text",
-    "sender_name",
-    "stream",
-    "summarize_run",
-    "tool_stats",
-    "validate_data",
-    "view_events_from_record",
-    "with_context_paths",
-    "with_run_timeout",
-]
+    module, attr = target
+    if module == __name__:  # a subpackage of the face itself: ``massgen.messages``
+        return import_module(f"{module}.{attr}")
+    return getattr(import_module(module), attr)
