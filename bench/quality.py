@@ -15,8 +15,10 @@ text at report time, so every row is scored by the same extractor.
 Run: python -m bench.quality [--config X] [--tasks arithmetic] [--n 15] [--seed 0,2,3]
      [--methods greedy,team,sample]
 Task sets: ``arithmetic`` (``a + b * c + d - e * f``, integers 0..30 from
-``random.Random(seed)``) and, with the ``[bench]`` extra, ``rg:basic_arithmetic`` and
-``rg:chain_sum`` from reasoning-gym.
+``random.Random(seed)``); ``compare`` (the README's question, "Which is larger, 9.11 or 9.9?", then
+pairs of decimals with one and two decimal digits, asked as bare as a user asks it, so the answer is
+read from whatever sentence the model ends with); and, with the ``[bench]`` extra,
+``rg:basic_arithmetic`` and ``rg:chain_sum`` from reasoning-gym.
 """
 
 from __future__ import annotations
@@ -48,11 +50,15 @@ _ANSWER = re.compile(r"answer\s*[:\uff1a]?\s*\**\s*(-?\d[\d,]*)", re.IGNORECASE)
 _INTEGER = re.compile(r"-?\d[\d,]*")
 
 
+Number = int | float
+"""A task's result: an integer, or a decimal for ``compare`` (a stated decimal is never its digits)."""
+
+
 @dataclass(frozen=True)
 class Task:
     task_id: str
     question: str
-    expected: int
+    expected: Number
 
 
 def arithmetic_tasks(n: int, seed: int) -> list[Task]:
@@ -63,6 +69,28 @@ def arithmetic_tasks(n: int, seed: int) -> list[Task]:
         a, b, c, d, e, f = (rng.randint(0, 30) for _ in range(6))
         expr = f"{a} + {b} * {c} + {d} - {e} * {f}"
         tasks.append(Task(f"arith-{seed}-{i}", PROMPT.format(expr=expr), a + b * c + d - e * f))
+    return tasks
+
+
+README_QUESTION = "Which is larger, 9.11 or 9.9?"
+
+
+def compare_tasks(n: int, seed: int) -> list[Task]:
+    """Which of two decimals is larger: the README's question first (seed 0), then ``W.d`` against ``W.dd``.
+
+    The two-digit decimal is the larger as often as not, so neither "the longer one" nor "the shorter one"
+    is a rule that scores; the order in the question is drawn too.
+    """
+    rng = random.Random(seed)
+    tasks = [Task(f"compare-{seed}-0", README_QUESTION, 9.9)] if seed == 0 else []
+    while len(tasks) < n:
+        whole, short, long_ = rng.randint(0, 20), rng.randint(1, 9), rng.randint(11, 99)
+        if long_ % 10 == 0 or long_ // 10 == short:
+            continue  # 3.40 is 3.4; 3.45 against 3.4 has no trap to fall into
+        pair = [f"{whole}.{short}", f"{whole}.{long_}"]
+        rng.shuffle(pair)
+        tasks.append(Task(f"compare-{seed}-{len(tasks)}", f"Which is larger, {pair[0]} or {pair[1]}?",
+                          max(float(x) for x in pair)))
     return tasks
 
 
@@ -78,9 +106,9 @@ def reasoning_gym_tasks(name: str, n: int, seed: int) -> list[Task]:
     return tasks
 
 
-def extract(text: str | None) -> int | None:
-    """The result the text states (``actors/results.py``: ``Answer:``, ``\\boxed{}``, "... is N"), else its
-    last integer. The team's judge and this score read answers alike."""
+def extract(text: str | None) -> Number | None:
+    """The result the text states (``actors/results.py``: ``Answer:``, ``\\boxed{}``, "... is N", "X is
+    larger than Y"), else its last integer. The team's judge and this score read answers alike."""
     if not text:
         return None
     stated = stated_result(text)
@@ -91,7 +119,7 @@ def extract(text: str | None) -> int | None:
     if value is not None and value.is_integer():
         return int(value)
     if value is not None:
-        return None  # a stated non-integer (-106.75) is a wrong integer answer, not its last digits
+        return value  # a stated decimal (-106.75) is that decimal, never its last digits
     found = _ANSWER.findall(text) or _INTEGER.findall(text)
     if not found:
         return None
@@ -112,7 +140,7 @@ def wilson(correct: int, n: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def majority(values: Iterable[int | None]) -> int | None:
+def majority(values: Iterable[Number | None]) -> Number | None:
     """The most frequent answer; a tie goes to the one that came first."""
     seen = [v for v in values if v is not None]
     if not seen:
@@ -207,6 +235,7 @@ def team_record(trace: list[dict[str, Any]], config: TeamConfig) -> dict[str, An
             votes.append({"voter": p["voter"], "target": target,
                           "place": seen.index(target) + 1 if target in seen else None, "in_view": len(seen),
                           "own_result": p.get("own_result", ""), "target_result": p.get("target_result", ""),
+                          "reason": p.get("reason", ""),
                           "agreement": p.get("agreement", False), "round": p.get("round")})
     return {"first_answers": [first[a.id] for a in config.agents if a.id in first], "votes": votes,
             "unanimous": any(r.get("type") == "UnanimousFirstAnswers" for r in trace)}
@@ -291,12 +320,12 @@ class MethodScore:
     seconds: float | None
 
 
-def _as_int(result: str) -> int | None:
+def _as_number(result: str) -> Number | None:
     try:
         value = float(result.replace(",", ""))
     except ValueError:
         return None
-    return int(value) if value.is_integer() else None
+    return int(value) if value.is_integer() else value
 
 
 def _grouped(rows: list[dict[str, Any]]) -> dict[str, dict[str, list[dict[str, Any]]]]:
@@ -322,7 +351,7 @@ def score(rows: list[dict[str, Any]], tasks: list[Task]) -> list[MethodScore]:
     expected = {t.task_id: t.expected for t in tasks}
     scores: list[MethodScore] = []
 
-    def add(name: str, picked: list[tuple[int | None, list[dict[str, Any]], str]], calls_each: float | None = None
+    def add(name: str, picked: list[tuple[Number | None, list[dict[str, Any]], str]], calls_each: float | None = None
             ) -> None:
         n = len(picked)
         if n == 0:
@@ -362,12 +391,12 @@ def score(rows: list[dict[str, Any]], tasks: list[Task]) -> list[MethodScore]:
     agents = sorted({(i, a["agent"], a.get("temperature")) for f in firsts.values() for i, a in enumerate(f)},
                     key=lambda x: x[0])
     for place, agent, temperature in agents:
-        picked: list[tuple[int | None, list[dict[str, Any]], str]] = [
+        picked: list[tuple[Number | None, list[dict[str, Any]], str]] = [
             (extract(f[place]["text"]), [], t) for t, f in firsts.items()
             if len(f) > place and f[place]["agent"] == agent]
         add(f"{agent}'s first answer alone (T {temperature})", picked, calls_each=1.0)
     if firsts:
-        ceiling: list[tuple[int | None, list[dict[str, Any]], str]] = [
+        ceiling: list[tuple[Number | None, list[dict[str, Any]], str]] = [
             (expected[t] if any(extract(a["text"]) == expected[t] for a in f) else None, [], t)
             for t, f in firsts.items()]
         add("ceiling: any first answer right", ceiling, calls_each=float(len(agents)))
@@ -396,11 +425,11 @@ def vote_positions(rows: list[dict[str, Any]], tasks: list[Task]) -> str:
             for vote in team.get("votes") or []:
                 c = places.setdefault(vote.get("place"), Counter())
                 c["votes"] += 1
-                c["target right"] += _as_int(vote.get("target_result", "")) == expected[task_id]
+                c["target right"] += _as_number(vote.get("target_result", "")) == expected[task_id]
                 own = vote.get("own_result", "")
                 c["own result stated"] += bool(own)
                 c["own result differs"] += bool(own) and own != vote.get("target_result", "")
-                c["own result right"] += bool(own) and _as_int(own) == expected[task_id]
+                c["own result right"] += bool(own) and _as_number(own) == expected[task_id]
                 c["agreement"] += bool(vote.get("agreement"))
     if not places:
         return ""
@@ -504,7 +533,8 @@ def plot(scores: list[MethodScore], path: Path) -> bool:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--config", help="config path or @examples/NAME (default: the local team)")
-    parser.add_argument("--tasks", default="arithmetic", help="arithmetic, rg:basic_arithmetic or rg:chain_sum")
+    parser.add_argument("--tasks", default="arithmetic",
+                        help="arithmetic, compare, rg:basic_arithmetic or rg:chain_sum")
     parser.add_argument("--n", type=int, default=15)
     parser.add_argument("--seed", default="0", help="one seed, or several: 0,2,3 (n problems each)")
     parser.add_argument("--samples", type=int, default=7, help="independent single calls per task")
@@ -524,13 +554,15 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit("--seed: no seed given")
     if args.tasks == "arithmetic":
         tasks = [t for seed in seeds for t in arithmetic_tasks(args.n, seed)]
+    elif args.tasks == "compare":
+        tasks = [t for seed in seeds for t in compare_tasks(args.n, seed)]
     elif args.tasks.startswith("rg:"):
         try:
             tasks = [t for seed in seeds for t in reasoning_gym_tasks(args.tasks[3:], args.n, seed)]
         except ImportError:
             sys.exit("--tasks rg:...: reasoning-gym is not installed (pip install -e '.[bench]')")
     else:
-        sys.exit(f"--tasks: unknown task set {args.tasks!r} (arithmetic, rg:basic_arithmetic, rg:chain_sum)")
+        sys.exit(f"--tasks: unknown task set {args.tasks!r} (arithmetic, compare, rg:basic_arithmetic, rg:chain_sum)")
     tag = args.tasks.replace(":", "_")
     out = args.out or Path("bench/results") / f"quality-{tag}-n{args.n}-s{'-'.join(map(str, seeds))}"
     out.mkdir(parents=True, exist_ok=True)

@@ -295,7 +295,7 @@ def test_the_bench_scores_the_same_results_the_judge_reads() -> None:
     from bench.quality import extract
 
     for text, result in RAW_ENDINGS.items():
-        assert extract(text) == (int(result) if "." not in result else None), text
+        assert extract(text) == (int(result) if "." not in result else float(result)), text
 
 
 def differing_team(*votes: list[dict[str, Any]], rule: str = "support") -> TeamConfig:

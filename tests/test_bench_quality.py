@@ -64,3 +64,15 @@ def test_a_benchmark_run_is_resumable_and_reports_every_method(tmp_path: Path, c
     final = [json.loads(line) for line in (out / "answers.jsonl").read_text().splitlines()]
     assert len(final) == len(rows) + 1 and not final[-1].get("error") and final[-1]["index"] == rows[0]["index"]
     assert "| one greedy call (T 0) | 1/2 |" in capsys.readouterr().out  # scored from the newest row
+
+
+def test_the_compare_set_starts_with_the_readme_question_and_has_no_rule_that_scores() -> None:
+    tasks = quality.compare_tasks(20, 0)
+    assert tasks[0].question == "Which is larger, 9.11 or 9.9?" and tasks[0].expected == 9.9
+    assert len(tasks) == 20 and len({t.question for t in tasks}) == 20
+    longer_wins = 0
+    for task in tasks:
+        pair = task.question.removeprefix("Which is larger, ").removesuffix("?").split(" or ")
+        assert task.expected == max(float(x) for x in pair)
+        longer_wins += len(str(task.expected)) == max(len(x) for x in pair)
+    assert 0 < longer_wins < len(tasks)  # neither "the longer decimal" nor "the shorter" is always right
