@@ -4,8 +4,9 @@ Convergence means every live agent has voted (or agreed) since the last new answ
 The winner is decided by final results (``actors/results.py``), not by agents, so that
 a team is at least as good as a majority vote over the same answers.
 
-A vote carries its voter's own result: what the voter's work in that turn concluded
-(``own_result``, "" when the target states no result to compare with). A vote whose own
+A vote carries its voter's own result: what the voter's work in that turn concluded, else
+the number its reason states ("9.9 is larger than 9.11"; ``results.reason_result``), ""
+when neither states one or the target states no result to compare with (``own_result``). A vote whose own
 result equals its target's is a checked agreement; one whose own result differs is not
 agreement: it supports the voter's own result, never its target's (a model that recomputes
 456 and then votes for an answer of 457 because it was listed first has said 456).

@@ -9,10 +9,15 @@ emphasis and thousands separators aside. The result an answer *states* is, in or
 3. the number a concluding sentence ends with: "Therefore, the result of the expression ... is
    -336.", "which is indeed 467", "= 507" (the last line, or the sentence before a closing
    remark);
-4. the words on its last ``Answer: ...`` line, when they are not a number ("Answer: Paris").
+4. the subject of a comparison the last sentence ends with: "Therefore, 9.9 is larger than 9.11."
+   states 9.9, as "Answer: 9.9" does ("9.11 is smaller than 9.9" states 9.11: the number the
+   sentence is about, which is what a user asking "which is smaller?" is told);
+5. the words on its last ``Answer: ...`` line, when they are not a number ("Answer: Paris").
 
 ``final_result`` falls back to the normalised last non-empty line, so two prose answers agree
-only when they end the same way. Pure functions, used by the turn (an agent that reaches an
+only when they end the same way. ``reason_result`` reads a vote's reason the same way, but only
+for a number, and with the references to answers in view taken out first ("agent2.1 is right",
+"Answer 2 is correct" state no result). Pure functions, used by the turn (an agent that reaches an
 answer in view agrees with it), the supervisor and the judge.
 """
 
@@ -34,6 +39,19 @@ _CONCLUDING_NUMBER = re.compile(
     re.IGNORECASE,
 )
 _ONLY_NUMBER = re.compile(r"^[(\[{\s]*(-?\s?\d[\d,]*(?:\.\d+)?)\s*[)\]}]*\s*[.!]?$")
+_NUM = r"-?\d[\d,]*(?:\.\d+)?"
+_COMPARATIVE = r"(?:larger|greater|bigger|higher|smaller|less|lower)"
+# "9.9 is larger than 9.11.", "9.9 is greater", "9.9 is the larger number", "9.9 > 9.11", at the sentence's end
+_COMPARISON = re.compile(
+    rf"(?<![\d.])({_NUM})\s+(?:is\s+(?:(?:much|slightly|clearly|definitely|indeed)\s+)?"
+    rf"(?:{_COMPARATIVE}(?:\s+than\s+{_NUM})?|the\s+{_COMPARATIVE}(?:\s+(?:one|number|value|of\s+the\s+two))?)"
+    rf"|[<>]\s*{_NUM})\s*[.!]?\s*$",
+    re.IGNORECASE,
+)
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
+# How a reason points at an answer in view rather than at a result: "agent2.1", "Agent 2", "answer #2"
+_REFERENCE = re.compile(r"\b(?:agent|answer|option|solution|response|candidate)\s*#?\s*(\d{1,2})(?:\.\d+)?\b",
+                        re.IGNORECASE)
 
 
 def _normalise(text: str) -> str:
@@ -93,14 +111,43 @@ def _concluding_number(text: str) -> str:
     return ""
 
 
+def _compared(text: str) -> str:
+    """The number the last sentence compares and ends with ("9.9 is larger than 9.11."), or ""."""
+    lines = [_EMPHASIS.sub("", _LATEX_NOISE.sub(" ", line)).strip() for line in text.splitlines()]
+    lines = [line for line in lines if line.strip(" .")]
+    if not lines:
+        return ""
+    sentences = [s for s in _SENTENCE_END.split(lines[-1]) if s.strip(" .")]
+    if len(sentences) > 1 and not re.search(r"\d", sentences[-1]):
+        sentences.pop()  # "... 9.9 is larger than 9.11. Let me know if you need more help!"
+    match = _COMPARISON.search(sentences[-1]) if sentences else None
+    return _number(match.group(1)) if match else ""
+
+
 def stated_result(text: str | None) -> str:
-    """The result an answer states (``Answer:`` line, ``\\boxed{}``, concluding number), or ""."""
+    """The result an answer states (``Answer:`` line, ``\\boxed{}``, concluding number, compared number), or ""."""
     text = text or ""
     line = _answer_line(text)
     if _LEADING_NUMBER.match(line):
         return line
     # "The final answer will be the result of the above calculation" is no result: a number after it is
-    return _boxed(text) or _concluding_number(text) or line
+    return _boxed(text) or _concluding_number(text) or _compared(text) or line
+
+
+def reason_result(reason: str | None, names: tuple[str, ...] = (), answers: int = 0) -> str:
+    """The number a vote's reason states as the result ("... so the total is 456", "9.9 is larger
+    than 9.11"), or "": a reason that names no number of its own is no recomputation.
+
+    ``names`` (labels and agent ids in view) and "answer N"/"agent N" for N up to ``answers`` are
+    taken out first, so that pointing at an answer is never read as computing a result.
+    """
+    text = reason or ""
+    for name in sorted(names, key=len, reverse=True):
+        if name:
+            text = re.sub(rf"(?<![\w.]){re.escape(name)}(?![\w])", " ", text, flags=re.IGNORECASE)
+    text = _REFERENCE.sub(lambda m: " " if int(m.group(1)) <= max(answers, 1) else m.group(0), text)
+    result = stated_result(text)
+    return result if _ONLY_NUMBER.match(result) else ""
 
 
 def explicit_result(text: str | None) -> str:
@@ -125,4 +172,4 @@ def conclusion(text: str, lines: int = 2) -> str:
     return "\n".join(kept[-lines:])
 
 
-__all__ = ["conclusion", "explicit_result", "final_result", "stated_result"]
+__all__ = ["conclusion", "explicit_result", "final_result", "reason_result", "stated_result"]

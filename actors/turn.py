@@ -375,9 +375,14 @@ class TurnRunner:
         reason = str(call.arguments.get(REASON, "")).strip()
         if copies_ours(reason, self._ours):
             reason = ""  # a reason is the model's own words, never our correction text echoed back
+        # The vote's own result: what its work concluded, else what its reason states ("9.9 is larger than
+        # 9.11"), the labels it points at aside: a model that writes no working before its call still says
+        # what it computed, and that, not the position of the answer it picked, is its evidence.
+        names = tuple(name for a in view.answers for name in (a.label, a.agent))
+        own = results.stated_result(without_view_tags(work)) or results.reason_result(reason, names, len(view.answers))
         self.io.emit(VoteProposed(
             causation_id=cause, turn_id=turn_id, target=vote_target(call.arguments.get(AGENT_ID)),
-            reason=reason, view_version=view.version, own_result=results.stated_result(without_view_tags(work)),
+            reason=reason, view_version=view.version, own_result=own,
         ))
 
     async def _run_tool(self, turn_id: int, cause: str, call: ToolCall,

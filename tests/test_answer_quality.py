@@ -17,7 +17,7 @@ from wire.protocols import chat_chunk, chat_text, chat_tool_delta, sse
 from wire.server import Recorded, Reply, Stream, WireServer
 
 from massgen.actors.judge import decide
-from massgen.actors.results import final_result, stated_result
+from massgen.actors.results import final_result, reason_result, stated_result
 from massgen.configs import TeamConfig
 from massgen.messages import AnswerResult
 
@@ -386,3 +386,65 @@ def test_the_default_local_team_has_a_greedy_first_agent_whose_answer_is_the_pri
     team = default_team({})
     assert [a.backend.temperature for a in team.agents] == [0.0, 0.4, 0.4]  # type: ignore[union-attr]
     assert team.orchestrator.winner_rule == "prior" and team.orchestrator.max_new_answers_per_agent == 1
+
+
+# -- the README's question: results that are comparisons, votes that say what they computed ---------
+
+# Endings of comparisons, with the number each states: the one the sentence is about.
+COMPARISON_ENDINGS = {
+    "Final answer: 9.9 is larger than 9.11.": "9.9",
+    "Comparing the tenths: 9 > 1, so 9.9 is larger than 9.11.": "9.9",
+    "Therefore, 9.11 is larger than 9.9.": "9.11",
+    "So **9.9** is greater than 9.11. Let me know if you have any other questions!": "9.9",
+    "Thus 9.9 is the larger number.": "9.9",
+    "9.9 > 9.11": "9.9",
+    "In conclusion, 9.11 is smaller than 9.9.": "9.11",
+}
+
+
+def test_a_comparison_states_the_number_it_is_about() -> None:
+    for text, result in COMPARISON_ENDINGS.items():
+        assert stated_result(text) == result, text
+    # the two sides of the README's question are two results, whatever the wording
+    assert final_result("Therefore, 9.9 is larger than 9.11.") == final_result("Answer: 9.9")
+    assert final_result("9.11 is larger than 9.9") != final_result("9.9 is larger than 9.11")
+    # a comparison inside the working is no conclusion
+    assert stated_result("Since 9.9 is larger than 9.11, we keep going.\nThe total is 40.") == "40"
+
+
+def test_a_vote_reason_states_a_result_only_in_numbers_of_its_own() -> None:
+    names = ("agent1.1", "local_1", "agent2.1", "local_2")
+    assert reason_result("agent2.1 correctly says that 9.9 is larger than 9.11", names, 2) == "9.9"
+    assert reason_result("Agent 1's answer is right: the total is 1118.", names, 2) == "1118"
+    # pointing at an answer is no result: labels, agent ids and "answer N" are taken out first
+    assert reason_result("agent2.1 is right", names, 2) == ""
+    assert reason_result("Answer 2 is correct", names, 2) == ""
+    assert reason_result("local_1 computed it correctly", names, 2) == ""
+    # words are no result either: only a number is compared with the target's
+    assert reason_result("The answer is Paris", names, 2) == ""
+    assert reason_result("", names, 2) == ""
+
+
+def test_votes_that_say_another_result_than_their_target_overturn_the_greedy_prior(tmp_path: Path) -> None:
+    """The README run that answered wrongly: the greedy agent said 9.11, the other two 9.9; every vote went
+    to the greedy agent's answer, listed first, while its reason said 9.9, and there was no working before
+    the call. The reasons are the voters' own results: 9.9 has the support, and the greedy agent's own
+    vote concluded it, so the prior is overturned."""
+    reason = "The answer correctly explains that 9.9 is larger than 9.11."
+    firsts = ["Therefore, 9.11 is larger than 9.9.", "Comparing tenths, 9.9 is larger than 9.11.",
+              "So 9.9 is larger than 9.11."]
+    config = team_config(
+        *(scripted(name, [step(new_answer=first)], [step(vote="agent1", reason=reason)])
+          for name, first in zip(("a", "b", "c"), firsts, strict=True)),
+        orchestrator={"final_answer_strategy": "winner_reuse", "winner_rule": "prior"},
+    )
+    result = run_team(config, tmp_path)
+    assert result.status == "completed", result.reason
+    trace = records(result)
+    assert_trace_invariants(trace)
+    recorded = {r["payload"]["voter"]: (r["payload"]["target"], r["payload"]["target_result"],
+                                        r["payload"]["own_result"]) for r in of_type(trace, "RecordVote")}
+    assert recorded == {agent: ("a", "9.11", "9.9") for agent in ("a", "b", "c")}
+    final = of_type(trace, "TallyUpdated")[-1]["payload"]
+    assert final["counts"] == {"a": 3} and final["support"] == {"9.9": 4}
+    assert result.winner == "b" and "9.9 is larger than 9.11" in (result.final_answer or "")
