@@ -81,11 +81,14 @@ class TraceWriter(pykka.ThreadingActor):
     def _close(self) -> None:
         if self._trailing is not None:
             self._trailing.cancel()
-        if self._file is not None:
-            self._publish()
-            self._file.close()
-            self._file = None
-        self.closed.set()
+        try:
+            if self._file is not None:
+                self._publish()  # what was written is shown, and the derived files follow it
+        finally:
+            if self._file is not None:
+                self._file.close()
+                self._file = None
+            self.closed.set()
 
     def on_receive(self, message: Any) -> Any:
         if not isinstance(message, _ACCEPTS):
