@@ -311,11 +311,23 @@ class Team:
             return False
         return True
 
-    def _close_trace(self) -> None:
+    def _close_trace(self, limit_s: float = 120.0) -> None:
+        """Wait until the writer has written everything, derived files included, then stop it.
+
+        Subscribers (and so ``_watch``) get ``RunFinished`` before the writer writes ``logs/*`` from
+        it, and a large config makes that seconds: the flush answers only after them. Bounded, for a
+        writer that cannot write at all."""
         if self._trace is None:
             return
+        give_up = time.monotonic() + limit_s
         try:
-            self._trace.ask(Flush(), timeout=5.0)
+            while True:
+                try:
+                    self._trace.ask(Flush(), timeout=5.0)
+                    break
+                except pykka.Timeout:
+                    if time.monotonic() >= give_up:
+                        return
             self._trace.stop(timeout=5.0)
         except (pykka.Timeout, pykka.ActorDeadError):
             pass

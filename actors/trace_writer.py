@@ -1,8 +1,13 @@
 """The single writer of ``trace.jsonl``, and the live projection of it.
 
-One writer gives the trace a strictly increasing ``seq`` without locks. Each line is
-flushed as it is written so a crash loses at most the line being written. Observers
-(progress display, status file, stream API) see records only after they are on disk.
+One writer gives the trace a strictly increasing ``seq`` without locks. Records are
+written in batches: each is encoded and written as it comes, and the file is flushed once
+its mailbox holds no more records (or a batch is ``_BATCH_RECORDS`` long or ``_BATCH_S``
+old), so a crash loses at most the unflushed batch, none of it yet shown. Observers (progress
+display, status file, stream API) see records only after that flush, in ``seq`` order: one
+flush per record cost the writer a system call and a GIL hand-off each, and with 64 agents
+it fell seconds behind them. ``RunFinished`` is handed to observers before the derived files
+(``logs/*``) are written; a ``Flush`` answers only after them.
 ``status.json`` is rewritten at most every 0.25 s, and a record that arrives sooner is
 written by a trailing write when that time is up, so the file is never staler than that.
 Records after ``RunFinished`` (late dead letters) rewrite every file, as a rebuild would.
@@ -37,6 +42,9 @@ Subscriber = Callable[[TraceRecord, LogProjection], None]
 
 # Live status.json is rewritten at most this often, at most this late, and always at the end.
 _STATUS_EVERY_S = 0.25
+# A batch is flushed and shown when the mailbox has no more records, or at this length or age.
+_BATCH_RECORDS = 512
+_BATCH_S = 0.05
 
 
 class TraceWriter(pykka.ThreadingActor):
@@ -56,6 +64,8 @@ class TraceWriter(pykka.ThreadingActor):
         self._encoder = TraceEncoder()
         self._last_status_at = float("-inf")
         self._trailing: threading.Timer | None = None
+        self._unflushed: list[TraceRecord] = []  # written, not yet flushed nor shown
+        self._batch_started = 0.0
         self.closed = threading.Event()
 
     def on_start(self) -> None:
@@ -71,16 +81,28 @@ class TraceWriter(pykka.ThreadingActor):
     def _close(self) -> None:
         if self._trailing is not None:
             self._trailing.cancel()
-        if self._file is not None:
-            self._file.close()
-            self._file = None
-        self.closed.set()
+        try:
+            if self._file is not None:
+                self._publish()  # what was written is shown, and the derived files follow it
+        finally:
+            if self._file is not None:
+                self._file.close()
+                self._file = None
+            self.closed.set()
 
     def on_receive(self, message: Any) -> Any:
         if not isinstance(message, _ACCEPTS):
             self._dead_letter(message)
+            self._publish()
             return None
-        return self.handle(cast(TraceWriterInbox, message))
+        if not isinstance(message, WriteRecord):
+            self._publish()  # a flush, a status write: after every earlier record is on disk and shown
+            return self.handle(cast(TraceWriterInbox, message))
+        self.handle(message)
+        if (len(self._unflushed) >= _BATCH_RECORDS or self.actor_inbox.empty()
+                or time.monotonic() - self._batch_started >= _BATCH_S):
+            self._publish()
+        return None
 
     def handle(self, message: TraceWriterInbox) -> int | None:
         match message:
@@ -133,10 +155,26 @@ class TraceWriter(pykka.ThreadingActor):
         except UnicodeEncodeError:  # lone surrogates: JSON's \uXXXX escapes keep them, losslessly
             line = json.dumps(written, ensure_ascii=True, default=str)
             self._file.write((self._question.shorten(line) if self._question and self._seq > 1 else line) + "\n")
+        if not self._unflushed:
+            self._batch_started = time.monotonic()
+        self._unflushed.append(TraceRecord.written(record, msg))
+
+    def _publish(self) -> None:
+        """Flush the batch, then fold it and hand it to the subscribers, in order: shown only once on disk."""
+        if not self._unflushed or self._file is None:
+            return
         self._file.flush()
-        typed = TraceRecord.written(record, msg)
-        self.projection.apply(typed)
-        if self.projection.finished is not None:  # RunFinished, or a record after it
+        batch, self._unflushed = self._unflushed, []
+        finished = False
+        for typed in batch:
+            self.projection.apply(typed)
+            finished = finished or self.projection.finished is not None  # RunFinished, or a record after it
+            for subscriber in self.subscribers:
+                try:
+                    subscriber(typed, self.projection)
+                except Exception:
+                    pass
+        if finished:  # the derived files after the subscribers: the screen need not wait for them
             write_all(self.log_dir, self.projection)
         elif time.monotonic() - self._last_status_at >= _STATUS_EVERY_S:
             self._write_status()
@@ -145,8 +183,3 @@ class TraceWriter(pykka.ThreadingActor):
             self._trailing = threading.Timer(max(0.0, wait), self._ask_status)
             self._trailing.daemon = True
             self._trailing.start()
-        for subscriber in self.subscribers:
-            try:
-                subscriber(typed, self.projection)
-            except Exception:
-                pass

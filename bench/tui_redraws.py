@@ -8,12 +8,16 @@ took to draw (p50 / max; wall clock, and the loop thread's own CPU time, which a
 machine does not inflate), the lag from a record's message being sent to its fold on the
 screen's loop (fold lag: the team's actors and the trace writer, then the screen) and from the
 trace writer handing it to the screen to its fold (view lag: the screen's own part), each
-p50 / p95 / max; the run's end apart (finish lag: ``RunFinished`` reaches subscribers only once
-the writer has written every derived file, ``execution_metadata.yaml`` with the whole config
-among them, and these teams' scripts make that config megabytes); and how long a typed key
-took to show on the command line (max).
+p50 / p95 / max; the run's end apart (finish lag: ``RunFinished`` waits behind the writer's
+backlog; the derived files, ``execution_metadata.yaml`` with these teams' megabytes of scripts
+among them, are written after it is handed over); and how long a typed key took to show on the
+command line (max).
 
-    .venv/bin/python -m bench.tui_redraws [--scenario three sixty-four] [--deltas 200]
+    .venv/bin/python -m bench.tui_redraws [--scenario three sixty-four local-three] [--deltas 200]
+
+``local-three`` (not run by default) is a real team instead: three agents on the in-process
+Gemma 3 270M model (``local`` backend, model ``tiny``: the ``[local]`` extra), streaming at the
+model's own speed; ``--deltas`` does not apply to it.
 """
 
 from __future__ import annotations
@@ -83,7 +87,7 @@ class MeasuredApp(TuiApp):
         with self._pending_lock:
             batch, self._pending, self._drain_scheduled = self._pending, [], False
         now = time.time()
-        for _state, events, ts in batch:  # the run's end apart: it waits for the derived files
+        for _state, events, ts in batch:  # the run's end apart: it waits behind the backlog
             if any(isinstance(event, RunFinishedEvent) for event in events):
                 self.finish_lag = now - ts
         self.fold_lags += [now - ts for _state, events, ts in batch
@@ -118,8 +122,20 @@ def most_in_a_second(stamps: list[float]) -> int:
     return best
 
 
+def local_team() -> dict[str, object]:
+    """Three agents on the tiny local model: the plumbing at a real model's pace, one new answer each."""
+    return {
+        "agents": [{"id": f"tiny_{i}", "backend": {"type": "local", "model": "tiny", "seed": i, "temperature": 0.3,
+                                                   "max_tokens": 64}} for i in (1, 2, 3)],
+        "orchestrator": {"max_new_answers_per_agent": 1, "final_answer_strategy": "winner_reuse"},
+        "timeout_settings": {"orchestrator_timeout_seconds": 900, "idle_stream_timeout_seconds": 300,
+                             "turn_timeout_seconds": 600},
+    }
+
+
 def run_scenario(name: str, agents: int, deltas: int, delay: float) -> dict[str, Any]:
-    config = validate_data(team(agents, deltas, delay), f"bench {name}")
+    data = local_team() if name == "local-three" else team(agents, deltas, delay)
+    config = validate_data(data, f"bench {name}")
     out = Discard()
     output = Vt100_Output(out, lambda: Size(rows=60, columns=200), term="xterm", enable_cpr=False)  # type: ignore[arg-type]
     with tempfile.TemporaryDirectory() as tmp, create_pipe_input() as pipe:
@@ -133,7 +149,7 @@ def run_scenario(name: str, agents: int, deltas: int, delay: float) -> dict[str,
         while app._app is None or not app._app.is_running:
             time.sleep(0.01)
         started = time.monotonic()
-        pipe.send_text("go\r")
+        pipe.send_text(("What is 2+3? Answer in one sentence." if name == "local-three" else "go") + "\r")
         assert app.wait_until(lambda a: bool(a.results) or a.state.finished is not None, 600)
         assert app.wait_until(lambda a: bool(a.results), 600)
         run_s = time.monotonic() - started
@@ -169,7 +185,7 @@ def run_scenario(name: str, agents: int, deltas: int, delay: float) -> dict[str,
     }
 
 
-SCENARIOS = {"three": (3, 0.02), "sixty-four": (64, 0.005)}
+SCENARIOS = {"three": (3, 0.02), "sixty-four": (64, 0.005), "local-three": (3, 0.0)}
 
 
 def main(argv: list[str] | None = None) -> int:

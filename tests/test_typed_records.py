@@ -86,3 +86,26 @@ def test_resuming_a_trace_with_a_broken_record_is_a_resume_error_naming_it(tmp_p
     trace = _tampered(tmp_path, "RecordVote", "target_label")
     with pytest.raises(ResumeError, match=r"trace record \d+ \(RecordVote\): target_label: Field required"):
         resume_point(trace.parent)
+
+
+def test_a_subscriber_sees_a_record_only_once_its_line_is_in_the_trace_and_the_end_before_the_derived_files(
+        tmp_path: Path) -> None:
+    """Written before shown (a crash loses nothing a screen showed); the screen need not wait for logs/*."""
+    trace = tmp_path / "run" / "trace.jsonl"
+    written_when_seen: list[tuple[int, list[int]]] = []
+    metadata_when_finished: list[bool] = []
+
+    def check(record: TraceRecord, _projection: LogProjection) -> None:
+        written_when_seen.append((record.seq, [json.loads(line)["seq"] for line in trace.read_text().splitlines()]))
+        if record.type == "RunFinished":
+            metadata_when_finished.append((tmp_path / "run" / "execution_metadata.yaml").exists())
+
+    result = Team(_config(), "What is 2+2?", log_dir=tmp_path / "run", subscribers=[check],
+                  tick_interval_s=0.02).run()
+    assert result.status == "completed"
+    assert [seq for seq, _ in written_when_seen] == list(range(1, len(written_when_seen) + 1))  # in order, all
+    for seq, on_disk in written_when_seen:
+        assert seq in on_disk
+    assert metadata_when_finished == [False]  # RunFinished shown before the derived files were written
+    assert (tmp_path / "run" / "execution_metadata.yaml").exists()  # and they are, once run() returns
+    assert (tmp_path / "run" / "status.json").exists()
