@@ -55,7 +55,7 @@ class ResumedVote:
 
 @dataclass(frozen=True)
 class ResumeState:
-    """What the supervisor starts from instead of nothing (applied by ``actors/restore.py``)."""
+    """What the supervisor starts from instead of nothing (applied by ``actors/supervisor/restore.py``)."""
 
     answers: tuple[tuple[str, str], ...]  # (agent id, content), in the order they were accepted
     votes: tuple[ResumedVote, ...]

@@ -195,17 +195,14 @@ class TracedActor(pykka.ThreadingActor, Generic[Inbox]):
     def make(self, cls: type[M], causation_id: str | None = None, **fields: Any) -> M:
         """Build a message from this actor, caused by the message being handled now.
 
-        The keyword form (and ``send``), kept for ``actors/restore.py``; new code builds the message
-        as a typed object and uses ``tell``/``record``, so the type checker sees its fields."""
+        The keyword form, kept for the model call records (``actors/replay.py``); new code builds
+        the message as a typed object and uses ``tell``/``record``, so the type checker sees its fields."""
         return cls(
             run_id=self.ctx.run_id,
             sender=self.me,
             causation_id=causation_id if causation_id is not None else self._handling,
             **fields,
         )
-
-    def send(self, to: Peer, cls: type[Message], **fields: Any) -> bool:
-        return self.ctx.tell(to, self.make(cls, **fields))
 
     def sign(self, message: M) -> M:
         """``message`` (built as a typed object) with this actor's envelope; its cause as built.

@@ -21,7 +21,7 @@ from massgen.actors.agent import AgentSpec
 from massgen.actors.question import check_question
 from massgen.actors.resume import ResumePoint, carried_calls
 from massgen.actors.runtime import Peer, RunContext, Runtime
-from massgen.actors.supervisor import RunSpec, Supervisor
+from massgen.actors.supervisor.actor import RunSpec, Supervisor
 from massgen.actors.trace_writer import Subscriber, TraceWriter
 from massgen.actors.turn_io import TurnSettings
 from massgen.backends.preload import preload

@@ -20,7 +20,7 @@ from support import assert_trace_invariants, of_type, records, scripted, step, t
 from massgen.actors.agent import AgentActor
 from massgen.actors.judge import Judge
 from massgen.actors.mcp.server import McpServerActor
-from massgen.actors.supervisor import Supervisor
+from massgen.actors.supervisor.actor import Supervisor
 from massgen.actors.team import Team
 from massgen.actors.trace_writer import TraceWriter
 from massgen.logs import LogProjection, read_trace

@@ -1,6 +1,6 @@
 """The supervisor's side of MCP: start the servers, route calls, restart, withdraw.
 
-Kept out of ``supervisor.py`` so the coordination state machine stays readable; the
+Kept out of the supervisor (``actors/supervisor/``) so the coordination state machine stays readable; the
 supervisor owns one ``McpSupervision`` and hands it the MCP messages, its ticks and
 the agent (re)starts. Everything here runs on the supervisor's thread.
 
