@@ -13,7 +13,7 @@ __version__ = "0.1.0"
 
 # name -> "module" (the same name there) or "module:attr" (another name there).
 _EXPORTS = {
-    "Team": "massgen.actors.team",
+    "Team": "massgen.actors.run.team",
     "RunResult": "massgen.result",
     "new_team": "massgen.launch",
     "with_run_timeout": "massgen.launch",
@@ -53,12 +53,12 @@ _EXPORTS = {
     "BudgetExhausted": "massgen.errors",
     "RunInterrupted": "massgen.errors",
     # for massgen's own surfaces (cli/: one-shot, REPL, serve, logs); usable, but not promised stable
-    "Subscriber": "massgen.actors.trace_writer",
-    "ResumePoint": "massgen.actors.resume",
-    "resume_point": "massgen.actors.resume",
-    "preflight_check": "massgen.actors.preflight:check",
-    "decode_client_tool_calls": "massgen.actors.client_tools:decode",
-    "WORKFLOW_TOOLS": "massgen.actors.prompts",
+    "Subscriber": "massgen.actors.run.trace_writer",
+    "ResumePoint": "massgen.actors.run.resume",
+    "resume_point": "massgen.actors.run.resume",
+    "preflight_check": "massgen.actors.run.preflight:check",
+    "decode_client_tool_calls": "massgen.actors.agent.client_tools:decode",
+    "WORKFLOW_TOOLS": "massgen.actors.agent.prompts",
     "ToolSpec": "massgen.messages",
     "RuntimeConfig": "massgen.configs.schema",
     "list_examples": "massgen.configs.loader",
@@ -69,8 +69,8 @@ _EXPORTS = {
     "read_dotenv": "massgen.configs.defaults",
     "PROVIDER_KEYS": "massgen.configs.defaults",
     "BACKENDS": "massgen.configs.quick",
-    "QuestionError": "massgen.actors.question",
-    "check_question": "massgen.actors.question",
+    "QuestionError": "massgen.actors.run.question",
+    "check_question": "massgen.actors.run.question",
     "quick_team": "massgen.configs.quick",
     "quick_backend": "massgen.configs.quick",
     "override_agents": "massgen.configs.quick",
@@ -120,15 +120,15 @@ _EXPORTS = {
 
 if TYPE_CHECKING:
     from massgen import messages as messages
-    from massgen.actors.client_tools import decode as decode_client_tool_calls
-    from massgen.actors.preflight import check as preflight_check
-    from massgen.actors.prompts import WORKFLOW_TOOLS as WORKFLOW_TOOLS
-    from massgen.actors.question import QuestionError as QuestionError
-    from massgen.actors.question import check_question as check_question
-    from massgen.actors.resume import ResumePoint as ResumePoint
-    from massgen.actors.resume import resume_point as resume_point
-    from massgen.actors.team import Team as Team
-    from massgen.actors.trace_writer import Subscriber as Subscriber
+    from massgen.actors.agent.client_tools import decode as decode_client_tool_calls
+    from massgen.actors.agent.prompts import WORKFLOW_TOOLS as WORKFLOW_TOOLS
+    from massgen.actors.run.preflight import check as preflight_check
+    from massgen.actors.run.question import QuestionError as QuestionError
+    from massgen.actors.run.question import check_question as check_question
+    from massgen.actors.run.resume import ResumePoint as ResumePoint
+    from massgen.actors.run.resume import resume_point as resume_point
+    from massgen.actors.run.team import Team as Team
+    from massgen.actors.run.trace_writer import Subscriber as Subscriber
     from massgen.api import run as run
     from massgen.api import run_sync as run_sync
     from massgen.api import stream as stream

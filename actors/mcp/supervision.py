@@ -28,10 +28,10 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeVar
 
 from massgen import backends
-from massgen.actors.agent import AgentSpec
+from massgen.actors.agent.actor import AgentSpec
 from massgen.actors.mcp.spec import McpServerSpec, exposed_name
-from massgen.actors.restarts import RestartHistory
-from massgen.actors.runtime import Peer, TracedActor
+from massgen.actors.runtime.port import Peer, TracedActor
+from massgen.actors.supervisor.restarts import RestartHistory
 from massgen.configs.schema import RestartPolicy
 from massgen.messages import (
     DeadLetter,

@@ -18,12 +18,12 @@ from typing import Any, assert_never
 
 import pykka
 
-from massgen.actors.agent import AgentActor, AgentSpec
-from massgen.actors.children import Child, Ticker
-from massgen.actors.judge import Judge
+from massgen.actors.agent.actor import AgentActor, AgentSpec
+from massgen.actors.coordination.judge import Judge
 from massgen.actors.mcp.supervision import ActorPort, McpSupervision
-from massgen.actors.run_spec import RunSpec as RunSpec  # imported from here by the run handle
-from massgen.actors.runtime import Peer, RunContext, TracedActor
+from massgen.actors.run.run_spec import RunSpec as RunSpec  # imported from here by the run handle
+from massgen.actors.runtime.port import Peer, RunContext, TracedActor
+from massgen.actors.supervisor.children import Child, Ticker
 from massgen.actors.supervisor.ending import RunEnding
 from massgen.actors.supervisor.failures import FailureHandling
 from massgen.actors.supervisor.restore import restore

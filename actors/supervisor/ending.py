@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from massgen.actors.runtime import Clock
+from massgen.actors.runtime.port import Clock
 from massgen.actors.supervisor.state import Emitter, SupervisorState
 from massgen.messages import CallPermit, ContextChanged, RunFinished, RunStatus
 

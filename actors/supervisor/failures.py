@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Literal
 
-from massgen.actors.children import Child, overdue
 from massgen.actors.mcp.supervision import McpSupervision
-from massgen.actors.runtime import Clock
+from massgen.actors.runtime.port import Clock
+from massgen.actors.supervisor.children import Child, overdue
 from massgen.actors.supervisor.ending import RunEnding
 from massgen.actors.supervisor.state import Emitter, SupervisorState
 from massgen.actors.supervisor.turn_handout import TurnHandout
@@ -136,7 +136,7 @@ class FailureHandling:
 
     def _drop_straggler(self, child: Child, now: float) -> None:
         """Every other agent voted and the grace ran out: this agent is left out of the round
-        (actors/stragglers.py); its turn goes on, and an answer or vote from it rejoins it."""
+        (actors/supervisor/stragglers.py); its turn goes on, and an answer or vote from it rejoins it."""
         state = self.state
         if child.status == "failed" or state.phase != "coordinating":
             return

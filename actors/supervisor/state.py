@@ -12,16 +12,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
-from massgen.actors.agent import AgentSpec
-from massgen.actors.budget import Spending
-from massgen.actors.children import Child
-from massgen.actors.coordination import Coordination
-from massgen.actors.deadlines import effective
-from massgen.actors.notes import NoteBoard
-from massgen.actors.restarts import RestartHistory
-from massgen.actors.run_spec import RunSpec
-from massgen.actors.runtime import Peer
-from massgen.actors.stragglers import StragglerWatch
+from massgen.actors.agent.actor import AgentSpec
+from massgen.actors.coordination.answers import Coordination
+from massgen.actors.run.run_spec import RunSpec
+from massgen.actors.runtime.port import Peer
+from massgen.actors.supervisor.budget import Spending
+from massgen.actors.supervisor.children import Child
+from massgen.actors.supervisor.deadlines import effective
+from massgen.actors.supervisor.notes import NoteBoard
+from massgen.actors.supervisor.restarts import RestartHistory
+from massgen.actors.supervisor.stragglers import StragglerWatch
 from massgen.configs.schema import OrchestratorConfig, TeamConfig, TimeoutSettings
 from massgen.messages import Message, TallyUpdated
 

@@ -3,15 +3,15 @@
 Who takes a turn and with which answers in view; when an answer invalidates the round;
 when an agent waits for the others' first (independent) answers; when a vote is cast or
 the agent must look again; when the team has converged and who presents. The rules on
-answers themselves (labels, caps, views) are ``actors/coordination.py``; the winner is
-the judge's (``actors/judge.py``). A straggler that answers or votes counts again here.
+answers themselves (labels, caps, views) are ``actors/coordination/answers.py``; the winner is
+the judge's (``actors/coordination/judge.py``). A straggler that answers or votes counts again here.
 """
 
 from __future__ import annotations
 
-from massgen.actors.children import Child
-from massgen.actors.results import explicit_result, final_result, stated_result
-from massgen.actors.runtime import Clock
+from massgen.actors.coordination.results import explicit_result, final_result, stated_result
+from massgen.actors.runtime.port import Clock
+from massgen.actors.supervisor.children import Child
 from massgen.actors.supervisor.ending import RunEnding
 from massgen.actors.supervisor.state import Emitter, SupervisorState
 from massgen.messages import (
@@ -49,7 +49,7 @@ class TurnHandout:
             view, vote_only = redo
         else:
             # A first turn shows no answers, however late the agent starts: first answers are independent
-            # samples, and the judge counts their agreement as evidence (actors/judge.py).
+            # samples, and the judge counts their agreement as evidence (actors/coordination/judge.py).
             first = child.spec.agent_id not in state.first_done and not vote_only
             view = AnswerView() if first else state.coord.view_for(child.spec.agent_id)
         child.status, child.turn_id = "in_turn", turn_id

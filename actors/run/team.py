@@ -16,14 +16,15 @@ from typing import Any
 
 import pykka
 
-from massgen.actors import preflight, voting_guidance
-from massgen.actors.agent import AgentSpec
-from massgen.actors.question import check_question
-from massgen.actors.resume import ResumePoint, carried_calls
-from massgen.actors.runtime import Peer, RunContext, Runtime
+from massgen.actors.agent.actor import AgentSpec
+from massgen.actors.agent.turn_io import TurnSettings
+from massgen.actors.coordination import voting_guidance
+from massgen.actors.run import preflight
+from massgen.actors.run.question import check_question
+from massgen.actors.run.resume import ResumePoint, carried_calls
+from massgen.actors.run.trace_writer import Subscriber, TraceWriter
+from massgen.actors.runtime.port import Peer, RunContext, Runtime
 from massgen.actors.supervisor.actor import RunSpec, Supervisor
-from massgen.actors.trace_writer import Subscriber, TraceWriter
-from massgen.actors.turn_io import TurnSettings
 from massgen.backends.preload import preload
 from massgen.configs import uploads
 from massgen.configs.loader import ConfigError
@@ -92,7 +93,7 @@ def result_from_projection(projection: LogProjection, log_dir: Path) -> RunResul
 def agent_specs(
     config: TeamConfig, client_tools: tuple[ToolSpec, ...] = (), resume: ResumePoint | None = None
 ) -> list[AgentSpec]:
-    """One spec per agent; ``client_tools`` are a caller's tools (see ``actors/client_tools.py``)."""
+    """One spec per agent; ``client_tools`` are a caller's tools (see ``actors/agent/client_tools.py``)."""
     rules = config.orchestrator
     return [
         AgentSpec(
@@ -119,7 +120,7 @@ def _runtime(config: TeamConfig) -> Runtime | None:
     if config.runtime.type != "ray":
         return None
     try:
-        from massgen.actors.ray_runtime import RayRuntime
+        from massgen.actors.runtime.ray_runtime import RayRuntime
     except ImportError as exc:
         raise ConfigError("runtime.type: ray needs the [ray] extra: pip install 'massgen-actors[ray]'") from exc
     try:

@@ -12,9 +12,9 @@ from typing import Literal
 
 import pykka
 
-from massgen.actors.agent import AgentSpec
-from massgen.actors.restarts import RestartHistory
-from massgen.actors.runtime import Peer, RunContext
+from massgen.actors.agent.actor import AgentSpec
+from massgen.actors.runtime.port import Peer, RunContext
+from massgen.actors.supervisor.restarts import RestartHistory
 from massgen.configs.schema import TimeoutSettings
 from massgen.messages import AnswerView, Tick
 
