@@ -88,7 +88,7 @@ class LocalBackend:
     """One agent's view of the shared local model server; see the module docstring."""
 
     # Workflow calls come through a grammar, so the turn lets the model reason in free text first
-    # and then asks for a short constrained decision (actors/turn.py, two-phase turns).
+    # and then asks for a short constrained decision (actors/agent/turn.py, two-phase turns).
     decides_separately = True
 
     def __init__(

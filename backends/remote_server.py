@@ -1,7 +1,7 @@
 """A local model server that runs elsewhere: how an agent's ``local`` backend reaches it.
 
 On Ray, a run can place each local model's llama.cpp server as a Ray actor of its own, on
-a node with the resource the config names (actors/ray_model_server.py). The runtime hands
+a node with the resource the config names (actors/runtime/ray_model_server.py). The runtime hands
 each agent incarnation a handle to the server it should use when it starts the agent's
 Ray worker (``install``); the backend finds it here by model name (``lookup``) and asks
 the handle for the server's base URL, then speaks HTTP to it as to any local server.
@@ -23,7 +23,7 @@ from massgen.backends.llama_server import ServerStartError
 from massgen.messages.stream import StreamError
 
 # How long a call whose server is gone waits for the runtime to fence its agent: longer than the
-# runtime's watch takes to notice a lost node (actors/ray_model_server.py, 30 s at most).
+# runtime's watch takes to notice a lost node (actors/runtime/ray_model_server.py, 30 s at most).
 FENCE_WAIT_S = 40.0
 
 _lock = threading.Lock()

@@ -242,7 +242,7 @@ class Retrier:
     """Runs attempts under the policy. Injectable sleep, randomness and breakers keep tests exact."""
 
     policy: RetryPolicy = field(default_factory=RetryPolicy)
-    # A run hands its own registry (actors/runtime.RunContext); alone, a retrier has its own.
+    # A run hands its own registry (actors/runtime/port.py, RunContext); alone, a retrier has its own.
     breakers: BreakerRegistry = field(default_factory=BreakerRegistry)
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
     rand: Callable[[], float] = random.random

@@ -14,7 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from massgen.actors.team import Team
+from massgen.actors.run.team import Team
 from massgen.configs import validate_data
 from massgen.logs import read_trace
 

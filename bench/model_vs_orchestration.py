@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from massgen.actors.team import Team
+from massgen.actors.run.team import Team
 from massgen.configs import TeamConfig, load_config
 from massgen.configs.defaults import default_team
 from massgen.logs import read_trace

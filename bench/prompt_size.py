@@ -13,8 +13,8 @@ import statistics
 import tempfile
 from pathlib import Path
 
-from massgen.actors import prompts
-from massgen.actors.team import Team
+from massgen.actors.agent import prompts
+from massgen.actors.run.team import Team
 from massgen.configs import load_config
 from massgen.logs import read_trace
 from massgen.messages import AnswerEntry, AnswerView

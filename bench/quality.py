@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from massgen.actors.results import stated_result
+from massgen.actors.coordination.results import stated_result
 from massgen.configs import TeamConfig, load_config
 from massgen.configs.defaults import default_team
 
@@ -107,7 +107,7 @@ def reasoning_gym_tasks(name: str, n: int, seed: int) -> list[Task]:
 
 
 def extract(text: str | None) -> Number | None:
-    """The result the text states (``actors/results.py``: ``Answer:``, ``\\boxed{}``, "... is N", "X is
+    """The result the text states (``actors/coordination/results.py``: ``Answer:``, ``\\boxed{}``, "... is N", "X is
     larger than Y"), else its last integer. The team's judge and this score read answers alike."""
     if not text:
         return None
@@ -464,8 +464,8 @@ def replayed_rules(rows: list[dict[str, Any]], tasks: list[Task]) -> str:
 
     The same evidence under another rule: a way to compare decision rules without model time.
     """
-    from massgen.actors.judge import decide
-    from massgen.actors.results import final_result
+    from massgen.actors.coordination.judge import decide
+    from massgen.actors.coordination.results import final_result
     from massgen.messages import AnswerResult
 
     by_task = _grouped(rows)

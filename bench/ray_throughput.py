@@ -23,7 +23,7 @@ from typing import Any
 
 import pykka
 
-from massgen.actors.runtime import Peer, RunContext, TracedActor
+from massgen.actors.runtime.port import Peer, RunContext, TracedActor
 from massgen.messages import Message, Tick
 
 
@@ -60,8 +60,8 @@ class Sink(pykka.ThreadingActor):
 def _one(worker_id: str, n: int, rounds: int, traced: bool) -> dict[str, Any]:
     from ray import cloudpickle
 
-    from massgen.actors.ray_runtime import RayRuntime
-    from massgen.actors.trace_writer import TraceWriter
+    from massgen.actors.run.trace_writer import TraceWriter
+    from massgen.actors.runtime.ray_runtime import RayRuntime
     from massgen.configs.schema import RuntimeConfig
 
     cloudpickle.register_pickle_by_value(sys.modules[__name__])  # bench/ is not installed on the workers

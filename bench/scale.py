@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from massgen.actors.team import Team
+from massgen.actors.run.team import Team
 from massgen.configs import TeamConfig, validate_data
 
 

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from massgen.actors.team import Team
+from massgen.actors.run.team import Team
 from massgen.configs import load_config, validate_data
 
 

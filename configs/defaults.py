@@ -24,7 +24,7 @@ PROVIDER_KEYS: dict[str, str] = default_team_keys()
 # is used as written, and the deadlines allow for waiting in the server's queue; so does the
 # straggler grace (a vote takes tens of seconds here, and a slow vote is not a hung agent).
 # The first agent decodes greedily: one greedy call is the baseline the team must beat, so its
-# independent answer is the judge's prior ("prior" rule, actors/judge.py), and the two sampling
+# independent answer is the judge's prior ("prior" rule, actors/coordination/judge.py), and the two sampling
 # agents are the independent evidence that may make it check and change its mind. Measured
 # in bench/results/ (python -m bench.quality); see README.
 LOCAL_TEAM_TEMPERATURES = (0.0, 0.4, 0.4)

@@ -352,7 +352,7 @@ class OrchestratorConfig(_Strict):
     max_new_answers_per_agent: int | None = Field(default=None, gt=0)
     max_new_answers_global: int | None = Field(default=None, gt=0)
     final_answer_strategy: Literal["winner_present", "winner_reuse", "synthesize"] = "winner_present"
-    # How the judge picks the winner (actors/judge.py): "support" counts votes and independent
+    # How the judge picks the winner (actors/coordination/judge.py): "support" counts votes and independent
     # agreement; "prior" keeps the first agent's independent answer unless that agent, having
     # checked the others, comes to another answer that is at least as well supported.
     winner_rule: Literal["support", "prior"] = "support"

@@ -28,7 +28,7 @@ from massgen.files.permissions import PathDenied, PathGuard, Root
 from massgen.messages import AnswerView, Message, ToolDenied, ToolSpec
 
 if TYPE_CHECKING:
-    from massgen.actors.agent import AgentSpec
+    from massgen.actors.agent.actor import AgentSpec
     from massgen.configs.schema import TeamConfig
 
 WORKSPACE_BASE_ENV = "MASSGEN_WORKSPACE_BASE_DIR"

@@ -18,15 +18,15 @@ __version__ = "0.1.0"
 
 if TYPE_CHECKING:
     from massgen import messages as messages
-    from massgen.actors.client_tools import decode
-    from massgen.actors.preflight import check
-    from massgen.actors.prompts import WORKFLOW_TOOLS as WORKFLOW_TOOLS
-    from massgen.actors.question import QuestionError as QuestionError
-    from massgen.actors.question import check_question as check_question
-    from massgen.actors.resume import ResumePoint as ResumePoint
-    from massgen.actors.resume import resume_point as resume_point
-    from massgen.actors.team import Team as Team
-    from massgen.actors.trace_writer import Subscriber as Subscriber
+    from massgen.actors.agent.client_tools import decode
+    from massgen.actors.agent.prompts import WORKFLOW_TOOLS as WORKFLOW_TOOLS
+    from massgen.actors.run.preflight import check
+    from massgen.actors.run.question import QuestionError as QuestionError
+    from massgen.actors.run.question import check_question as check_question
+    from massgen.actors.run.resume import ResumePoint as ResumePoint
+    from massgen.actors.run.resume import resume_point as resume_point
+    from massgen.actors.run.team import Team as Team
+    from massgen.actors.run.trace_writer import Subscriber as Subscriber
     from massgen.api import run as run
     from massgen.api import run_sync as run_sync
     from massgen.api import stream as stream

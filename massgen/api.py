@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
-from massgen.actors.team import Team
+from massgen.actors.run.team import Team
 from massgen.errors import ConfigError
 from massgen.events import Event, FinalAnswerEvent, events_from_record
 from massgen.launch import ConfigLike, History, new_team

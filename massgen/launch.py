@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 from massgen.errors import ConfigError, LogDirError, translate
 
 if TYPE_CHECKING:
-    from massgen.actors.resume import ResumePoint
-    from massgen.actors.team import Team
-    from massgen.actors.trace_writer import Subscriber
+    from massgen.actors.run.resume import ResumePoint
+    from massgen.actors.run.team import Team
+    from massgen.actors.run.trace_writer import Subscriber
     from massgen.configs.schema import TeamConfig
     from massgen.messages import ToolSpec
 
@@ -83,7 +83,7 @@ def new_team(
     ``resume``: continue a run from its trace (``resume_point``); its log directory is next
     to the old one. Raises ``ConfigError`` for an override that cannot be used.
     """
-    from massgen.actors.team import Team, new_log_dir
+    from massgen.actors.run.team import Team, new_log_dir
 
     team_config = with_run_timeout(resolve_config(config), timeout)
     if context_paths:

@@ -71,7 +71,7 @@ class AgentResumeState(BaseModel):
     # from the same view, so its requests match the recorded ones; None when it had voted.
     turn_view: dict[str, Any] | None = None
     turn_vote_only: bool = False
-    # Left out of this round as a straggler (actors/stragglers.py) and not back yet: the resumed
+    # Left out of this round as a straggler (actors/supervisor/stragglers.py) and not back yet: the resumed
     # run does not wait for it either, until it answers or votes.
     excluded_round: int | None = None
 

@@ -32,7 +32,7 @@ class VoteEntry(BaseModel):
     reason: str
     agreement: bool = False
     # The result the voter itself stated in the turn it voted in ("" when none): a vote whose own
-    # result differs from its target's is not agreement (actors/judge.py).
+    # result differs from its target's is not agreement (actors/coordination/judge.py).
     own_result: str = ""
 
 
@@ -171,7 +171,7 @@ class VoteProposed(Message):
     view_version: int
     agreement: str | None = None
     target_content: str | None = None
-    # The result the voter's own work in this turn states (actors/results.py stated_result), "" for none.
+    # The result the voter's own work in this turn states (actors/coordination/results.py stated_result), "" for none.
     own_result: str = ""
 
 

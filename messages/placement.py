@@ -1,6 +1,6 @@
 """Where actors run and how they went away: what a runtime that places actors reports.
 
-Pykka runs every actor in this process and never sends these. Ray (actors/ray_runtime.py)
+Pykka runs every actor in this process and never sends these. Ray (actors/runtime/ray_runtime.py)
 records ``Placed`` for each agent incarnation and tells the watcher ``Down`` when one is
 lost without being stopped (its node died, its worker was killed, it stopped answering).
 A local model server placed as a Ray actor of its own is recorded the same way (``Placed``,

@@ -98,7 +98,7 @@ def node_loss(out: dict[str, Any], workdir: Path) -> None:
     import ray
     from ray_team import slow_team
 
-    from massgen.actors.team import Team
+    from massgen.actors.run.team import Team
 
     cluster, worker = start_cluster()
     ray.init(address=cluster.address, log_to_driver=False)
@@ -143,7 +143,7 @@ def mcp(out: dict[str, Any], workdir: Path) -> None:
     from mcp_support import stdio
     from support import scripted, step, team_config
 
-    from massgen.actors.team import Team
+    from massgen.actors.run.team import Team
 
     cluster, worker = start_cluster()
     ray.init(address=cluster.address, log_to_driver=False)
@@ -183,8 +183,8 @@ def errors(out: dict[str, Any]) -> None:
     import pykka
     import ray
 
-    from massgen.actors.ray_runtime import RayRuntime
-    from massgen.actors.runtime import Peer, RunContext, TracedActor
+    from massgen.actors.runtime.port import Peer, RunContext, TracedActor
+    from massgen.actors.runtime.ray_runtime import RayRuntime
     from massgen.configs.schema import RuntimeConfig
     from massgen.messages import Message, Tick
 
@@ -264,7 +264,7 @@ def model_server(out: dict[str, Any], workdir: Path) -> None:
     removed without grace mid-run; a third run asks for a resource no node has."""
     import ray
 
-    from massgen.actors.team import Team
+    from massgen.actors.run.team import Team
     from massgen.configs import validate_data
 
     cluster = llama_cluster()

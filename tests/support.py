@@ -7,7 +7,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, NoReturn
 
-from massgen.actors.team import RunResult, Team
+from massgen.actors.run.team import RunResult, Team
 from massgen.configs import TeamConfig, validate_data
 from massgen.logs import read_trace
 

@@ -16,8 +16,8 @@ from support import assert_trace_invariants, of_type, records, run_team, scripte
 from wire.protocols import chat_chunk, chat_text, chat_tool_delta, sse
 from wire.server import Recorded, Reply, Stream, WireServer
 
-from massgen.actors.judge import decide
-from massgen.actors.results import final_result, reason_result, stated_result
+from massgen.actors.coordination.judge import decide
+from massgen.actors.coordination.results import final_result, reason_result, stated_result
 from massgen.configs import TeamConfig
 from massgen.messages import AnswerResult
 

@@ -19,7 +19,7 @@ import pytest
 from support import assert_trace_invariants, records, run_team, scripted, step, team_config
 from wire.harness import calls_of, error_of, finish_of, reasoning_of, run_calls, text_of, usage_of
 
-from massgen.actors import prompts
+from massgen.actors.agent import prompts
 from massgen.backends import create as create_backend
 from massgen.backends.antigravity import AntigravityBackend, TranscriptTail, create, parse_models
 from massgen.backends.base import BackendContext, BackendError

@@ -12,7 +12,7 @@ from pathlib import Path
 import yaml
 from support import assert_trace_invariants, of_type, records, run_team, scripted, step, team_config
 
-from massgen.actors.team import Team
+from massgen.actors.run.team import Team
 from massgen.cli.oneshot import print_result
 from massgen.logs.paths import path_part
 

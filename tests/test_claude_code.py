@@ -22,7 +22,7 @@ from support import assert_trace_invariants, of_type, records, run_team, scripte
 from wire.anthropic_tools import NEW_ANSWER_TOOL, VOTE_TOOL, AnthropicToolServer, tool_names, tool_schema
 from wire.harness import calls_of, error_of, finish_of, run_calls, text_of, usage_of
 
-from massgen.actors import prompts
+from massgen.actors.agent import prompts
 from massgen.backends import create as create_backend
 from massgen.backends.base import BackendContext, BackendError
 from massgen.backends.claude_code import ClaudeCodeBackend, create

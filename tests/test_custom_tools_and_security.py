@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from massgen import backends
-from massgen.actors.custom_tools import CustomToolError, CustomTools
+from massgen.actors.agent.custom_tools import CustomToolError, CustomTools
 from massgen.configs import ConfigError, validate_data
 from massgen.configs.backend_types import BACKEND_TYPES, buildable
 from massgen.configs.defaults import PROVIDER_KEYS

@@ -78,7 +78,7 @@ def test_workspace_paths_in_answers_are_rewritten_for_each_reader(tmp_path: Path
                          orchestrator={"workspaces": True})
     files = RunFiles.prepare(config, "run1", tmp_path / "logs")
     assert files is not None
-    from massgen.actors.team import agent_specs
+    from massgen.actors.run.team import agent_specs
 
     files.attach(agent_specs(config))
     a_file = files.workspace("a") / "src" / "x.py"

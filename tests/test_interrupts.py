@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from signal_process import CONFIGS, stop_one_shot
 
-from massgen.actors.loop_thread import close_loop, run_loop
+from massgen.actors.runtime.loop_thread import close_loop, run_loop
 
 AUTOMATION_KEYS = ("RUN_STATUS", "WINNER", "ANSWER_FILE", "REASON")  # after LOG_DIR, which the helper read
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from support import FACTOR, assert_trace_invariants, model_servers, of_type, records, unavailable
 
-from massgen.actors.team import Team
+from massgen.actors.run.team import Team
 from massgen.configs import validate_data
 from massgen.configs.defaults import LOCAL_TEAM
 from massgen.logs import LogProjection

@@ -20,7 +20,7 @@ from mcp_support import (
 )
 from support import FACTOR, assert_trace_invariants, of_type, records, run_team, scripted, step, team_config
 
-from massgen.actors.team import Team
+from massgen.actors.run.team import Team
 from massgen.cli.progress import describe
 from massgen.logs import LogProjection
 
@@ -237,7 +237,7 @@ import queue, sys, threading
 import pykka
 from massgen.actors.mcp import McpServerSpec
 from massgen.actors.mcp.server import McpServerActor
-from massgen.actors.runtime import Peer, RunContext
+from massgen.actors.runtime.port import Peer, RunContext
 from massgen.configs.schema import McpServerConfig
 from massgen.messages import McpCallTool
 

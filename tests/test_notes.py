@@ -8,7 +8,7 @@ from typing import Any
 
 from support import FACTOR, assert_trace_invariants, of_type, scripted, step, team_config
 
-from massgen.actors.team import Team
+from massgen.actors.run.team import Team
 from massgen.logs import read_trace
 
 

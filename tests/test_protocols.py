@@ -17,12 +17,12 @@ import pytest
 from mcp_support import stdio
 from support import assert_trace_invariants, of_type, records, scripted, step, team_config
 
-from massgen.actors.agent import AgentActor
-from massgen.actors.judge import Judge
+from massgen.actors.agent.actor import AgentActor
+from massgen.actors.coordination.judge import Judge
 from massgen.actors.mcp.server import McpServerActor
-from massgen.actors.supervisor import Supervisor
-from massgen.actors.team import Team
-from massgen.actors.trace_writer import TraceWriter
+from massgen.actors.run.team import Team
+from massgen.actors.run.trace_writer import TraceWriter
+from massgen.actors.supervisor.actor import Supervisor
 from massgen.logs import LogProjection, read_trace
 from massgen.messages import (
     AnswerView,

@@ -40,9 +40,9 @@ def test_cli_imports_nothing_of_ours_but_the_face_and_itself() -> None:
 
 def test_the_contract_check_sees_deferred_and_nested_imports(tmp_path: Path) -> None:
     sample = tmp_path / "sample.py"
-    sample.write_text("def f():\n    if True:\n        from massgen.actors.team import Team\n"
+    sample.write_text("def f():\n    if True:\n        from massgen.actors.run.team import Team\n"
                       "import massgen.logs\nfrom massgen import Team\nfrom massgen.cli import flags\n")
-    assert sorted(_our_imports(sample)) == [(3, "massgen.actors.team"), (4, "massgen.logs"), (5, "massgen"),
+    assert sorted(_our_imports(sample)) == [(3, "massgen.actors.run.team"), (4, "massgen.logs"), (5, "massgen"),
                                     (6, "massgen.cli")]
 
 
@@ -53,7 +53,7 @@ def test_every_exported_name_resolves() -> None:
 
 
 def test_the_face_names_each_export_once_and_star_import_gives_them_all() -> None:
-    from massgen.actors import preflight
+    from massgen.actors.run import preflight
     from massgen.configs import defaults
 
     names = massgen.__all__
@@ -76,7 +76,7 @@ def test_importing_the_face_loads_no_provider_sdk_and_no_actor() -> None:
 
 
 def test_errors_users_catch_share_one_root() -> None:
-    from massgen.actors.resume import ResumeError
+    from massgen.actors.run.resume import ResumeError
     from massgen.backends.base import BackendError, PermanentBackendError
     from massgen.configs import ConfigError
     from massgen.files import PathDenied

@@ -20,7 +20,7 @@ from serve_process import start_server, write_configs
 from support import of_type, records
 
 import massgen
-from massgen.actors.question import DEFAULT_MAX_BYTES, MAX_BYTES_ENV, QuestionError
+from massgen.actors.run.question import DEFAULT_MAX_BYTES, MAX_BYTES_ENV, QuestionError
 from massgen.logs import read_trace_file, rebuild_from_trace
 
 TEAM = "@examples/basic/scripted_three_agents"

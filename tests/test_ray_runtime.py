@@ -23,7 +23,7 @@ from ray_cluster import in_private_network, tagged_processes
 from ray_team import slow_team
 from support import assert_trace_invariants, of_type, run_team, unavailable
 
-from massgen.actors.team import Team
+from massgen.actors.run.team import Team
 from massgen.configs import ConfigError, validate_data
 from massgen.logs import read_trace
 

@@ -7,9 +7,9 @@ import random
 from hypothesis import given
 from hypothesis import strategies as st
 
-from massgen.actors.coordination import Coordination
-from massgen.actors.judge import pick_winner
-from massgen.actors.restarts import RestartHistory
+from massgen.actors.coordination.answers import Coordination
+from massgen.actors.coordination.judge import pick_winner
+from massgen.actors.supervisor.restarts import RestartHistory
 from massgen.configs.schema import OrchestratorConfig, RestartPolicy
 from massgen.messages import TallyUpdated
 

@@ -11,7 +11,7 @@ from support import assert_trace_invariants, of_type, records
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository root, for bench/
 
 from bench.scale import team
-from massgen.actors.team import Team
+from massgen.actors.run.team import Team
 
 
 @pytest.mark.slow

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from support import assert_trace_invariants, of_type, records, scripted, step, team_config
 
-from massgen.actors import client_tools
-from massgen.actors.team import Team
+from massgen.actors.agent import client_tools
+from massgen.actors.run.team import Team
 from massgen.cli.serve.catalog import Catalog, quick_backend, served_name
 from massgen.cli.serve.completions import ContentText, Progress, answer_of, rest_of_answer
 from massgen.cli.serve.errors import ApiError

@@ -95,7 +95,7 @@ def test_session_errors_name_the_problem(capsys: pytest.CaptureFixture[str]) -> 
 
 
 def test_two_writers_on_one_session_keep_both_turns(tmp_path: Path) -> None:
-    from massgen.actors.team import RunResult
+    from massgen.actors.run.team import RunResult
     from massgen.sessions import open_or_create
 
     def result(answer: str) -> RunResult:

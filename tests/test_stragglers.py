@@ -11,10 +11,10 @@ from pathlib import Path
 from support import assert_trace_invariants, of_type, records, run_team, scripted, step, team_config
 
 from massgen import ExcludedEvent, LogProjection, RejoinedEvent, events_from_record
-from massgen.actors.deadlines import effective
-from massgen.actors.resume import resume_point
-from massgen.actors.stream_guard import StreamLimits, guard, repeated_period
-from massgen.actors.team import Team
+from massgen.actors.agent.stream_guard import StreamLimits, guard, repeated_period
+from massgen.actors.run.resume import resume_point
+from massgen.actors.run.team import Team
+from massgen.actors.supervisor.deadlines import effective
 from massgen.configs import validate_data
 from massgen.messages.stream import StreamError, StreamEvent, TextDelta
 

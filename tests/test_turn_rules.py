@@ -6,8 +6,8 @@ from pathlib import Path
 
 from support import of_type, records, run_team, scripted, step, team_config
 
-from massgen.actors.turn import with_work
-from massgen.actors.workflow_checks import without_view_tags
+from massgen.actors.agent.turn import with_work
+from massgen.actors.agent.workflow_checks import without_view_tags
 
 
 def test_a_bare_answer_after_reasoning_carries_the_reasoning() -> None:

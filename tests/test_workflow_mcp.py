@@ -8,7 +8,7 @@ import threading
 from mcp import Client
 from mcp_types import CallToolResult
 
-from massgen.actors import prompts
+from massgen.actors.agent import prompts
 from massgen.backends.workflow_mcp import WorkflowToolServer, queue_deliverer
 from massgen.messages.stream import ToolCallEvent
 

@@ -1,6 +1,6 @@
 """``ExecutionResult`` and its content blocks, as upstream MassGen's tool files import them.
 
-A custom tool (``backend.custom_tools``, see ``actors/custom_tools.py``) may return one;
+A custom tool (``backend.custom_tools``, see ``actors/agent/custom_tools.py``) may return one;
 the text of its blocks becomes the tool result the model sees.
 """
 

@@ -11,10 +11,10 @@ from typing import Any, assert_never
 import mcp_types
 from mcp.shared.exceptions import MCPError
 
-from massgen.actors.loop_thread import run_loop
 from massgen.actors.mcp.session import McpConnection
 from massgen.actors.mcp.spec import McpConfigError, McpServerSpec, exposed_name, select_tools
-from massgen.actors.runtime import Peer, RunContext, TracedActor
+from massgen.actors.runtime.loop_thread import run_loop
+from massgen.actors.runtime.port import Peer, RunContext, TracedActor
 from massgen.messages import (
     McpCallTool,
     McpCancelCall,

@@ -1,6 +1,6 @@
 """The supervisor's side of MCP: start the servers, route calls, restart, withdraw.
 
-Kept out of ``supervisor.py`` so the coordination state machine stays readable; the
+Kept out of the supervisor (``actors/supervisor/``) so the coordination state machine stays readable; the
 supervisor owns one ``McpSupervision`` and hands it the MCP messages, its ticks and
 the agent (re)starts. Everything here runs on the supervisor's thread.
 
@@ -28,10 +28,10 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeVar
 
 from massgen import backends
-from massgen.actors.agent import AgentSpec
+from massgen.actors.agent.actor import AgentSpec
 from massgen.actors.mcp.spec import McpServerSpec, exposed_name
-from massgen.actors.restarts import RestartHistory
-from massgen.actors.runtime import Peer, TracedActor
+from massgen.actors.runtime.port import Peer, TracedActor
+from massgen.actors.supervisor.restarts import RestartHistory
 from massgen.configs.schema import RestartPolicy
 from massgen.messages import (
     DeadLetter,

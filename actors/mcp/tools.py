@@ -17,8 +17,8 @@ import itertools
 from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
+from massgen.actors.agent.turn_io import TurnIO
 from massgen.actors.mcp.spec import exposed_name
-from massgen.actors.turn_io import TurnIO
 from massgen.configs.schema import McpServerConfig
 from massgen.messages import McpCallTool, McpCancelCall, McpToolResult, McpToolsListed, McpToolsWithdrawn, Message
 from massgen.messages.stream import ToolSpec

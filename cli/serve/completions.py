@@ -2,7 +2,7 @@
 
 Everything here is a pure function of a ``RunResult`` or of trace records, so the HTTP
 layer only moves dicts. A final answer that encodes client tool calls
-(``actors/client_tools.py``) becomes ``tool_calls`` with ``finish_reason: "tool_calls"``.
+(``actors/agent/client_tools.py``) becomes ``tool_calls`` with ``finish_reason: "tool_calls"``.
 """
 
 from __future__ import annotations

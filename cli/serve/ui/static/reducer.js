@@ -42,7 +42,7 @@ function sawOf(s, proposalId) {
   return [...new Set([...start.labels, ...injected.labels])];
 }
 
-// The tally as the judge keeps it (actors/judge.py): each live voter's latest vote that still counts,
+// The tally as the judge keeps it (actors/coordination/judge.py): each live voter's latest vote that still counts,
 // per target agent. Derived from the votes on screen, so a vote and its tally always agree, also at a
 // seq between a RecordVote and the TallyUpdated it causes; `converged` and `winner` are the judge's
 // word from its last TallyUpdated for the same votes.

@@ -1,7 +1,7 @@
 """The Ray runtime: agents as Ray actors on a cluster, supervised by our supervisor in the driver.
 
 Ray runs the processes and moves the messages; supervision stays ours. Each agent
-incarnation is one ``ActorHost`` (actors/ray_host.py) with Ray's restarts and retries off
+incarnation is one ``ActorHost`` (actors/runtime/ray_host.py) with Ray's restarts and retries off
 (``max_restarts=0``, ``max_task_retries=0``), fate-sharing with the driver (no detached
 actors). A pump thread per incarnation pulls its outbox and replays it in order: trace
 records to the one writer, then the deliveries, so a delivery is never written before its
@@ -27,8 +27,7 @@ import pykka
 import ray
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-from massgen.actors.ray_host import ActorHost, Item
-from massgen.actors.runtime import (
+from massgen.actors.runtime.port import (
     ActorDead,
     ActorUnavailable,
     AskTimeout,
@@ -38,6 +37,7 @@ from massgen.actors.runtime import (
     RunContext,
     TracedActor,
 )
+from massgen.actors.runtime.ray_host import ActorHost, Item
 from massgen.backends.remote_server import RemoteServer, model_key
 from massgen.configs.schema import LocalBackendConfig, RuntimeConfig
 from massgen.messages import Down, Message, Placed, Sender
@@ -45,7 +45,7 @@ from massgen.messages import Down, Message, Placed, Sender
 _ray: Any = ray  # Ray's API is untyped: one Any at the boundary, not an ignore per call
 
 if TYPE_CHECKING:
-    from massgen.actors.ray_model_server import ModelServers
+    from massgen.actors.runtime.ray_model_server import ModelServers
 
 RUNTIME = Sender(name="runtime", incarnation=0)
 _PULL_WAIT_S = 0.5  # how long one pull waits for output before it returns empty
@@ -113,7 +113,7 @@ def down_reason(exc: BaseException) -> tuple[DownReason, str]:
 
 
 def normalised(exc: BaseException) -> Exception:
-    """A Ray or remote Pykka error as the runtime's own (actors/runtime.py), the same on both runtimes."""
+    """A Ray or remote Pykka error as the runtime's own (actors/runtime/port.py), the same on both runtimes."""
     if isinstance(exc, ray.exceptions.ActorUnavailableError):
         return ActorUnavailable(down_reason(exc)[1])
     if isinstance(exc, ray.exceptions.ActorDiedError | pykka.ActorDeadError):
@@ -313,7 +313,7 @@ class RayRuntime:
         self._lock = threading.Lock()
         self.model_servers: ModelServers | None = None
         if config.model_server_resources:
-            from massgen.actors.ray_model_server import ModelServers
+            from massgen.actors.runtime.ray_model_server import ModelServers
 
             self.model_servers = ModelServers(config.model_server_resources, self._suspected, self.suspect)
 

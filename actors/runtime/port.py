@@ -2,7 +2,7 @@
 
 Keeping Pykka behind this port does two jobs. Every message between actors is
 traced on its way (the trace is the log), and the actors never touch Pykka refs
-directly, so the same actors run on another runtime (Ray, ``actors/ray_runtime.py``) that offers
+directly, so the same actors run on another runtime (Ray, ``actors/runtime/ray_runtime.py``) that offers
 the same verbs: spawn, tell, ask, stop and watch. Pykka is the default; a run picks
 its runtime once (``RunContext.runtime``) and every actor is unchanged.
 """
@@ -64,7 +64,7 @@ class Runtime(Protocol):
 
 class PykkaRuntime:
     """Every actor in this process. Pykka has no monitors: a stopped actor is noticed by the
-    supervisor's deadline check of ``actor_stopped`` on each ``Tick`` (actors/children.py)."""
+    supervisor's deadline check of ``actor_stopped`` on each ``Tick`` (actors/supervisor/children.py)."""
 
     def spawn(self, ctx: RunContext, cls: type[TracedActor[Any]], args: tuple[Any, ...], *, name: str,
               incarnation: int, beside: str | None = None) -> pykka.ActorRef[Any]:
@@ -196,17 +196,14 @@ class TracedActor(pykka.ThreadingActor, Generic[Inbox]):
     def make(self, cls: type[M], causation_id: str | None = None, **fields: Any) -> M:
         """Build a message from this actor, caused by the message being handled now.
 
-        The keyword form (and ``send``), kept for ``actors/restore.py``; new code builds the message
-        as a typed object and uses ``tell``/``record``, so the type checker sees its fields."""
+        The keyword form, kept for the model call records (``actors/run/replay.py``); new code builds
+        the message as a typed object and uses ``tell``/``record``, so the type checker sees its fields."""
         return cls(
             run_id=self.ctx.run_id,
             sender=self.me,
             causation_id=causation_id if causation_id is not None else self._handling,
             **fields,
         )
-
-    def send(self, to: Peer, cls: type[Message], **fields: Any) -> bool:
-        return self.ctx.tell(to, self.make(cls, **fields))
 
     def sign(self, message: M) -> M:
         """``message`` (built as a typed object) with this actor's envelope; its cause as built.

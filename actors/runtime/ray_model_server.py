@@ -24,7 +24,7 @@ from typing import Any
 import ray
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-from massgen.actors.runtime import DownReason, RunContext
+from massgen.actors.runtime.port import DownReason, RunContext
 from massgen.backends.remote_server import RemoteServer, model_key
 from massgen.configs.schema import LocalBackendConfig
 from massgen.messages import Down, Placed, Sender
@@ -193,7 +193,7 @@ class ModelServers:
                                                timeout=place_timeout if known == "" else _WATCH_DEADLINE_S)
             except Exception as exc:
                 if known != "" or not isinstance(exc, ray.exceptions.GetTimeoutError):
-                    from massgen.actors.ray_runtime import down_reason
+                    from massgen.actors.runtime.ray_runtime import down_reason
 
                     self._lost(ctx, key, incarnation, *down_reason(exc))
                     return

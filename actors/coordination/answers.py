@@ -20,7 +20,7 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass, field
 
-from massgen.actors.results import final_result
+from massgen.actors.coordination.results import final_result
 from massgen.configs.schema import OrchestratorConfig
 from massgen.messages import AnswerEntry, AnswerResult, AnswerView, TallyUpdated
 
@@ -83,7 +83,7 @@ class Coordination:
         return answer
 
     def results(self) -> tuple[AnswerResult, ...]:
-        """Every accepted answer as the judge weighs it (``actors/judge.py``)."""
+        """Every accepted answer as the judge weighs it (``actors/coordination/judge.py``)."""
         if self._results is not None:
             return self._results
         newest = {a.agent: a.label for a in self.answers}

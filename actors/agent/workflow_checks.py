@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import re
 
-from massgen.actors import results
+from massgen.actors.coordination import results
 from massgen.backends.toolcall_text import strip_tool_calls
 from massgen.messages import AnswerView, ToolCall
 from massgen.messages.workflow import AGENT_ID, CONTENT, NEW_ANSWER, vote_target
 
 _BARE_ANSWER_CHARS = 200
 _MIN_COPY_CHARS = 12
-# A line that is only one of the tags the view wraps answers in (actors/prompts.py): <agent2.1 (yours)>.
+# A line that is only one of the tags the view wraps answers in (actors/agent/prompts.py): <agent2.1 (yours)>.
 _VIEW_TAG_LINE = re.compile(r"^[ \t]*</?agent\d+(?:\.\d+)?(?: \(yours\))?>[ \t]*$\n?", re.MULTILINE)
 
 

@@ -16,13 +16,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, assert_never
 
 from massgen import backends
-from massgen.actors.custom_tools import CustomTools
-from massgen.actors.loop_thread import CLOSE_TIMEOUT_S, close_loop, run_loop
+from massgen.actors.agent.custom_tools import CustomTools
+from massgen.actors.agent.turn import TurnRunner
+from massgen.actors.agent.turn_io import BudgetDenied, ModelCallError, TurnIO, TurnSettings
 from massgen.actors.mcp.tools import AgentTools
-from massgen.actors.replay import CallRecorder
-from massgen.actors.runtime import Peer, RunContext, TracedActor
-from massgen.actors.turn import TurnRunner
-from massgen.actors.turn_io import BudgetDenied, ModelCallError, TurnIO, TurnSettings
+from massgen.actors.run.replay import CallRecorder
+from massgen.actors.runtime.loop_thread import CLOSE_TIMEOUT_S, close_loop, run_loop
+from massgen.actors.runtime.port import Peer, RunContext, TracedActor
 from massgen.configs.schema import AgentConfig
 from massgen.messages import (
     AgentResumeState,
@@ -53,7 +53,7 @@ BackendEventSink = Callable[[str, dict[str, Any]], None]
 
 
 class FirstBackend:
-    """An agent's backend built before its actor, by the run's preflight check (``actors/team.py``), so
+    """An agent's backend built before its actor, by the run's preflight check (``actors/run/team.py``), so
     the backend that passed the check is the one the agent uses and none is built twice.
 
     Taken once, by the incarnation it was built for: a restart builds a fresh backend, as it always

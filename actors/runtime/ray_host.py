@@ -19,12 +19,12 @@ from typing import Any, TypeVar
 
 import ray
 
-from massgen.actors.runtime import Peer, RunContext, TracedActor
+from massgen.actors.runtime.port import Peer, RunContext, TracedActor
 from massgen.messages import Message
 
 M = TypeVar("M", bound=Message)
 
-# Items in the outbox, replayed by the driver in order (actors/ray_runtime.py).
+# Items in the outbox, replayed by the driver in order (actors/runtime/ray_runtime.py).
 Item = tuple[Any, ...]
 
 

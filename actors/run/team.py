@@ -17,14 +17,15 @@ from typing import Any
 
 import pykka
 
-from massgen.actors import preflight, voting_guidance
-from massgen.actors.agent import AgentSpec, FirstBackend
-from massgen.actors.question import check_question
-from massgen.actors.resume import ResumePoint, carried_calls
-from massgen.actors.runtime import Peer, RunContext, Runtime
-from massgen.actors.supervisor import RunSpec, Supervisor
-from massgen.actors.trace_writer import Subscriber, TraceWriter
-from massgen.actors.turn_io import TurnSettings
+from massgen.actors.agent.actor import AgentSpec, FirstBackend
+from massgen.actors.agent.turn_io import TurnSettings
+from massgen.actors.coordination import voting_guidance
+from massgen.actors.run import preflight
+from massgen.actors.run.question import check_question
+from massgen.actors.run.resume import ResumePoint, carried_calls
+from massgen.actors.run.trace_writer import Subscriber, TraceWriter
+from massgen.actors.runtime.port import Peer, RunContext, Runtime
+from massgen.actors.supervisor.actor import RunSpec, Supervisor
 from massgen.backends.circuit import BreakerRegistry
 from massgen.backends.preload import preload
 from massgen.configs import uploads
@@ -94,7 +95,7 @@ def result_from_projection(projection: LogProjection, log_dir: Path) -> RunResul
 def agent_specs(
     config: TeamConfig, client_tools: tuple[ToolSpec, ...] = (), resume: ResumePoint | None = None
 ) -> list[AgentSpec]:
-    """One spec per agent; ``client_tools`` are a caller's tools (see ``actors/client_tools.py``)."""
+    """One spec per agent; ``client_tools`` are a caller's tools (see ``actors/agent/client_tools.py``)."""
     rules = config.orchestrator
     return [
         AgentSpec(
@@ -121,7 +122,7 @@ def _runtime(config: TeamConfig) -> Runtime | None:
     if config.runtime.type != "ray":
         return None
     try:
-        from massgen.actors.ray_runtime import RayRuntime
+        from massgen.actors.runtime.ray_runtime import RayRuntime
     except ImportError as exc:
         raise ConfigError("runtime.type: ray needs the [ray] extra: pip install 'massgen-actors[ray]'") from exc
     try:
@@ -199,7 +200,7 @@ class Team:
         return self
 
     def _with_first_backends(self, specs: list[AgentSpec], breakers: BreakerRegistry) -> list[AgentSpec]:
-        """The preflight check (``actors/preflight.py``), building each agent's backend as its first
+        """The preflight check (``actors/run/preflight.py``), building each agent's backend as its first
         incarnation will use it; the specs then hand those backends to the agents. On Ray the agents
         live in other processes and build their own: there the builds are only the check."""
         resumed = self.resume.state.agents if self.resume is not None else {}

@@ -12,9 +12,9 @@ from typing import Literal
 
 import pykka
 
-from massgen.actors.agent import AgentSpec
-from massgen.actors.restarts import RestartHistory
-from massgen.actors.runtime import Peer, RunContext
+from massgen.actors.agent.actor import AgentSpec
+from massgen.actors.runtime.port import Peer, RunContext
+from massgen.actors.supervisor.restarts import RestartHistory
 from massgen.configs.schema import TimeoutSettings
 from massgen.messages import AnswerView, Tick
 
@@ -37,7 +37,7 @@ class Child:
     not_before: float = 0.0  # an open circuit breaker's next probe: no restart before it
     # Resumed after voting in this round: no turn when it starts, unless a new answer came since.
     voted_round: int | None = None
-    # Resumed mid-turn: the view and vote-only flag its redone turn starts with (see actors/restore.py).
+    # Resumed mid-turn: the view and vote-only flag its redone turn starts with (see actors/supervisor/restore.py).
     resume_turn: tuple[AnswerView, bool] | None = None
     # Told to finish its turn (past the round's soft timeout): that turn's id, and when.
     finish_sent: tuple[int, float] | None = None

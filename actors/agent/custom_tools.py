@@ -25,7 +25,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
-from massgen.actors.turn_io import ToolExecutor
+from massgen.actors.agent.turn_io import ToolExecutor
 from massgen.configs.schema import CustomToolConfig
 from massgen.errors import PermanentBackendError
 from massgen.messages import ToolSpec

@@ -1,6 +1,6 @@
 """What a run needs besides its config: the question, where it logs, what it resumes, its files.
 
-Built by the run handle (``actors/team.py``) and read by the supervisor; the two events let
+Built by the run handle (``actors/run/team.py``) and read by the supervisor; the two events let
 the handle wait for the supervisor's last steps without asking it (it may be stopping).
 """
 
@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from massgen.actors.resume import ResumeState
+    from massgen.actors.run.resume import ResumeState
     from massgen.files import RunFiles
 
 

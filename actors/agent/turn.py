@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import asyncio
 
-from massgen.actors import client_tools, prompts, results, tool_arguments
-from massgen.actors.call_retry import RETRY_EVENT
-from massgen.actors.stream_guard import guard
-from massgen.actors.turn_io import BudgetDenied, CallResult, ModelCallError, TurnIO, TurnSettings
-from massgen.actors.workflow_checks import copies_ours, with_work, without_view_tags, workflow_problem
+from massgen.actors.agent import client_tools, prompts, tool_arguments
+from massgen.actors.agent.call_retry import RETRY_EVENT
+from massgen.actors.agent.stream_guard import guard
+from massgen.actors.agent.turn_io import BudgetDenied, CallResult, ModelCallError, TurnIO, TurnSettings
+from massgen.actors.agent.workflow_checks import copies_ours, with_work, without_view_tags, workflow_problem
+from massgen.actors.coordination import results
 from massgen.backends import Backend
 from massgen.messages import (
     AgentChunk,
@@ -101,7 +102,7 @@ class TurnRunner:
     # -- one streamed call ----------------------------------------------------------------
 
     async def _call(self, turn_id: int, cause: str, request: ModelRequest) -> CallResult:
-        """One call; a stream that broke before any tool call is sent again (actors/call_retry.py)."""
+        """One call; a stream that broke before any tool call is sent again (actors/agent/call_retry.py)."""
         retry = 0
         while True:
             try:

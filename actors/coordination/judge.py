@@ -1,7 +1,7 @@
 """The judge: holds the votes of the current round, decides convergence and the winner.
 
 Convergence means every live agent has voted (or agreed) since the last new answer.
-The winner is decided by final results (``actors/results.py``), not by agents, so that
+The winner is decided by final results (``actors/coordination/results.py``), not by agents, so that
 a team is at least as good as a majority vote over the same answers.
 
 A vote carries its voter's own result: what the voter's work in that turn concluded, else
@@ -44,7 +44,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Literal, assert_never
 
-from massgen.actors.runtime import Peer, RunContext, TracedActor
+from massgen.actors.runtime.port import Peer, RunContext, TracedActor
 from massgen.messages import (
     AnswerResult,
     InvalidateVotes,

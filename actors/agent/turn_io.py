@@ -1,7 +1,7 @@
 """What a turn needs from its agent and what it reports back: the turn worker's port.
 
-``TurnRunner`` (``actors/turn.py``) talks to nothing but a ``TurnIO``; the agent actor
-(``actors/agent.py``) and MCP tool routing (``actors/mcp/tools.py``) build one. The
+``TurnRunner`` (``actors/agent/turn.py``) talks to nothing but a ``TurnIO``; the agent actor
+(``actors/agent/actor.py``) and MCP tool routing (``actors/mcp/tools.py``) build one. The
 settings and the two errors a turn raises to its agent live here with it, so the agent
 can read them without the turn's model-calling code.
 """
@@ -12,8 +12,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from massgen.actors.call_retry import CallRetry
-from massgen.actors.stream_guard import StreamLimits
+from massgen.actors.agent.call_retry import CallRetry
+from massgen.actors.agent.stream_guard import StreamLimits
 from massgen.messages import CallPermit, Message, ToolCall, ToolSpec
 from massgen.messages.stream import Attachment
 
@@ -55,10 +55,10 @@ class TurnSettings:
     max_attempts: int = 3
     max_tool_rounds: int = 8
     # Tools of an outside caller: offered to the model, never run here; calling one is an answer
-    # (see actors/client_tools.py). Empty for ordinary runs.
+    # (see actors/agent/client_tools.py). Empty for ordinary runs.
     client_tools: tuple[ToolSpec, ...] = ()
-    stream_limits: StreamLimits = field(default_factory=StreamLimits)  # see actors/stream_guard.py
-    call_retry: CallRetry = field(default_factory=CallRetry)  # see actors/call_retry.py
+    stream_limits: StreamLimits = field(default_factory=StreamLimits)  # see actors/agent/stream_guard.py
+    call_retry: CallRetry = field(default_factory=CallRetry)  # see actors/agent/call_retry.py
     # Files shown with the task (the backend's upload_files), recorded in the trace with each request.
     attachments: tuple[Attachment, ...] = ()
 

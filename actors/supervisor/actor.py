@@ -4,30 +4,31 @@ It starts the judge and one agent per config entry, hands out turns, accepts ans
 and votes, restarts failed agents (backoff, intensity), enforces every deadline and
 budget, and ends the run with the best answer available. Time comes from ``Tick``
 messages sent by one scheduler thread, read through the run's clock.
+
+This module is the actor: its life cycle and its protocol, routed in ``handle`` by type.
+What it does about each message is a behaviour of its own module, composed here and sharing
+one ``SupervisorState``: ``turn_handout.py`` (who takes a turn with which view),
+``failures.py`` (failures, restarts, deadlines on ``Tick``), ``ending.py`` (budgets and the end
+of the run) and ``restore.py`` (the starting state of a resumed run).
 """
 
 from __future__ import annotations
 
-import itertools
 from typing import Any, assert_never
 
 import pykka
 
-from massgen.actors.agent import AgentActor, AgentSpec
-from massgen.actors.budget import Spending
-from massgen.actors.children import Child, Ticker
-from massgen.actors.coordination import Coordination
-from massgen.actors.deadlines import effective
-from massgen.actors.failures import FailureHandling
-from massgen.actors.judge import Judge
+from massgen.actors.agent.actor import AgentActor, AgentSpec
+from massgen.actors.coordination.judge import Judge
 from massgen.actors.mcp.supervision import ActorPort, McpSupervision
-from massgen.actors.notes import NoteBoard
-from massgen.actors.restarts import RestartHistory
-from massgen.actors.restore import restore
-from massgen.actors.run_spec import RunSpec as RunSpec  # imported from here by the run handle
-from massgen.actors.runtime import Peer, RunContext
-from massgen.actors.stragglers import StragglerWatch
-from massgen.actors.turn_handout import TurnHandout
+from massgen.actors.run.run_spec import RunSpec as RunSpec  # imported from here by the run handle
+from massgen.actors.runtime.port import Peer, RunContext, TracedActor
+from massgen.actors.supervisor.children import Child, Ticker
+from massgen.actors.supervisor.ending import RunEnding
+from massgen.actors.supervisor.failures import FailureHandling
+from massgen.actors.supervisor.restore import restore
+from massgen.actors.supervisor.state import SupervisorState
+from massgen.actors.supervisor.turn_handout import TurnHandout
 from massgen.configs.schema import TeamConfig
 from massgen.logs.calls import REPLAYED
 from massgen.messages import (
@@ -40,7 +41,6 @@ from massgen.messages import (
     CancelRun,
     ChildFailed,
     ChildStarted,
-    ContextChanged,
     DeadLetter,
     Down,
     FinalPresented,
@@ -55,9 +55,7 @@ from massgen.messages import (
     ModelCallStarted,
     NoteDelivered,
     RestartAgent,
-    RunFinished,
     RunStarted,
-    RunStatus,
     SendNote,
     SetRunTimeout,
     TallyUpdated,
@@ -74,58 +72,45 @@ from massgen.messages.protocols import AgentReport, RunControl, SupervisorInbox,
 _STOP_GRACE_S = 3.0
 
 
-class Supervisor(TurnHandout, FailureHandling):
-    """Routes its protocol (below), hands out turns (``TurnHandout``), handles failures and deadlines
-    (``FailureHandling``) and ends the run; the state they share is declared in ``SupervisorState``."""
+class Supervisor(TracedActor[SupervisorInbox]):
+    """Routes its protocol (``handle``) to its behaviours, which share one ``SupervisorState``."""
 
     accepts = members(SupervisorInbox)
 
     def __init__(self, ctx: RunContext, config: TeamConfig, run: RunSpec, specs: list[AgentSpec]) -> None:
         super().__init__(ctx, "supervisor")
-        self.config, self.run = config, run
-        self.timeouts = effective(config.timeout_settings)  # unset deadlines scale with the run's
-        self.stragglers = StragglerWatch(self.timeouts.straggler_grace_seconds)
-        self.rules = config.orchestrator
-        self.children = {s.agent_id: Child(spec=s, history=RestartHistory(self.rules.restart)) for s in specs}
-        order = [s.agent_id for s in specs]
-        self.coord = Coordination(order, {s.agent_id: s.label for s in specs}, self.rules)
-        self.spent = Spending(self.rules.budget)
-        self.tally = None
-        self.phase = "coordinating"
-        self.presenter: str | None = None
-        self.winner: str | None = None
-        self.started = ctx.clock()
-        self.deadline = self.started + self.timeouts.orchestrator_timeout_seconds
-        self._turn_ids = itertools.count(1)
-        self.first_done = set[str]()
-        self.waiting = set[str]()
-        self.judge = None
+        self.state = state = SupervisorState.new(config, run, specs, ctx.clock())
+        self.self_peer: Peer | None = None  # this actor as its children know it; set in ``on_start``
         self._ticker: Ticker | None = None
-        self.mcp = McpSupervision(ActorPort(self), specs, self.rules.restart, self._live_agent)
-        self.notes = NoteBoard(order)
+        self.mcp = McpSupervision(ActorPort(self), specs, state.rules.restart, state.live_peer)
+        self.ending = RunEnding(state, self, ctx.clock, lambda: self.actor_ref.stop(block=False))
+        self.handout = TurnHandout(state, self, ctx.clock, self.ending)
+        self.failures = FailureHandling(state, self, ctx.clock, handout=self.handout, ending=self.ending,
+                                        spawn=self._spawn, mcp=self.mcp)
 
     # -- life cycle ---------------------------------------------------------------------------
 
     def on_start(self) -> None:
+        state, run = self.state, self.state.run
         self.record(RunStarted(
-            question=self.run.question, history=self.run.history,
-            agents=tuple(self.children), labels=tuple(c.spec.label for c in self.children.values()),
-            config=self.config.redacted(), versions=self.run.versions, log_dir=self.run.log_dir,
-            turn=self.run.turn, attempt=self.run.attempt, resumed_from=self.run.resumed_from,
+            question=run.question, history=run.history,
+            agents=tuple(state.children), labels=tuple(c.spec.label for c in state.children.values()),
+            config=state.config.redacted(), versions=run.versions, log_dir=run.log_dir,
+            turn=run.turn, attempt=run.attempt, resumed_from=run.resumed_from,
         ))
         me = Peer("supervisor", 1, self.actor_ref)
         self.self_peer = me
-        judge_ref = Judge.start(self.ctx, me, list(self.children), self.rules.winner_rule)
-        self.judge = Peer("judge", 1, judge_ref)
+        judge_ref = Judge.start(self.ctx, me, list(state.children), state.rules.winner_rule)
+        state.judge = Peer("judge", 1, judge_ref)
         self.mcp.start(me)
-        if self.run.resume is not None:
-            restore(self, self.run.resume)
-        for child in self.children.values():
+        if run.resume is not None:
+            restore(state, self, self.ctx.clock, run.resume)
+        for child in state.children.values():
             if child.status != "failed":
                 self._spawn(child)
-        if all(child.status == "failed" for child in self.children.values()):
-            self._all_failed()  # a resumed run whose agents had all failed
-        self._ticker = Ticker(self.ctx, me, self.run.tick_interval_s)
+        if all(child.status == "failed" for child in state.children.values()):
+            self.ending.all_failed()  # a resumed run whose agents had all failed
+        self._ticker = Ticker(self.ctx, me, run.tick_interval_s)
         self._ticker.start()
 
     def on_stop(self) -> None:
@@ -136,10 +121,11 @@ class Supervisor(TurnHandout, FailureHandling):
 
     def _stop_everything(self) -> None:
         """Stop every child and wait a bounded time, so their processes and clients are closed."""
+        state = self.state
         if self._ticker is not None:
             self._ticker.stopped.set()
-        peers = [c.peer for c in self.children.values() if c.peer is not None and c.status != "failed"]
-        peers += [self.judge] if self.judge is not None else []
+        peers = [c.peer for c in state.children.values() if c.peer is not None and c.status != "failed"]
+        peers += [state.judge] if state.judge is not None else []
         peers += self.mcp.peers()  # each kills its server process group on stop
         futures = [p.ref.stop(block=False) for p in peers]
         deadline = self.ctx.clock() + _STOP_GRACE_S
@@ -148,9 +134,11 @@ class Supervisor(TurnHandout, FailureHandling):
                 future.get(timeout=max(0.0, deadline - self.ctx.clock()))
             except (pykka.Timeout, pykka.ActorDeadError):
                 pass  # a hung incarnation: abandoned, its thread is a daemon
-        self.run.children_stopped.set()
+        state.run.children_stopped.set()
 
     def _spawn(self, child: Child) -> None:
+        """Start the child's next incarnation (at start, and for each restart)."""
+        assert self.self_peer is not None
         child.incarnation += 1
         ref = self.ctx.spawn(AgentActor, child.spec, child.incarnation, self.self_peer,
                              name=child.spec.agent_id, incarnation=child.incarnation)
@@ -159,18 +147,15 @@ class Supervisor(TurnHandout, FailureHandling):
         child.status, child.since = "starting", self.ctx.clock()
         self.mcp.agent_spawned(child.spec.agent_id, child.peer)
 
-    def _live_agent(self, agent_id: str) -> Peer | None:
-        child = self.children.get(agent_id)
-        return child.peer if child is not None and child.status not in ("failed", "restarting") else None
-
-    # -- dispatch -----------------------------------------------------------------------------
+    # -- the protocol -----------------------------------------------------------------------------
 
     def handle(self, message: SupervisorInbox) -> CallPermit | None:
         """Route by type: time, the runtime, the judge, the user, MCP servers, then agents."""
+        state = self.state
         if isinstance(message, Tick):
-            self._on_tick(message.now)
+            self.failures.on_tick(message.now)
             return None
-        if self.phase == "finished":
+        if state.finished:
             # The run is over and its children are being stopped: what they still say was traced
             # when sent, and nothing can change the outcome. An ask is settled by its (traced) reply.
             if isinstance(message, CallPermitRequest):
@@ -178,11 +163,11 @@ class Supervisor(TurnHandout, FailureHandling):
             return None
         match message:
             case Down():  # the runtime lost an agent; an older incarnation's Down is stale
-                child = self.children.get(message.name)
+                child = state.children.get(message.name)
                 if child is not None and message.incarnation == child.incarnation:
-                    self._agent_failed(child, f"{message.reason}: {message.detail}", "down")
+                    self.failures.agent_failed(child, f"{message.reason}: {message.detail}", "down")
             case TallyUpdated():
-                self._on_tally(message)
+                self.handout.on_tally(message)
             case CancelRun() | AnswerNow() | SetRunTimeout() | KillAgent() | RestartAgent() | SendNote():
                 self._on_control(message)
             case McpToolsListed() | McpToolResult() | McpServerFailed():
@@ -195,22 +180,23 @@ class Supervisor(TurnHandout, FailureHandling):
         return None
 
     def _on_control(self, message: RunControl) -> None:
+        state = self.state
         match message:
             case CancelRun():
-                self._finish("interrupted", message.reason)
+                self.ending.finish("interrupted", message.reason)
             case AnswerNow():
-                self._answer_now()
+                self.handout.answer_now()
             case SetRunTimeout():
-                self.deadline = self.started + message.seconds
+                state.deadline = state.started + message.seconds
             case KillAgent() | RestartAgent():
-                if message.name not in self.children:
+                if message.name not in state.children:
                     self.dead_letter(message, f"no agent named {message.name!r}")
                     return
                 verb = "killed" if isinstance(message, KillAgent) else "restart requested"
-                self._agent_failed(self.children[message.name], f"{verb} by user", "user")
+                self.failures.agent_failed(state.children[message.name], f"{verb} by user", "user")
             case SendNote():
-                for agent_id in self.notes.post(message):
-                    child = self.children[agent_id]
+                for agent_id in state.notes.post(message):
+                    child = state.children[agent_id]
                     if child.status == "in_turn" and child.peer is not None and child.turn_id is not None:
                         self.tell(child.peer, InjectNote(turn_id=child.turn_id, note_id=message.msg_id,
                                                          text=message.text))
@@ -218,7 +204,8 @@ class Supervisor(TurnHandout, FailureHandling):
                 assert_never(unreachable)
 
     def _from_agent(self, message: AgentReport) -> CallPermit | None:
-        child = self.children.get(message.sender.name)
+        state = self.state
+        child = state.children.get(message.sender.name)
         if child is None or message.sender.incarnation != child.incarnation \
                 or child.status in ("failed", "restarting"):
             if isinstance(message, CallPermitRequest):  # an ask is settled by its (traced) reply
@@ -230,21 +217,21 @@ class Supervisor(TurnHandout, FailureHandling):
             return None
         match message:
             case CallPermitRequest():
-                return self._permit()
+                return self.stamp(self.ending.permit())  # budgets are checked before every model call
             case McpCallTool() | McpCancelCall():
                 if child.peer is not None:
                     self.mcp.from_agent(child.peer, message)
             case ChildStarted():
                 if child.status == "starting":  # not "presenting": a resumed run may conclude before it
                     child.status, child.since = "idle", self.ctx.clock()
-                    if self.phase == "coordinating" and child.voted_round != self.coord.version:
-                        self._next_turn(child)  # a restarted agent that has answered waits like the others
+                    if state.phase == "coordinating" and child.voted_round != state.coord.version:
+                        self.handout.next_turn(child)  # a restarted agent that has answered waits like the others
                 child.voted_round = None
             case ChildFailed():
-                self._agent_failed(child, message.error, message.where, reported=True,
-                                   permanent=message.permanent)
+                self.failures.agent_failed(child, message.error, message.where, reported=True,
+                                           permanent=message.permanent)
             case NoteDelivered():  # whichever turn heard it, this incarnation has it
-                self.notes.delivered(child.spec.agent_id, message.note_id)
+                state.notes.delivered(child.spec.agent_id, message.note_id)
             case BackendEvent():
                 child.last_activity = self.ctx.clock()
                 if message.info.get("outcome") == "circuit_open" or message.info.get("circuit_opened"):
@@ -259,68 +246,24 @@ class Supervisor(TurnHandout, FailureHandling):
         match message:
             case ModelCallFinished():
                 child.last_activity = self.ctx.clock()
-                self.spent.add_usage(message.input_tokens, message.output_tokens, message.cost_usd)
+                spent = self.state.spent
+                spent.add_usage(message.input_tokens, message.output_tokens, message.cost_usd)
                 if message.finish_reason == REPLAYED:
-                    self.spent.calls -= 1  # answered from the trace this run resumes: no call was made
+                    spent.calls -= 1  # answered from the trace this run resumes: no call was made
             case AgentChunk() | ModelCallStarted() | ToolCallRequested() | ToolCallResult() | TurnCorrection():
                 child.last_activity = self.ctx.clock()
             case AnswerProposed():
-                self._on_answer(child, message)
+                self.handout.on_answer(child, message)
             case VoteProposed():
-                self._on_vote(child, message)
+                self.handout.on_vote(child, message)
             case TurnFailed():
-                self._agent_failed(child, message.reason, "worker", exhausted=True)
+                self.failures.agent_failed(child, message.reason, "worker", exhausted=True)
             case FinalPresented():
-                if child.spec.agent_id == self.presenter:
-                    self._presented(message.content)
+                if child.spec.agent_id == self.state.presenter:
+                    self.handout.presented(message.content)
                 else:
                     self.dead_letter(message, f"{child.spec.agent_id} is not presenting")
             case ToolDenied():
                 pass  # the model got a tool error; the denial is in the trace for the logs
             case _ as unreachable:
                 assert_never(unreachable)
-
-    # -- budgets --------------------------------------------------------------------------------
-
-    def _permit(self) -> CallPermit:
-        reason = self.spent.exhausted()
-        if reason is None:
-            self.spent.charge_call()
-            return self.stamp(CallPermit(granted=True))
-        if self.phase == "presenting":
-            self._finish("completed", f"the team converged; {reason}, so the winning answer is used as written")
-        else:
-            self._finish("budget", reason)
-        return self.stamp(CallPermit(granted=False, reason=reason))
-
-    # -- the end ----------------------------------------------------------------------------------
-
-    def _finish(self, status: RunStatus, reason: str, final: str | None = None) -> None:
-        if self.phase == "finished":
-            return
-        self.phase = "finished"
-        converged = status == "completed"
-        if converged and self.winner is not None:
-            chosen = self.coord.latest(self.winner)
-        else:
-            chosen = self.coord.best_so_far(self.tally)
-        if chosen is None:
-            # Stopped by the user before any answer is still "interrupted" (exit 4), not a failure.
-            status = "interrupted" if status == "interrupted" else "failed"
-            if "no agent produced an answer" not in reason:
-                reason = f"{reason}; no agent produced an answer"
-        answer = final if final is not None else (chosen.content if chosen else None)
-        changed = self.run.files.changed() if self.run.files else None
-        if changed is not None:  # what the presenter wrote in context paths, listed with the answer
-            self.record(ContextChanged(**changed))
-            answer = self.run.files.with_changes(answer, changed) if self.run.files else answer
-        self.record(RunFinished(
-            status=status, reason=reason,
-            winner=chosen.agent if chosen else None, winner_label=chosen.label if chosen else None,
-            final_answer=answer,
-            partial=not converged, elapsed_s=round(self.ctx.clock() - self.started, 3),
-            model_calls=self.spent.calls, input_tokens=self.spent.input_tokens,
-            output_tokens=self.spent.output_tokens, cost_usd=round(self.spent.cost_usd, 6),
-        ))
-        self.run.finish_recorded.set()
-        self.actor_ref.stop(block=False)  # on_stop stops the children

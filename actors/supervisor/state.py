@@ -1,0 +1,102 @@
+"""What the supervisor knows about its run: one plain object, shared explicitly by its behaviours.
+
+The supervisor actor (``actor.py``) creates it and hands it, with the few collaborators each one
+needs, to its behaviours: turn handout (``turn_handout.py``), failures and deadlines
+(``failures.py``), the end of the run (``ending.py``) and the restore of a resumed run
+(``restore.py``). Only the supervisor's thread reads or changes it. The queries here are the
+ones more than one behaviour asks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+from massgen.actors.agent.actor import AgentSpec
+from massgen.actors.coordination.answers import Coordination
+from massgen.actors.run.run_spec import RunSpec
+from massgen.actors.runtime.port import Peer
+from massgen.actors.supervisor.budget import Spending
+from massgen.actors.supervisor.children import Child
+from massgen.actors.supervisor.deadlines import effective
+from massgen.actors.supervisor.notes import NoteBoard
+from massgen.actors.supervisor.restarts import RestartHistory
+from massgen.actors.supervisor.stragglers import StragglerWatch
+from massgen.configs.schema import OrchestratorConfig, TeamConfig, TimeoutSettings
+from massgen.messages import Message, TallyUpdated
+
+Phase = Literal["coordinating", "presenting", "finished"]
+
+
+class Emitter(Protocol):
+    """How a behaviour speaks: as the supervisor, its messages caused by the one it is handling."""
+
+    def tell(self, to: Peer, message: Message) -> bool:
+        """Send ``message`` to ``to`` (traced); False if ``to`` is gone."""
+        ...
+
+    def record(self, message: Message) -> None:
+        """Trace a decision that is sent to nobody."""
+        ...
+
+
+@dataclass
+class SupervisorState:
+    config: TeamConfig
+    run: RunSpec
+    timeouts: TimeoutSettings  # effective: unset deadlines scale with the run's
+    rules: OrchestratorConfig
+    children: dict[str, Child]
+    coord: Coordination
+    spent: Spending
+    stragglers: StragglerWatch
+    notes: NoteBoard  # notes from the user, until each agent has them
+    started: float
+    deadline: float
+    tally: TallyUpdated | None = None
+    phase: Phase = "coordinating"
+    presenter: str | None = None
+    winner: str | None = None
+    next_turn_id: int = 1  # turn ids are unique in a run, and go on from the attempt a resumed run continues
+    # Agents whose first turn ended (an answer or a vote). Until every live agent's has, an agent
+    # that already answered waits: a turn that shows it only its own answer is a wasted call.
+    first_done: set[str] = field(default_factory=set)
+    waiting: set[str] = field(default_factory=set)
+    judge: Peer | None = None  # started in ``on_start``
+
+    @classmethod
+    def new(cls, config: TeamConfig, run: RunSpec, specs: list[AgentSpec], now: float) -> SupervisorState:
+        """A fresh run's state: every agent not yet started, no answers, nothing spent."""
+        timeouts = effective(config.timeout_settings)  # unset deadlines scale with the run's
+        rules = config.orchestrator
+        order = [s.agent_id for s in specs]
+        return cls(
+            config=config, run=run, timeouts=timeouts, rules=rules,
+            children={s.agent_id: Child(spec=s, history=RestartHistory(rules.restart)) for s in specs},
+            coord=Coordination(order, {s.agent_id: s.label for s in specs}, rules),
+            spent=Spending(rules.budget), stragglers=StragglerWatch(timeouts.straggler_grace_seconds),
+            notes=NoteBoard(order), started=now, deadline=now + timeouts.orchestrator_timeout_seconds,
+        )
+
+    @property
+    def finished(self) -> bool:
+        return self.phase == "finished"
+
+    def take_turn_id(self) -> int:
+        turn_id = self.next_turn_id
+        self.next_turn_id += 1
+        return turn_id
+
+    def counted(self) -> tuple[str, ...]:
+        """The agents the round waits for: live, and not left out of it as stragglers."""
+        return tuple(a for a, c in self.children.items() if c.status != "failed" and self.stragglers.counted(a))
+
+    def awaiting_first_turns(self) -> bool:
+        """Whether a live, counted agent has not yet ended its first (independent) turn."""
+        return any(agent not in self.first_done and c.status != "failed" and self.stragglers.counted(agent)
+                   for agent, c in self.children.items())
+
+    def live_peer(self, agent_id: str) -> Peer | None:
+        """The agent's incarnation now, unless it is failed or restarting."""
+        child = self.children.get(agent_id)
+        return child.peer if child is not None and child.status not in ("failed", "restarting") else None

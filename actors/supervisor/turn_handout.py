@@ -1,0 +1,237 @@
+"""Handing out turns: the supervisor's coordination rules, one agent report at a time.
+
+Who takes a turn and with which answers in view; when an answer invalidates the round;
+when an agent waits for the others' first (independent) answers; when a vote is cast or
+the agent must look again; when the team has converged and who presents. The rules on
+answers themselves (labels, caps, views) are ``actors/coordination/answers.py``; the winner is
+the judge's (``actors/coordination/judge.py``). A straggler that answers or votes counts again here.
+"""
+
+from __future__ import annotations
+
+from massgen.actors.coordination.results import explicit_result, final_result, stated_result
+from massgen.actors.runtime.port import Clock
+from massgen.actors.supervisor.children import Child
+from massgen.actors.supervisor.ending import RunEnding
+from massgen.actors.supervisor.state import Emitter, SupervisorState
+from massgen.messages import (
+    AgentRejoined,
+    AnswerAccepted,
+    AnswerProposed,
+    AnswerView,
+    CancelTurn,
+    InjectAnswers,
+    InjectNote,
+    InvalidateVotes,
+    PresentFinal,
+    RecordVote,
+    SetLiveAgents,
+    SnapshotTaken,
+    StartTurn,
+    TallyUpdated,
+    TurnStarted,
+    UnanimousFirstAnswers,
+    VoteProposed,
+)
+
+
+class TurnHandout:
+    def __init__(self, state: SupervisorState, out: Emitter, clock: Clock, ending: RunEnding) -> None:
+        self.state, self.out, self.clock, self.ending = state, out, clock, ending
+
+    def start_turn(self, child: Child) -> None:
+        state = self.state
+        assert child.peer is not None
+        turn_id = state.take_turn_id()
+        vote_only = state.coord.vote_only(child.spec.agent_id)
+        redo, child.resume_turn = child.resume_turn, None
+        if redo is not None:  # resumed mid-turn: that turn again, as it was, then what came since
+            view, vote_only = redo
+        else:
+            # A first turn shows no answers, however late the agent starts: first answers are independent
+            # samples, and the judge counts their agreement as evidence (actors/coordination/judge.py).
+            first = child.spec.agent_id not in state.first_done and not vote_only
+            view = AnswerView() if first else state.coord.view_for(child.spec.agent_id)
+        child.status, child.turn_id = "in_turn", turn_id
+        child.since = child.last_activity = self.clock()
+        state.waiting.discard(child.spec.agent_id)
+        self.out.record(TurnStarted(
+            agent=child.spec.agent_id, incarnation=child.incarnation, turn_id=turn_id,
+            vote_only=vote_only, view_labels=tuple(a.label for a in view.answers),
+        ))
+        for note_id, text in state.notes.pending(child.spec.agent_id):  # before the turn: its first call has them
+            self.out.tell(child.peer, InjectNote(turn_id=turn_id, note_id=note_id, text=text))
+        self.out.tell(child.peer, StartTurn(turn_id=turn_id, task=state.run.question, history=state.run.history,
+                                            view=view, vote_only=vote_only, own_label=child.spec.label))
+        if view.version != state.coord.version and state.coord.count(child.spec.agent_id) > 0:
+            self.out.tell(child.peer, InjectAnswers(turn_id=turn_id, view=state.coord.view_for(child.spec.agent_id)))
+
+    def on_answer(self, child: Child, message: AnswerProposed) -> None:
+        state = self.state
+        agent_id = child.spec.agent_id
+        child.status = "idle"
+        if state.phase != "coordinating":
+            return
+        self._rejoin(child)
+        if state.coord.vote_only(agent_id):
+            self.start_turn(child)  # a cap was reached while this turn ran
+            return
+        answer = state.coord.add_answer(agent_id, message.content, independent=message.view_version == 0)
+        state.first_done.add(agent_id)
+        self.out.record(AnswerAccepted(agent=agent_id, label=answer.label, content=answer.content,
+                                       round=state.coord.version, result=answer.result,
+                                       independent=answer.independent))
+        taken = state.run.files.snapshot(agent_id, answer.label) if state.run.files else None
+        if taken is not None:  # before anyone is shown the answer, so its files are there to read
+            self.out.record(SnapshotTaken(**taken))
+        assert state.judge is not None
+        self.out.tell(state.judge, InvalidateVotes(reason=f"new answer {answer.label}", round=state.coord.version,
+                                                   answers=state.coord.results()))
+        awaiting = state.awaiting_first_turns()  # one scan per answer, not one per agent (1,000 agents)
+        if not awaiting and self._unanimous_first_answers():
+            return
+        for other in state.children.values():
+            if other is child or other.peer is None:
+                continue
+            if other.status == "idle":
+                if awaiting and other.spec.agent_id in state.waiting:
+                    continue  # still waiting for the first answers: nothing changes for it
+                self.next_turn(other)
+            elif other.status == "in_turn" and other.turn_id is not None \
+                    and state.coord.count(other.spec.agent_id) > 0:
+                view = state.coord.view_for(other.spec.agent_id)
+                self.out.tell(other.peer, InjectAnswers(turn_id=other.turn_id, view=view))
+        self.next_turn(child)
+
+    def _unanimous_first_answers(self) -> bool:
+        """Under the "prior" rule, independent first answers that all state one result end the run.
+
+        Every agent reached the result on its own; a vote round would only restate it, at one or
+        two calls per agent. The prior agent (listed first) presents, as it would have won.
+        """
+        state = self.state
+        if state.rules.winner_rule != "prior" or state.coord.version != len(state.first_done):
+            return False
+        answers = state.coord.answers
+        first = stated_result(answers[0].content) if answers else ""
+        if not first or len(answers) < 2 or not all(a.independent and a.result == first for a in answers):
+            return False
+        counted = state.counted()
+        if len(counted) < 2 or any(state.coord.latest(agent) is None for agent in counted):
+            return False
+        self.out.record(UnanimousFirstAnswers(result=first, labels=tuple(a.label for a in answers)))
+        self._conclude(next(a for a in state.coord.agents if a in counted))
+        return True
+
+    def next_turn(self, child: Child) -> None:
+        """A new turn now, or once every live agent has ended its first (independent) turn."""
+        state = self.state
+        if child.spec.agent_id in state.first_done and state.awaiting_first_turns():
+            child.status = "idle"
+            state.waiting.add(child.spec.agent_id)
+            self._watch_stragglers()
+        else:
+            self.start_turn(child)
+
+    def _watch_stragglers(self, converged: bool = False) -> None:
+        """Done: voted this round, or answered and waiting for the others' first answers."""
+        state = self.state
+        tally = state.tally
+        voters = {v.voter for v in tally.votes} if tally is not None and tally.round == state.coord.version else set()
+        state.stragglers.observe(voters | state.waiting, state.counted(), state.coord.version, self.clock(),
+                                 converged)
+
+    def release_waiting(self) -> None:
+        """Start the turns of the agents that waited, once no live agent's first turn is still to end."""
+        state = self.state
+        if state.phase != "coordinating" or state.awaiting_first_turns():
+            return
+        for agent in [a for a in state.children if a in state.waiting]:
+            child = state.children[agent]
+            if child.status == "idle" and child.peer is not None:
+                self.start_turn(child)
+        state.waiting.clear()
+
+    def on_vote(self, child: Child, message: VoteProposed) -> None:
+        state = self.state
+        child.status = "idle"
+        if state.phase != "coordinating":
+            return
+        self._rejoin(child)
+        target = state.coord.agent_of_label(message.target)
+        answer = state.coord.latest(target) if target else None
+        if message.view_version != state.coord.version or answer is None or target is None:
+            self.start_turn(child)  # voted on an outdated view: look again
+            return
+        assert state.judge is not None
+        state.first_done.add(child.spec.agent_id)
+        # The voter's own result is comparable only with a target that states one: a vote on an essay
+        # whose reasoning happens to end in a number is a plain vote.
+        own = message.own_result if stated_result(answer.content) else ""
+        self.out.tell(state.judge, RecordVote(voter=child.spec.agent_id, target=target, target_label=answer.label,
+                                              reason=message.reason, round=state.coord.version,
+                                              target_result=answer.result,
+                                              agreement=message.agreement is not None, own_result=own))
+        self.release_waiting()
+
+    def _rejoin(self, child: Child) -> None:
+        """A straggler that answers or votes counts again, from the round it answers in."""
+        state = self.state
+        excluded_round = state.stragglers.rejoin(child.spec.agent_id)
+        if excluded_round is None:
+            return
+        self.out.record(AgentRejoined(name=child.spec.agent_id, incarnation=child.incarnation,
+                                      excluded_round=excluded_round, round=state.coord.version))
+        assert state.judge is not None
+        self.out.tell(state.judge, SetLiveAgents(agents=state.counted()))
+
+    def on_tally(self, tally: TallyUpdated) -> None:
+        state = self.state
+        state.tally = tally
+        self._watch_stragglers(tally.converged)
+        if tally.converged and tally.round == state.coord.version and tally.winner and state.phase == "coordinating":
+            self._conclude(tally.winner)
+
+    def answer_now(self) -> None:
+        state = self.state
+        state.coord.answer_now = True
+        state.first_done.update(state.children)
+        self.release_waiting()
+        for child in state.children.values():
+            if child.status == "in_turn" and child.peer is not None and child.turn_id is not None \
+                    and state.coord.answers:
+                self.out.tell(child.peer, CancelTurn(turn_id=child.turn_id, reason="answer now"))
+                self.start_turn(child)
+
+    def _conclude(self, winner: str) -> None:
+        state = self.state
+        state.winner = winner
+        child = state.children[winner]
+        strategy = state.rules.final_answer_strategy
+        if strategy == "winner_reuse" or child.status == "failed" or child.peer is None:
+            self.ending.finish("completed", "the team converged")
+            return
+        state.phase, state.presenter = "presenting", winner
+        for other in state.children.values():
+            if other.status == "in_turn" and other.peer is not None:
+                if other.turn_id is not None:  # always, in a turn
+                    self.out.tell(other.peer, CancelTurn(turn_id=other.turn_id, reason="the team converged"))
+                other.status = "idle"
+        turn_id = state.take_turn_id()
+        child.status, child.turn_id = "presenting", turn_id
+        child.since = child.last_activity = self.clock()
+        votes = state.tally.votes if state.tally is not None else ()  # none when unanimous first answers decided
+        self.out.tell(child.peer, PresentFinal(turn_id=turn_id, task=state.run.question, history=state.run.history,
+                                               view=state.coord.view(), votes=votes, strategy=strategy,
+                                               own_label=child.spec.label))
+
+    def presented(self, text: str) -> None:
+        """A presentation may reword the winning answer, never change the result the team agreed on."""
+        state = self.state
+        chosen = state.coord.latest(state.winner) if state.winner else None
+        agreed = explicit_result(chosen.content) if chosen else ""
+        if state.rules.final_answer_strategy == "winner_present" and agreed and final_result(text) != agreed:
+            self.ending.finish("completed", f"the team converged; the presentation changed the final answer"
+                               f" ({agreed!r} to {final_result(text)!r}), so the winning answer is used as written")
+            return
+        self.ending.finish("completed", "the team converged", final=text or None)
