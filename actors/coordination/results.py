@@ -48,6 +48,7 @@ _COMPARISON = re.compile(
     rf"|[<>]\s*{_NUM})\s*[.!]?\s*$",
     re.IGNORECASE,
 )
+_WORD = re.compile(r"[\w.\-]+")
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
 # How a reason points at an answer in view rather than at a result: "agent2.1", "Agent 2", "answer #2"
 _REFERENCE = re.compile(r"\b(?:agent|answer|option|solution|response|candidate)\s*#?\s*(\d{1,2})(?:\.\d+)?\b",
@@ -141,10 +142,14 @@ def reason_result(reason: str | None, names: tuple[str, ...] = (), answers: int 
     ``names`` (labels and agent ids in view) and "answer N"/"agent N" for N up to ``answers`` are
     taken out first, so that pointing at an answer is never read as computing a result.
     """
-    text = reason or ""
-    for name in sorted(names, key=len, reverse=True):
-        if name:
-            text = re.sub(rf"(?<![\w.]){re.escape(name)}(?![\w])", " ", text, flags=re.IGNORECASE)
+    wanted = {name.lower() for name in names if name}
+
+    def unnamed(match: re.Match[str]) -> str:  # one pass over the words, whatever the size of the view
+        word = match.group(0)
+        core = word.rstrip(".")
+        return " " + word[len(core):] if core.lower() in wanted else word
+
+    text = _WORD.sub(unnamed, reason or "") if wanted else reason or ""
     text = _REFERENCE.sub(lambda m: " " if int(m.group(1)) <= max(answers, 1) else m.group(0), text)
     result = stated_result(text)
     return result if _ONLY_NUMBER.match(result) else ""
