@@ -131,9 +131,9 @@ def test_every_panel_stays_readable_at_80x24_and_200x60(tmp_path: Path, screens:
                         env=env(tmp_path))
     screens.append(screen)
     screen.expect("final answer (agent2.1, by agent_b)")
-    for columns, rows in ((80, 24), (200, 60)):
+    for columns, rows in ((80, 24), (120, 36), (200, 60)):
         screen.resize(columns, rows)
-        shown = screen.expect("votes · round 3", "timeline", "final answer", "question>")
+        shown = screen.expect("votes · round 3", "timeline", "final answer", "question>", width=columns)
         lines = panel_rows(shown, columns)
         assert len(lines) <= rows
         for label, agent, state in (("agent1", "agent_a", "done"), ("agent2", "agent_b", "winner"),
@@ -143,6 +143,12 @@ def test_every_panel_stays_readable_at_80x24_and_200x60(tmp_path: Path, screens:
             assert agent in shown, f"{agent} not readable at {columns}x{rows}:\n{shown}"
         assert "9.9 is larger. Written" in shown  # the final answer's text
         assert "consensus: agent2" in shown or "agent2   █" in shown  # the votes panel's content
+        votes = [f"{voter} → agent2.1" for voter in ("agent1", "agent2", "agent3")]
+        if columns >= 110:  # a side column: the votes box grows until every vote of the round is in it
+            assert all(vote in shown for vote in votes), shown
+        else:  # a strip under the panels: a line a vote, and what is cut off is said, not dropped silently
+            assert "more above: /votes" in shown or all(vote in shown for vote in votes), shown
+        assert "twice quits" in shown.splitlines()[-2]  # the key hints: whole ones only, never half of one
     screen.type("/quit")
     assert screen.exit_code() == 0
 

@@ -50,12 +50,13 @@ class TmuxScreen:
     def lines(self) -> list[str]:
         return self.text().split("\n")
 
-    def expect(self, *needles: str, timeout: float = WAIT_S) -> str:
-        """The screen once it shows every needle at once."""
+    def expect(self, *needles: str, timeout: float = WAIT_S, width: int | None = None) -> str:
+        """The screen once it shows every needle at once (``width``: and is drawn that wide, after a resize)."""
         deadline = time.monotonic() + timeout
         while True:
             screen = self.text()
-            if all(n in screen for n in needles):
+            drawn = width is None or any(len(line) == width for line in screen.splitlines())
+            if drawn and all(n in screen for n in needles):
                 return screen
             if time.monotonic() > deadline:
                 missing = [n for n in needles if n not in screen]

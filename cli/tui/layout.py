@@ -287,10 +287,15 @@ def header_lines(state: RunState, now: float | None, width: int) -> list[StyleAn
             [("class:header.question", (" Q: " + question).ljust(width))]]
 
 
-def votes_lines(state: RunState, width: int) -> list[StyleAndTextTuples]:
+def votes_lines(state: RunState, width: int, one_line: bool = False) -> list[StyleAndTextTuples]:
+    """The round's votes with their reasons, the tally and the consensus; ``one_line``: a line a vote."""
     lines: list[StyleAndTextTuples] = []
     for vote in state.votes:
-        for i, line in enumerate(wrap(f"{vote.voter_label} → {vote.target_label}: {vote.reason}", width - 2)):
+        text = f"{vote.voter_label} → {vote.target_label}: {vote.reason}"
+        if one_line:
+            lines.append([("", textwrap.shorten(text, max(width, 12), placeholder=" …"))])
+            continue
+        for i, line in enumerate(wrap(text, width - 2)):
             lines.append([("", ("" if i == 0 else "  ") + line)])
     if not state.votes:
         lines.append([("class:dim", f"no votes in round {state.round} yet")])
@@ -306,6 +311,16 @@ def votes_lines(state: RunState, width: int) -> list[StyleAndTextTuples]:
     elif state.finished is not None and state.finished.winner_label:
         lines.append([("class:winner", f"winner: {state.finished.winner_label}")])
     return lines
+
+
+def fit_tail(lines: list[StyleAndTextTuples], height: int, command: str) -> list[StyleAndTextTuples]:
+    """The last ``height`` lines, the first of them saying how many are above (and where to read them)."""
+    if height <= 0:
+        return []
+    if len(lines) <= height:
+        return lines
+    kept = lines[len(lines) - height + 1:]
+    return [[("class:dim", f"… {len(lines) - len(kept)} more above: {command}")], *kept]
 
 
 def timeline_lines(state: RunState, width: int, height: int) -> list[StyleAndTextTuples]:
@@ -458,7 +473,10 @@ class Screen:
         panels_width = columns - (_SIDE_WIDTH if side else 0)
         panels = self._panels(grid, panels_width, height - strip)
         def votes(w: int, h: int) -> list[StyleAndTextTuples]:
-            return votes_lines(self._state(), w)[-h:] if h else []
+            lines = votes_lines(self._state(), w)
+            if len(lines) > h:  # too little room for the reasons in full: a line a vote, cut to fit
+                lines = votes_lines(self._state(), w, one_line=True)
+            return fit_tail(lines, h, "/votes")
 
         def timeline(w: int, h: int) -> list[StyleAndTextTuples]:
             return timeline_lines(self._state(), w, h)
@@ -467,11 +485,18 @@ class Screen:
             return f"votes · round {self._state().round}"
 
         if side:
-            votes_height = height // 3
+            # The votes box grows with the votes (a third of the column at least, two thirds at most),
+            # read at draw time: every vote of the round stays in view, the timeline takes the rest.
+            def votes_height() -> Dimension:
+                need = len(votes_lines(self._state(), _SIDE_WIDTH - 2)) + 2
+                return Dimension.exact(max(height // 3, min(need, height * 2 // 3)))
+
+            def timeline_height() -> Dimension:
+                return Dimension.exact(height - votes_height().preferred)
+
             return VSplit([panels, HSplit([
-                box(votes, votes_title, width=Dimension.exact(_SIDE_WIDTH), height=Dimension.exact(votes_height)),
-                box(timeline, "timeline", width=Dimension.exact(_SIDE_WIDTH),
-                    height=Dimension.exact(height - votes_height)),
+                box(votes, votes_title, width=Dimension.exact(_SIDE_WIDTH), height=votes_height),
+                box(timeline, "timeline", width=Dimension.exact(_SIDE_WIDTH), height=timeline_height),
             ], width=Dimension.exact(_SIDE_WIDTH))], height=Dimension.exact(height))
         half = columns // 2
         return HSplit([panels, VSplit([
@@ -553,8 +578,14 @@ class Screen:
         if view.searching:
             text = " search: type, Enter finds the next match in the focused panel, Esc stops"
         else:
-            text = (" Tab panels · F2 zoom · PgUp/PgDn scroll · Ctrl-F search · F3 tool cards · "
-                    "/help commands · Ctrl-C cancels, twice quits")
+            # Whole hints only, the least needed dropped first, so a narrow terminal never shows half of one.
+            hints = ["Tab panels", "/help commands", "Ctrl-C cancels, twice quits", "F2 zoom",
+                     "PgUp/PgDn scroll", "Ctrl-F search", "F3 tool cards"]
+            while len(hints) > 1 and len(" " + " · ".join(hints)) > width:
+                hints.pop()
+            order = ["Tab panels", "F2 zoom", "PgUp/PgDn scroll", "Ctrl-F search", "F3 tool cards",
+                     "/help commands", "Ctrl-C cancels, twice quits"]
+            text = " " + " · ".join(h for h in order if h in hints)
         return [("class:dim", text[:width])]
 
 
