@@ -399,6 +399,11 @@ COMPARISON_ENDINGS = {
     "Thus 9.9 is the larger number.": "9.9",
     "9.9 > 9.11": "9.9",
     "In conclusion, 9.11 is smaller than 9.9.": "9.11",
+    # a justification after the claim is not the claim; a conclusion after its justification is
+    "9.9 is larger: 9.9 = 9.90, and 0.90 > 0.11.": "9.9",
+    "9.11 is larger, because 11 > 9.": "9.11",
+    "9.9 is larger since 0.9 is greater than 0.11.": "9.9",
+    "0.9 is greater than 0.11, so 9.9 > 9.11.": "9.9",
 }
 
 

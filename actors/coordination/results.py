@@ -9,9 +9,10 @@ emphasis and thousands separators aside. The result an answer *states* is, in or
 3. the number a concluding sentence ends with: "Therefore, the result of the expression ... is
    -336.", "which is indeed 467", "= 507" (the last line, or the sentence before a closing
    remark);
-4. the subject of a comparison the last sentence ends with: "Therefore, 9.9 is larger than 9.11."
+4. the subject of the comparison the last sentence claims: "Therefore, 9.9 is larger than 9.11."
    states 9.9, as "Answer: 9.9" does ("9.11 is smaller than 9.9" states 9.11: the number the
-   sentence is about, which is what a user asking "which is smaller?" is told);
+   sentence is about, which is what a user asking "which is smaller?" is told); a justification
+   after the claim is not the claim ("9.11 is larger, because 11 > 9." states 9.11, not 11);
 5. the words on its last ``Answer: ...`` line, when they are not a number ("Answer: Paris").
 
 ``final_result`` falls back to the normalised last non-empty line, so two prose answers agree
@@ -48,6 +49,10 @@ _COMPARISON = re.compile(
     rf"|[<>]\s*{_NUM})\s*[.!]?\s*$",
     re.IGNORECASE,
 )
+# Where a sentence's claim ends and its justification starts ("9.11 is larger, because 11 > 9"), and
+# where a conclusion starts after its justification ("0.9 > 0.11, so 9.9 is larger").
+_JUSTIFICATION = re.compile(r"\s*[:;]\s+|,?\s+\b(?:because|since)\b\s*", re.IGNORECASE)
+_THEREFORE = re.compile(r"(?:^|[,;:]?\s+)\b(?:so|therefore|thus|hence)\b,?\s*", re.IGNORECASE)
 _WORD = re.compile(r"[\w.\-]+")
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
 # How a reason points at an answer in view rather than at a result: "agent2.1", "Agent 2", "answer #2"
@@ -121,7 +126,11 @@ def _compared(text: str) -> str:
     sentences = [s for s in _SENTENCE_END.split(lines[-1]) if s.strip(" .")]
     if len(sentences) > 1 and not re.search(r"\d", sentences[-1]):
         sentences.pop()  # "... 9.9 is larger than 9.11. Let me know if you need more help!"
-    match = _COMPARISON.search(sentences[-1]) if sentences else None
+    if not sentences:
+        return ""
+    # The claim first: "9.9 is larger: 9.9 = 9.90, and 0.90 > 0.11." is about 9.9, not about 0.90.
+    claim = _JUSTIFICATION.split(_THEREFORE.split(sentences[-1])[-1], maxsplit=1)[0]
+    match = _COMPARISON.search(claim) or _COMPARISON.search(sentences[-1])
     return _number(match.group(1)) if match else ""
 
 
