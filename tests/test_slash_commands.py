@@ -7,11 +7,14 @@ views from the trace and refuses, without writing anything, what needs a live se
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 from support import run_team
 
+from massgen import LogProjection
 from massgen.cli.repl.commands import COMMANDS as REPL_COMMANDS
+from massgen.cli.repl.views import events_text, trace_text
 from massgen.cli.slash_commands import REPLAY_REFUSAL, parse_line
 from massgen.cli.tui.app import TuiApp
 from massgen.cli.tui.commands import COMMANDS, SCREEN_COMMANDS, agent_commands, command_names, run_screen_command
@@ -56,3 +59,22 @@ def test_a_replay_answers_from_the_trace_and_refuses_what_needs_a_live_session(t
     assert "/kill <agent>" in run_screen_command(app, "/help")[1]
     assert run_screen_command(app, "/nonsense") == ("command", "unknown command /nonsense; /help lists them")
     assert read_trace(result.log_dir) == recorded  # nothing was sent to anyone
+
+
+def test_events_and_trace_wrap_at_words_to_the_terminal_and_lose_no_word(tmp_path: Path) -> None:
+    config, _ = load_config("@examples/basic/scripted_three_agents")
+    result = run_team(config, tmp_path, question="Which is larger, 9.11 or 9.9?")
+    trace = read_trace(result.log_dir)
+    projection = LogProjection()
+    for record in trace:
+        projection.apply(record)
+    for text, unwrapped in ((events_text(projection, width=72), events_text(projection)),
+                            (trace_text(trace, 40, width=72), trace_text(trace, 40))):
+        lines = text.splitlines()
+        assert max(len(line) for line in lines) <= 72 and len(lines) > len(unwrapped.splitlines())
+        assert "".join(text.split()) == "".join(unwrapped.split())  # nothing lost, nothing added
+        # broken only between words: a word splits only when it is wider than the room for it (a path)
+        words, kept = Counter(w for w in unwrapped.split() if len(w) <= 30), Counter(text.split())
+        assert all(kept[word] >= n for word, n in words.items())
+        # a continuation line is indented under the record's body, never flush with the next record
+        assert all(line.startswith(("+", "#", " ")) for line in lines)

@@ -6,6 +6,7 @@ What a command is, and how a line is read, is ``cli/slash_commands.py`` (the ter
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
 from typing import Protocol
 
@@ -96,7 +97,8 @@ def cmd_events(app: ReplControl, args: str) -> str:
     count = _count(args, 0)
     if count is None:
         return "usage: /events [N]"
-    return _projection_view(app, lambda t: events_text(t.projection, count or None) if t.projection else "")
+    width = shutil.get_terminal_size().columns
+    return _projection_view(app, lambda t: events_text(t.projection, count or None, width) if t.projection else "")
 
 
 def cmd_trace(app: ReplControl, args: str) -> str:
@@ -106,7 +108,7 @@ def cmd_trace(app: ReplControl, args: str) -> str:
     turn = _turn(app)
     if turn is None or turn.team is None:
         return "no turn has started yet"
-    return trace_text(read_trace(turn.team.log_dir), count)
+    return trace_text(read_trace(turn.team.log_dir), count, shutil.get_terminal_size().columns)
 
 
 def cmd_follow(app: ReplControl, args: str) -> str:

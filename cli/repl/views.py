@@ -7,6 +7,7 @@ so ``/votes`` in the middle of a run shows exactly what ``vote.json`` will hold.
 from __future__ import annotations
 
 import json
+import textwrap
 from typing import Any
 
 from massgen import LogProjection, RunResult, TeamConfig
@@ -43,7 +44,8 @@ def votes_text(projection: LogProjection) -> str:
     return "\n".join(lines)
 
 
-def events_text(projection: LogProjection, last: int | None = None) -> str:
+def events_text(projection: LogProjection, last: int | None = None, width: int | None = None) -> str:
+    """The coordination events, one per line, or wrapped at words to ``width`` under their type."""
     events = list(projection.events)
     if not events:
         return "no events yet"
@@ -53,8 +55,21 @@ def events_text(projection: LogProjection, last: int | None = None) -> str:
     for event in shown:
         detail = " ".join(f"{k}={_short(v)}" for k, v in event.items() if k not in _EVENT_SKIP)
         route = f"{event['from']} -> {event['to']}" if event["to"] else event["from"]
-        lines.append(f"+{float(event['ts']) - start:7.2f}s #{event['seq']:<5} {event['type']:<18} {route} {detail}")
+        head = f"+{float(event['ts']) - start:7.2f}s #{event['seq']:<5} {event['type']:<18} "
+        lines.append(_wrapped(head, f"{route} {detail}", width))
     return "\n".join(lines)
+
+
+def _wrapped(head: str, body: str, width: int | None) -> str:
+    """``head + body``, wrapped at words to ``width`` with the body's lines under its first word.
+
+    A terminal wraps a long line wherever the column ends, mid-word; this breaks it where a person would.
+    """
+    if width is None or len(head) + len(body) <= width:
+        return head + body
+    indent = " " * (len(head) if width - len(head) >= 30 else 4)
+    return textwrap.fill(body, width, initial_indent=head, subsequent_indent=indent,
+                         break_on_hyphens=False)
 
 
 def _short(value: Any, limit: int = 60) -> str:
@@ -63,13 +78,14 @@ def _short(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def trace_text(records: list[dict[str, Any]], count: int) -> str:
+def trace_text(records: list[dict[str, Any]], count: int, width: int | None = None) -> str:
     if not records:
         return "the trace is empty"
     lines = []
     for r in records[-count:]:
         route = f"{r['sender']} -> {r['to']}" if r["to"] else r["sender"]
-        lines.append(f"#{r['seq']:<5} {r['kind']:<11} {r['type']:<18} {route} {_short(r['payload'], 140)}")
+        head = f"#{r['seq']:<5} {r['kind']:<11} {r['type']:<18} "
+        lines.append(_wrapped(head, f"{route} {_short(r['payload'], 140)}", width))
     return "\n".join(lines)
 
 
