@@ -65,6 +65,10 @@ STYLE = Style.from_dict({
 _STATE_STYLE = {"winner": "class:winner", "failed": "#f87171 bold", "restarting": "#fb923c",
                 "presenting": "#c084fc bold", "voted": "#60a5fa", "answered": "#fbbf24"}
 _SIDE_WIDTH = 40
+_HINTS = ("Tab panels", "F2 zoom", "PgUp/PgDn scroll", "Ctrl-F search", "F3 tool cards", "/help commands",
+          "Ctrl-C cancels, twice quits")
+_HINTS_DROPPED_FIRST = ("F3 tool cards", "Ctrl-F search", "PgUp/PgDn scroll", "F2 zoom",
+                        "Ctrl-C cancels, twice quits", "/help commands")
 _MIN_PANEL_HEIGHT = 6
 _MIN_PANEL_WIDTH = 24
 # At most 4 x 3 panels at once: more are unreadable, and each costs a frame's time; a larger team
@@ -390,6 +394,7 @@ class Screen:
         self._state, self._view, self._now, self._prompt = state, view, now, prompt
         self.command = command
         self._parts: dict[tuple[object, ...], AnyContainer] = {}
+        self._votes_cache: tuple[tuple[object, ...], list[StyleAndTextTuples]] | None = None
         self.command_window = Window(BufferControl(buffer=command, input_processors=[
             BeforeInput(lambda: [("class:prompt", self._prompt())])]), height=1)
         output_shown = Condition(lambda: bool(self._view.output))
@@ -473,9 +478,9 @@ class Screen:
         panels_width = columns - (_SIDE_WIDTH if side else 0)
         panels = self._panels(grid, panels_width, height - strip)
         def votes(w: int, h: int) -> list[StyleAndTextTuples]:
-            lines = votes_lines(self._state(), w)
+            lines = self._votes_lines(w)
             if len(lines) > h:  # too little room for the reasons in full: a line a vote, cut to fit
-                lines = votes_lines(self._state(), w, one_line=True)
+                lines = self._votes_lines(w, one_line=True)
             return fit_tail(lines, h, "/votes")
 
         def timeline(w: int, h: int) -> list[StyleAndTextTuples]:
@@ -488,7 +493,7 @@ class Screen:
             # The votes box grows with the votes (a third of the column at least, two thirds at most),
             # read at draw time: every vote of the round stays in view, the timeline takes the rest.
             def votes_height() -> Dimension:
-                need = len(votes_lines(self._state(), _SIDE_WIDTH - 2)) + 2
+                need = len(self._votes_lines(_SIDE_WIDTH - 2)) + 2
                 return Dimension.exact(max(height // 3, min(need, height * 2 // 3)))
 
             def timeline_height() -> Dimension:
@@ -503,6 +508,14 @@ class Screen:
             box(votes, votes_title, width=Dimension.exact(half), height=Dimension.exact(strip)),
             box(timeline, "timeline", width=Dimension.exact(columns - half), height=Dimension.exact(strip)),
         ], height=Dimension.exact(strip))], height=Dimension.exact(height))
+
+    def _votes_lines(self, width: int, one_line: bool = False) -> list[StyleAndTextTuples]:
+        """``votes_lines``, wrapped once per folded event: sizing and drawing ask for it several times a frame."""
+        state = self._state()
+        key = (id(state), state.events, width, one_line)
+        if self._votes_cache is None or self._votes_cache[0] != key:
+            self._votes_cache = (key, votes_lines(state, width, one_line))
+        return self._votes_cache[1]
 
     def _panels(self, grid: Grid, width: int, height: int) -> AnyContainer:
         state = self._state()
@@ -579,13 +592,12 @@ class Screen:
             text = " search: type, Enter finds the next match in the focused panel, Esc stops"
         else:
             # Whole hints only, the least needed dropped first, so a narrow terminal never shows half of one.
-            hints = ["Tab panels", "/help commands", "Ctrl-C cancels, twice quits", "F2 zoom",
-                     "PgUp/PgDn scroll", "Ctrl-F search", "F3 tool cards"]
-            while len(hints) > 1 and len(" " + " · ".join(hints)) > width:
-                hints.pop()
-            order = ["Tab panels", "F2 zoom", "PgUp/PgDn scroll", "Ctrl-F search", "F3 tool cards",
-                     "/help commands", "Ctrl-C cancels, twice quits"]
-            text = " " + " · ".join(h for h in order if h in hints)
+            hints = list(_HINTS)
+            for dropped in _HINTS_DROPPED_FIRST:
+                if len(" " + " · ".join(hints)) <= width:
+                    break
+                hints.remove(dropped)
+            text = " " + " · ".join(hints)
         return [("class:dim", text[:width])]
 
 
