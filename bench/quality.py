@@ -530,6 +530,26 @@ def plot(scores: list[MethodScore], path: Path) -> bool:
     return True
 
 
+def select_tasks(name: str, n: int, seed: str) -> tuple[list[int], list[Task]]:
+    """The seeds and problems of ``--tasks``, ``--n`` and ``--seed``; a bad flag exits naming it."""
+    try:
+        seeds = [int(x) for x in str(seed).split(",") if x.strip()]
+    except ValueError:
+        sys.exit(f"--seed: expected integers separated by commas, got {seed!r}")
+    if not seeds:
+        sys.exit("--seed: no seed given")
+    if name == "arithmetic":
+        return seeds, [t for s in seeds for t in arithmetic_tasks(n, s)]
+    if name == "compare":
+        return seeds, [t for s in seeds for t in compare_tasks(n, s)]
+    if name.startswith("rg:"):
+        try:
+            return seeds, [t for s in seeds for t in reasoning_gym_tasks(name[3:], n, s)]
+        except ImportError:
+            sys.exit("--tasks rg:...: reasoning-gym is not installed (pip install -e '.[bench]')")
+    sys.exit(f"--tasks: unknown task set {name!r} (arithmetic, compare, rg:basic_arithmetic, rg:chain_sum)")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--config", help="config path or @examples/NAME (default: the local team)")
@@ -546,23 +566,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--report", action="store_true", help="only print the table from the answers file")
     args = parser.parse_args(argv)
     logging.getLogger("pykka").setLevel(logging.CRITICAL)
-    try:
-        seeds = [int(x) for x in str(args.seed).split(",") if x.strip()]
-    except ValueError:
-        sys.exit(f"--seed: expected integers separated by commas, got {args.seed!r}")
-    if not seeds:
-        sys.exit("--seed: no seed given")
-    if args.tasks == "arithmetic":
-        tasks = [t for seed in seeds for t in arithmetic_tasks(args.n, seed)]
-    elif args.tasks == "compare":
-        tasks = [t for seed in seeds for t in compare_tasks(args.n, seed)]
-    elif args.tasks.startswith("rg:"):
-        try:
-            tasks = [t for seed in seeds for t in reasoning_gym_tasks(args.tasks[3:], args.n, seed)]
-        except ImportError:
-            sys.exit("--tasks rg:...: reasoning-gym is not installed (pip install -e '.[bench]')")
-    else:
-        sys.exit(f"--tasks: unknown task set {args.tasks!r} (arithmetic, compare, rg:basic_arithmetic, rg:chain_sum)")
+    seeds, tasks = select_tasks(args.tasks, args.n, args.seed)
     tag = args.tasks.replace(":", "_")
     out = args.out or Path("bench/results") / f"quality-{tag}-n{args.n}-s{'-'.join(map(str, seeds))}"
     out.mkdir(parents=True, exist_ok=True)

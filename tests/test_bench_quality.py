@@ -76,3 +76,46 @@ def test_the_compare_set_starts_with_the_readme_question_and_has_no_rule_that_sc
         assert task.expected == max(float(x) for x in pair)
         longer_wins += len(str(task.expected)) == max(len(x) for x in pair)
     assert 0 < longer_wins < len(tasks)  # neither "the longer decimal" nor "the shorter" is always right
+
+
+def test_revote_reruns_only_the_vote_rounds_on_the_recorded_first_answers(tmp_path: Path) -> None:
+    from bench import revote
+    from massgen.logs.files import read_trace
+
+    def team_config(path: Path, scripts: dict[str, list[list[dict[str, str]]]]) -> str:
+        path.write_text(yaml.safe_dump({
+            "agents": [{"id": agent, "backend": {"type": "scripted", "script": script}}
+                       for agent, script in scripts.items()],
+            "orchestrator": {"final_answer_strategy": "winner_reuse"},
+        }))
+        return str(path)
+
+    earlier = tmp_path / "earlier"
+    first = team_config(tmp_path / "first.yaml", {"a": [[{"new_answer": "27 + 288 + 28 - 13 = 330\nAnswer: 330"}]],
+                                                  "b": [[{"new_answer": "Answer: 999"}]]})
+    quality.main(["--config", first, "--n", "2", "--methods", "greedy,team", "--out", str(earlier)])
+    rows = quality.load_rows(earlier / "answers.jsonl")
+    agreeing = next(r for r in rows if r["task_id"] == "arith-0-1" and r["method"] == "team")
+    for answer in agreeing["first_answers"]:
+        answer["text"] = "Answer: 330"  # this problem's first answers agree: it has no vote round to rerun
+    (earlier / "answers.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+    # The new vote round: both agents vote for b, from their scripts' first step (the first call is pinned).
+    second = team_config(tmp_path / "second.yaml", {"a": [[{"vote": "agent2", "reason": "b"}]],
+                                                    "b": [[{"vote": "agent2", "reason": "b"}]]})
+    out = tmp_path / "out"
+    revote.main(["--config", second, "--from", str(earlier), "--n", "2", "--out", str(out)])
+
+    rerun = [r for r in quality.load_rows(out / "answers.jsonl") if not r.get("copied")]
+    assert [(r["task_id"], r["method"]) for r in rerun] == [("arith-0-0", "team")]
+    assert rerun[0]["extracted"] == 999 and not rerun[0]["correct"]
+    assert [a["text"] for a in rerun[0]["first_answers"]] == ["27 + 288 + 28 - 13 = 330\nAnswer: 330", "Answer: 999"]
+    assert sorted((v["voter"], v["target"]) for v in rerun[0]["votes"]) == [("a", "agent2.1"), ("b", "agent2.1")]
+    trace = read_trace(out / "runs" / "arith-0-0")
+    assert sorted(r["payload"]["content"] for r in trace if r["type"] == "AnswerAccepted") == [
+        "27 + 288 + 28 - 13 = 330\nAnswer: 330", "Answer: 999"]
+    copied = [(r["task_id"], r["method"]) for r in quality.load_rows(out / "answers.jsonl") if r.get("copied")]
+    assert sorted(copied) == [("arith-0-0", "greedy"), ("arith-0-1", "greedy"), ("arith-0-1", "team")]
+
+    revote.main(["--config", second, "--from", str(earlier), "--n", "2", "--out", str(out)])  # done: nothing reruns
+    assert len(quality.load_rows(out / "answers.jsonl")) == 4
