@@ -530,6 +530,16 @@ def plot(scores: list[MethodScore], path: Path) -> bool:
     return True
 
 
+def refuse_shared_problems(tasks: list[Task], n: int) -> None:
+    """Exit naming two seeds' shared problem: reasoning-gym draws item i from Random(seed + i), so seeds 0
+    and 1 share n - 1 problems, and a table over both would count most of them twice."""
+    seen: dict[str, str] = {}
+    for task in tasks:
+        if (twin := seen.setdefault(task.question, task.task_id)) != task.task_id:
+            sys.exit(f"--seed: {twin} and {task.task_id} are the same problem (reasoning-gym seeds item i "
+                     f"with seed + i); give seeds at least --n ({n}) apart")
+
+
 def select_tasks(name: str, n: int, seed: str) -> tuple[list[int], list[Task]]:
     """The seeds and problems of ``--tasks``, ``--n`` and ``--seed``; a bad flag exits naming it."""
     try:
@@ -544,9 +554,11 @@ def select_tasks(name: str, n: int, seed: str) -> tuple[list[int], list[Task]]:
         return seeds, [t for s in seeds for t in compare_tasks(n, s)]
     if name.startswith("rg:"):
         try:
-            return seeds, [t for s in seeds for t in reasoning_gym_tasks(name[3:], n, s)]
+            tasks = [t for s in seeds for t in reasoning_gym_tasks(name[3:], n, s)]
         except ImportError:
             sys.exit("--tasks rg:...: reasoning-gym is not installed (pip install -e '.[bench]')")
+        refuse_shared_problems(tasks, n)
+        return seeds, tasks
     sys.exit(f"--tasks: unknown task set {name!r} (arithmetic, compare, rg:basic_arithmetic, rg:chain_sum)")
 
 

@@ -66,6 +66,17 @@ def test_a_benchmark_run_is_resumable_and_reports_every_method(tmp_path: Path, c
     assert "| one greedy call (T 0) | 1/2 |" in capsys.readouterr().out  # scored from the newest row
 
 
+def test_seeds_that_share_problems_are_refused_by_name() -> None:
+    # reasoning-gym's item i of seed s is its item i - 1 of seed s + 1.
+    shifted = [quality.Task(f"chain_sum-{s}-{i}", f"question {s + i}", s + i) for s in (0, 1) for i in range(5)]
+    with pytest.raises(SystemExit) as refused:
+        quality.refuse_shared_problems(shifted, 5)
+    assert str(refused.value) == ("--seed: chain_sum-0-1 and chain_sum-1-0 are the same problem (reasoning-gym "
+                                  "seeds item i with seed + i); give seeds at least --n (5) apart")
+    apart = [quality.Task(f"chain_sum-{s}-{i}", f"question {s + i}", s + i) for s in (0, 5) for i in range(5)]
+    quality.refuse_shared_problems(apart, 5)
+
+
 def test_the_compare_set_starts_with_the_readme_question_and_has_no_rule_that_scores() -> None:
     tasks = quality.compare_tasks(20, 0)
     assert tasks[0].question == "Which is larger, 9.11 or 9.9?" and tasks[0].expected == 9.9
