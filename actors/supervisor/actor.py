@@ -142,7 +142,7 @@ class Supervisor(TracedActor[SupervisorInbox]):
         child.incarnation += 1
         ref = self.ctx.spawn(AgentActor, child.spec, child.incarnation, self.self_peer,
                              name=child.spec.agent_id, incarnation=child.incarnation)
-        child.peer, child.stopped_seen = Peer(child.spec.agent_id, child.incarnation, ref), None
+        child.peer = Peer(child.spec.agent_id, child.incarnation, ref)
         self.ctx.runtime.watch(ref, self.self_peer)  # Ray: Down when its node or worker is lost
         child.status, child.since = "starting", self.ctx.clock()
         self.mcp.agent_spawned(child.spec.agent_id, child.peer)

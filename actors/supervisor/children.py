@@ -18,10 +18,6 @@ from massgen.actors.supervisor.restarts import RestartHistory
 from massgen.configs.schema import TimeoutSettings
 from massgen.messages import AnswerView, Tick
 
-# A runtime that loses an actor tells a Down with the cause (a lost node) and marks it stopped; the Down
-# can sit behind an earlier Tick in the supervisor's mailbox, so a stop is news only a few ticks later.
-STOPPED_GRACE_S = 0.25
-
 ChildStatus = Literal["starting", "idle", "in_turn", "presenting", "restarting", "failed"]
 Overdue = Literal["restart", "stopped", "start", "finish", "turn", "idle", "present"]
 
@@ -39,8 +35,6 @@ class Child:
     restart_at: float = 0.0
     last_error: str = ""
     not_before: float = 0.0  # an open circuit breaker's next probe: no restart before it
-    # When a tick first saw this incarnation stopped: it fails as "stopped" only STOPPED_GRACE_S later.
-    stopped_seen: float | None = None
     # Resumed after voting in this round: no turn when it starts, unless a new answer came since.
     voted_round: int | None = None
     # Resumed mid-turn: the view and vote-only flag its redone turn starts with (see actors/supervisor/restore.py).

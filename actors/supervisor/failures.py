@@ -13,7 +13,7 @@ from typing import Literal
 
 from massgen.actors.mcp.supervision import McpSupervision
 from massgen.actors.runtime.port import Clock
-from massgen.actors.supervisor.children import STOPPED_GRACE_S, Child, overdue
+from massgen.actors.supervisor.children import Child, overdue
 from massgen.actors.supervisor.ending import RunEnding
 from massgen.actors.supervisor.state import Emitter, SupervisorState
 from massgen.actors.supervisor.turn_handout import TurnHandout
@@ -125,10 +125,7 @@ class FailureHandling:
             if what == "restart":
                 self.spawn(child)
             elif what == "stopped":
-                if child.stopped_seen is None:
-                    child.stopped_seen = now  # a Down with its cause may be behind this Tick
-                elif now - child.stopped_seen >= STOPPED_GRACE_S:
-                    self.agent_failed(child, detail, "stopped")
+                self.agent_failed(child, detail, "stopped")
             elif what == "finish":
                 self._ask_to_finish(child, now)
             elif what == "present":
