@@ -274,6 +274,13 @@ def sampling_temperature(config: TeamConfig) -> float:
     return float(max(temps)) if temps else 0.7
 
 
+def scored_row(task_id: str, method: str, index: int, expected: Number, outcome: dict[str, Any]) -> dict[str, Any]:
+    """One line of the answers file: a call's or a team's outcome, with the result read from it and scored."""
+    got = extract(outcome["text"])
+    return {"task_id": task_id, "method": method, "index": index, "expected": expected, "extracted": got,
+            "correct": got == expected, **outcome}
+
+
 def run(config: TeamConfig, tasks: list[Task], out: Path, samples: int, methods: set[str],
         temperature: float) -> None:
     """``methods``: greedy (one call at temperature 0), sample (``samples`` calls at ``temperature``), team."""
@@ -296,12 +303,10 @@ def run(config: TeamConfig, tasks: list[Task], out: Path, samples: int, methods:
                     outcome = _team(config, task.question, out / "runs" / task.task_id)
                 else:
                     outcome = sampler.sample(task.question, 0.0 if method == "greedy" else temperature)
-                got = extract(outcome["text"])
-                row = {"task_id": task.task_id, "method": method, "index": index, "expected": task.expected,
-                       "extracted": got, "correct": got == task.expected, **outcome}
+                row = scored_row(task.task_id, method, index, task.expected, outcome)
                 sink.write(json.dumps(row, ensure_ascii=False) + "\n")
                 sink.flush()
-                print(f"    -> {got} (expected {task.expected}) in {outcome['seconds']} s, "
+                print(f"    -> {row['extracted']} (expected {task.expected}) in {outcome['seconds']} s, "
                       f"{outcome['calls']} call(s)", flush=True)
     if sampler is not None:
         sampler.close()

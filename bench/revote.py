@@ -127,8 +127,9 @@ def main(argv: list[str] | None = None) -> None:
     quality._drop_torn_tail(answers)
     if not answers.exists():
         with answers.open("w", encoding="utf-8") as sink:
+            rerun_ids = {r["task_id"] for r in rerun}
             for row in earlier:
-                if row not in rerun:
+                if not (row["method"] == "team" and row["task_id"] in rerun_ids):
                     sink.write(json.dumps({**row, "copied": True}, ensure_ascii=False) + "\n")
     with answers.open("a", encoding="utf-8") as sink:
         for number, row in enumerate(rerun, 1):
@@ -139,13 +140,11 @@ def main(argv: list[str] | None = None) -> None:
             _PINNED.update({a["agent"]: a["text"] for a in row["first_answers"]})
             print(f"[{time.strftime('%H:%M:%S')}] {number}/{len(rerun)} {row['task_id']}", flush=True)
             outcome = quality._team(config, question, args.out / "runs" / row["task_id"])
-            got = quality.extract(outcome["text"])
-            sink.write(json.dumps({"task_id": row["task_id"], "method": "team", "index": 0,
-                                   "expected": row["expected"], "extracted": got, "correct": got == row["expected"],
-                                   **outcome}, ensure_ascii=False) + "\n")
+            new = quality.scored_row(row["task_id"], "team", 0, row["expected"], outcome)
+            sink.write(json.dumps(new, ensure_ascii=False) + "\n")
             sink.flush()
-            print(f"    -> {got} (expected {row['expected']}; before {row['extracted']}) in {outcome['seconds']} s, "
-                  f"{outcome['calls']} call(s)", flush=True)
+            print(f"    -> {new['extracted']} (expected {row['expected']}; before {row['extracted']}) "
+                  f"in {outcome['seconds']} s, {outcome['calls']} call(s)", flush=True)
 
 
 if __name__ == "__main__":
