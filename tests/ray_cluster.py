@@ -141,7 +141,7 @@ def mcp(out: dict[str, Any], workdir: Path) -> None:
     """An agent on the worker node calls a tool of a real MCP stdio server, whose connection runs beside it."""
     import ray
     from mcp_support import stdio
-    from support import scripted, step, team_config
+    from support import FACTOR, scripted, step, team_config
 
     from massgen.actors.run.team import Team
 
@@ -152,10 +152,11 @@ def mcp(out: dict[str, Any], workdir: Path) -> None:
         "a", [step(tool="mcp__weather__forecast", args={"city": "Paris"})],
         [step(new_answer="Tomorrow: {last_tool_result}")],
         # The tag, so the process check after the scenario sees the server too (its environment is clean).
-        mcp_servers=[stdio(env={TAG_VARIABLE: os.environ.get(TAG_VARIABLE, "")})],
+        mcp_servers=[stdio(env={TAG_VARIABLE: os.environ.get(TAG_VARIABLE, "")}, start_timeout_seconds=120 * FACTOR)],
         exclude_tools=["mcp__weather__admin_reset"],
-        # Not a test of deadlines: on a loaded machine the server's start on the worker took past 10 s.
-    ), turn_timeout=60.0, idle_timeout=30.0))
+        # Not a test of deadlines: on a loaded machine the server's start on the worker took past 10 s,
+        # and its connection actor was placed 30 s after the run started (2 cores, a model bench beside it).
+    ), run_timeout=180.0, turn_timeout=150.0, idle_timeout=120.0))
     try:
         result = Team(config, "Weather tomorrow?", log_dir=workdir / "mcp", tick_interval_s=0.02).run()
         out["mcp"] = {"status": result.status, "final_answer": result.final_answer, "log_dir": str(result.log_dir)}

@@ -2,11 +2,27 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
+from typing import Any
 
-from support import assert_trace_invariants, of_type, records, run_team, scripted, step, team_config
+import pykka
+import pytest
+from support import (
+    assert_trace_invariants,
+    of_type,
+    quick_and_slow,
+    records,
+    run_team,
+    scripted,
+    step,
+    team_config,
+)
 
+from massgen.actors.run.team import Team
+from massgen.actors.runtime.port import RUNTIME, DownReason, Peer, PykkaRuntime, RunContext, TracedActor
 from massgen.configs import load_config
+from massgen.messages import Down
 
 ANSWER = [step(new_answer="Canberra")]
 VOTE_1 = [step(vote="agent1", reason="right")]
@@ -214,3 +230,63 @@ def test_a_provider_error_event_fails_the_incarnation_and_is_traced(tmp_path: Pa
     assert "scripted provider error" in failed[0]["payload"]["error"]
     errors = [r for r in of_type(trace, "ModelCallFinished") if r["payload"]["error"]]
     assert len(errors) == 1
+
+
+class LosingRuntime(PykkaRuntime):
+    """Pykka, except that one incarnation is lost the way a cluster loses an actor on a dead node:
+    the cause is known first, then the ref is stopped, then (``tell_down``) a ``Down`` goes to its
+    watcher. Without the ``Down`` the supervisor can only see the stopped ref on a ``Tick``, which is
+    the order a ``Tick`` ahead of the ``Down`` in its mailbox gives on Ray."""
+
+    def __init__(self, lose: tuple[str, int], *, tell_down: bool) -> None:
+        self.lose, self.tell_down = lose, tell_down
+        self.lost: dict[int, tuple[DownReason, str]] = {}
+        self.ctx: RunContext | None = None
+        self.threads: list[threading.Thread] = []
+
+    def spawn(self, ctx: RunContext, cls: type[TracedActor[Any]], args: tuple[Any, ...], *, name: str,
+              incarnation: int, beside: str | None = None) -> pykka.ActorRef[Any]:
+        self.ctx = ctx
+        return super().spawn(ctx, cls, args, name=name, incarnation=incarnation, beside=beside)
+
+    def watch(self, ref: Any, watcher: Peer) -> None:
+        incarnation = ref.proxy().incarnation.get()
+        if (ref.proxy().name.get(), incarnation) == self.lose:
+            thread = threading.Thread(target=self._lose, args=(ref, watcher, incarnation))
+            self.threads.append(thread)
+            thread.start()
+
+    def _lose(self, ref: pykka.ActorRef[Any], watcher: Peer, incarnation: int) -> None:
+        self.lost[id(ref)] = ("node_lost", "node n1 left the cluster")
+        ref.stop()
+        if self.tell_down:
+            assert self.ctx is not None
+            self.ctx.tell(watcher, Down(run_id=self.ctx.run_id, sender=RUNTIME,
+                                        name=self.lose[0], incarnation=incarnation, reason="node_lost",
+                                        detail="node n1 left the cluster"))
+
+    def down_cause(self, ref: Any) -> tuple[DownReason, str] | None:
+        return self.lost.get(id(ref))
+
+
+@pytest.mark.parametrize("tell_down", [False, True], ids=["tick-sees-it-first", "down-told-too"])
+def test_an_agent_lost_by_the_runtime_fails_with_the_cause_even_when_a_tick_sees_it_first(
+        tmp_path: Path, tell_down: bool) -> None:
+    runtime = LosingRuntime(("slow", 1), tell_down=tell_down)
+    config = team_config(*quick_and_slow())
+    result = Team(config, "What is 2+2?", log_dir=tmp_path / "run", tick_interval_s=0.02, runtime=runtime).run()
+    for thread in runtime.threads:
+        thread.join(timeout=10)
+
+    # What the user sees: the lost agent's next incarnation answers, the run completes.
+    assert result.status == "completed" and result.final_answer == "2+2=4, shown"
+    trace = records(result)
+    assert_trace_invariants(trace)
+    # The trace: one failure of that incarnation, with the runtime's cause, whichever came first.
+    failures = [r["payload"] for r in of_type(trace, "ChildFailed")]
+    assert [(f["name"], f["incarnation"], f["where"], f["error"]) for f in failures] == [
+        ("slow", 1, "down", "node_lost: node n1 left the cluster")]
+    assert [(r["payload"]["name"], r["payload"]["incarnation"]) for r in of_type(trace, "AgentRestarting")] == [
+        ("slow", 1)]
+    assert len(of_type(trace, "Down")) == (1 if tell_down else 0)
+    assert not any(t.is_alive() for t in runtime.threads)

@@ -147,14 +147,18 @@ class Team:
         turn: int = 1,
         client_tools: tuple[ToolSpec, ...] = (),
         resume: ResumePoint | None = None,
+        runtime: Runtime | None = None,
     ) -> None:
-        """``client_tools``: tools the caller runs itself; a winning call of one is the final answer."""
+        """``client_tools``: tools the caller runs itself; a winning call of one is the final answer.
+        ``runtime``: where the agents run, instead of the one ``config.runtime`` names (the seam a
+        test uses to lose an agent the way a cluster does)."""
         self.config = config
         self.question = question
         self.history = history
         self.turn = resume.turn if resume else turn
         self.client_tools = client_tools
         self.resume = resume
+        self._runtime = runtime
         if resume is not None:
             log_dir = log_dir or resume.next_log_dir()
             log_dir.mkdir(parents=True, exist_ok=True)
@@ -186,7 +190,8 @@ class Team:
                                   "command_execution): their paths are on this machine")
         breakers = BreakerRegistry()
         specs = self._with_first_backends(specs, breakers)  # ConfigError, before any actor, if no agent can run
-        runtime = _runtime(self.config)  # before anything starts: a cluster that is not there is a config error
+        # Before anything starts: a cluster that is not there is a config error.
+        runtime = self._runtime or _runtime(self.config)
         self._trace = TraceWriter.start(self.log_dir, self._subscribers)
         self._ctx = RunContext(self.run_id, self._trace, runtime=runtime, breakers=breakers)
         spec = RunSpec(run_id=self.run_id, question=self.question, log_dir=str(self.log_dir),

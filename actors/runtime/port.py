@@ -29,6 +29,8 @@ _SUMMARY_CHARS = 160  # a dead letter's repr of what arrived: enough to recognis
 
 # Why a watched actor went away, the same words on every runtime (``Down.reason``).
 DownReason = Literal["killed", "node_lost", "unavailable", "remote_error", "model_server_lost"]
+# The sender of what a runtime itself reports (``Down``, ``Placed``): no actor of the run.
+RUNTIME = Sender(name="runtime", incarnation=0)
 
 
 class ActorDead(pykka.ActorDeadError):
@@ -58,6 +60,11 @@ class Runtime(Protocol):
     def watch(self, ref: Any, watcher: Peer) -> None:
         """Tell ``watcher`` a ``Down`` when ``ref`` goes away without being stopped."""
 
+    def down_cause(self, ref: Any) -> tuple[DownReason, str] | None:
+        """Why ``ref`` went away, once its ``actor_stopped`` is set and the runtime knows (a lost
+        node): the cause its ``Down`` carries. A watcher that sees the stopped ref before that
+        ``Down`` arrives (a ``Tick`` ahead of it in the mailbox) records the cause, not "stopped"."""
+
     def close(self) -> None:
         """Release what the runtime holds once the run has stopped its actors."""
 
@@ -72,6 +79,9 @@ class PykkaRuntime:
 
     def watch(self, ref: Any, watcher: Peer) -> None:
         return None
+
+    def down_cause(self, ref: Any) -> tuple[DownReason, str] | None:
+        return None  # an actor of this process stops only by its own failure or our stop
 
     def close(self) -> None:
         return None

@@ -24,15 +24,14 @@ from typing import Any
 import ray
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-from massgen.actors.runtime.port import DownReason, RunContext
+from massgen.actors.runtime.port import RUNTIME, DownReason, RunContext
 from massgen.backends.remote_server import RemoteServer, model_key
 from massgen.configs.schema import LocalBackendConfig
-from massgen.messages import Down, Placed, Sender
+from massgen.messages import Down, Placed
 from massgen.messages.placement import ModelServerReady
 
 _ray: Any = ray  # Ray's API is untyped: one Any at the boundary, not an ignore per call
 
-RUNTIME = Sender(name="runtime", incarnation=0)
 _WATCH_WAIT_S = 1.0  # one watch call waits this long for a change
 _WATCH_DEADLINE_S = 30.0  # a watch unanswered this long: the node stopped answering
 _STOP_TIMEOUT_S = 10.0

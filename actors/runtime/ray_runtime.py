@@ -28,6 +28,7 @@ import ray
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from massgen.actors.runtime.port import (
+    RUNTIME,
     ActorDead,
     ActorUnavailable,
     AskTimeout,
@@ -40,14 +41,13 @@ from massgen.actors.runtime.port import (
 from massgen.actors.runtime.ray_host import ActorHost, Item
 from massgen.backends.remote_server import RemoteServer, model_key
 from massgen.configs.schema import LocalBackendConfig, RuntimeConfig
-from massgen.messages import Down, Message, Placed, Sender
+from massgen.messages import Down, Message, Placed
 
 _ray: Any = ray  # Ray's API is untyped: one Any at the boundary, not an ignore per call
 
 if TYPE_CHECKING:
     from massgen.actors.runtime.ray_model_server import ModelServers
 
-RUNTIME = Sender(name="runtime", incarnation=0)
 _PULL_WAIT_S = 0.5  # how long one pull waits for output before it returns empty
 _PULL_DEADLINE_S = 30.0  # a pull unanswered this long means the node stopped answering
 # A worker can take longer than that to start on a busy machine (seen: over 30 s at load 14 on 2 cores),
@@ -206,6 +206,11 @@ class RayRef:
         if down is not None and not self._stopping.is_set():
             self._tell_down(*down)
 
+    def down_cause(self) -> tuple[DownReason, str] | None:
+        """Why the hosted actor is gone, if it was lost (not stopped by us): its ``Down``'s cause."""
+        with self._lock:
+            return None if self._stopping.is_set() else self._down
+
     def dependency_lost(self, detail: str) -> None:
         """Something this incarnation cannot work without (its model server) is gone: Down, unless stopped."""
         if self._stopping.is_set() or self.actor_stopped.is_set():
@@ -281,14 +286,18 @@ class RayRef:
             pass
 
     def _lost(self, reason: DownReason, detail: str) -> None:
+        # The cause and the suspect node are known before ``actor_stopped`` is set: a supervisor
+        # that sees the stopped ref first (its Tick ahead of our Down) reads the cause
+        # (``down_cause``) and restarts away from the node.
         with self._lock:
             self._down = (reason, detail)
             watcher = self._watcher
-        self.actor_stopped.set()
-        if self._stopping.is_set():
-            return  # we stopped or fenced it: not news
-        if reason in ("node_lost", "unavailable") and self.node is not None:
+        stopping = self._stopping.is_set()
+        if not stopping and reason in ("node_lost", "unavailable") and self.node is not None:
             self.runtime.suspect(self.node)
+        self.actor_stopped.set()
+        if stopping:
+            return  # we stopped or fenced it: not news
         if watcher is not None:
             self._tell_down(reason, detail)
 
@@ -379,6 +388,9 @@ class RayRuntime:
     def watch(self, ref: Any, watcher: Peer) -> None:
         if isinstance(ref, RayRef):
             ref.watch(watcher)
+
+    def down_cause(self, ref: Any) -> tuple[DownReason, str] | None:
+        return ref.down_cause() if isinstance(ref, RayRef) else None
 
     def close(self) -> None:
         with self._lock:

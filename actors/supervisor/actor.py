@@ -86,7 +86,7 @@ class Supervisor(TracedActor[SupervisorInbox]):
         self.ending = RunEnding(state, self, ctx.clock, lambda: self.actor_ref.stop(block=False))
         self.handout = TurnHandout(state, self, ctx.clock, self.ending)
         self.failures = FailureHandling(state, self, ctx.clock, handout=self.handout, ending=self.ending,
-                                        spawn=self._spawn, mcp=self.mcp)
+                                        spawn=self._spawn, mcp=self.mcp, runtime=ctx.runtime)
 
     # -- life cycle ---------------------------------------------------------------------------
 

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Literal
 
 from massgen.actors.mcp.supervision import McpSupervision
-from massgen.actors.runtime.port import Clock
+from massgen.actors.runtime.port import Clock, Runtime
 from massgen.actors.supervisor.children import Child, overdue
 from massgen.actors.supervisor.ending import RunEnding
 from massgen.actors.supervisor.state import Emitter, SupervisorState
@@ -32,11 +32,13 @@ from massgen.messages.supervision import FailureWhere
 
 class FailureHandling:
     def __init__(self, state: SupervisorState, out: Emitter, clock: Clock, *, handout: TurnHandout,
-                 ending: RunEnding, spawn: Callable[[Child], None], mcp: McpSupervision) -> None:
+                 ending: RunEnding, spawn: Callable[[Child], None], mcp: McpSupervision,
+                 runtime: Runtime) -> None:
         """``spawn``: start the child's next incarnation (a restart that is due); ``mcp``: its
-        deadlines are checked on the same ``Tick``."""
+        deadlines are checked on the same ``Tick``; ``runtime``: why a stopped child went away."""
         self.state, self.out, self.clock = state, out, clock
         self.handout, self.ending, self.spawn, self.mcp = handout, ending, spawn, mcp
+        self.runtime = runtime
 
     def agent_failed(self, child: Child, reason: str, where: FailureWhere, reported: bool = False,
                      permanent: bool = False, exhausted: bool = False) -> None:
@@ -125,7 +127,7 @@ class FailureHandling:
             if what == "restart":
                 self.spawn(child)
             elif what == "stopped":
-                self.agent_failed(child, detail, "stopped")
+                self._stopped(child, detail)
             elif what == "finish":
                 self._ask_to_finish(child, now)
             elif what == "present":
@@ -133,6 +135,17 @@ class FailureHandling:
                 self.ending.finish("completed", "the team converged; presentation timed out")
             else:
                 self._expire(child, what, detail)
+
+    def _stopped(self, child: Child, detail: str) -> None:
+        """The child's ref is stopped and no failure was reported. If the runtime lost it, its
+        ``Down`` may still sit behind this ``Tick``: record the cause the ``Down`` carries (the
+        ``Down`` then finds the incarnation failed already and changes nothing)."""
+        assert child.peer is not None
+        cause = self.runtime.down_cause(child.peer.ref)
+        if cause is None:
+            self.agent_failed(child, detail, "stopped")
+        else:
+            self.agent_failed(child, f"{cause[0]}: {cause[1]}", "down")
 
     def _drop_straggler(self, child: Child, now: float) -> None:
         """Every other agent voted and the grace ran out: this agent is left out of the round
