@@ -165,7 +165,7 @@ class Supervisor(TracedActor[SupervisorInbox]):
             case Down():  # the runtime lost an agent; an older incarnation's Down is stale
                 child = state.children.get(message.name)
                 if child is not None and message.incarnation == child.incarnation:
-                    self.failures.agent_failed(child, f"{message.reason}: {message.detail}", "down")
+                    self.failures.agent_lost(child, message.reason, message.detail)
             case TallyUpdated():
                 self.handout.on_tally(message)
             case CancelRun() | AnswerNow() | SetRunTimeout() | KillAgent() | RestartAgent() | SendNote():

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Literal
 
 from massgen.actors.mcp.supervision import McpSupervision
-from massgen.actors.runtime.port import Clock, Runtime
+from massgen.actors.runtime.port import Clock, DownReason, Runtime
 from massgen.actors.supervisor.children import Child, overdue
 from massgen.actors.supervisor.ending import RunEnding
 from massgen.actors.supervisor.state import Emitter, SupervisorState
@@ -145,7 +145,11 @@ class FailureHandling:
         if cause is None:
             self.agent_failed(child, detail, "stopped")
         else:
-            self.agent_failed(child, f"{cause[0]}: {cause[1]}", "down")
+            self.agent_lost(child, *cause)
+
+    def agent_lost(self, child: Child, reason: DownReason, detail: str) -> None:
+        """The runtime lost the child's current incarnation (its ``Down``, or its cause seen first)."""
+        self.agent_failed(child, f"{reason}: {detail}", "down")
 
     def _drop_straggler(self, child: Child, now: float) -> None:
         """Every other agent voted and the grace ran out: this agent is left out of the round
