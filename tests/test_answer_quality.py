@@ -213,31 +213,6 @@ def test_json_mode_thinks_in_free_text_then_makes_a_short_constrained_decision(t
     assert result.votes[-1]["reason"] == "mine holds up"
 
 
-def test_a_first_answer_is_asked_as_one_call_of_the_model_would_be(tmp_path: Path) -> None:
-    """The greedy member's first answer is then the one-call baseline itself, not a variant of it."""
-    def model(body: dict[str, Any]) -> list[bytes]:
-        if "response_format" in body:
-            return chat_text(json.dumps({"action": "vote", "agent_id": "agent1", "reason": "checked"}))
-        return chat_text("2 + 2 = 4.\nAnswer: 4")
-
-    question = "What is 2+2? End with 'Answer: <integer>'."
-    with TeamServer(model) as server:
-        config = team_config(chat_agent("plain", server, tool_mode="json_schema"),
-                             {**chat_agent("told", server, tool_mode="json_schema"), "system_message": "Be brief."},
-                             orchestrator={"final_answer_strategy": "winner_reuse"})
-        result = run_team(config, tmp_path, question)
-        bodies = server.bodies()
-    assert result.status == "completed", result.reason
-    firsts = [b["messages"] for b in bodies if len(b["messages"]) <= 2 and b["messages"][-1]["content"] == question]
-    assert sorted(firsts, key=len) == [
-        [{"role": "user", "content": question}],
-        [{"role": "system", "content": "Be brief."}, {"role": "user", "content": question}],
-    ]
-    # With answers in view, the turn says what the team asks of it and shows them.
-    later = [b["messages"] for b in bodies if "Current answers:" in b["messages"][-1]["content"]]
-    assert later and all("several agents" in m[0]["content"] for m in later)
-
-
 def test_json_mode_agreement_needs_no_decision_call(tmp_path: Path) -> None:
     with TeamServer(lambda body: chat_text("2 + 2 = 4.\nAnswer: 4")) as server:
         config = team_config(chat_agent("a", server, tool_mode="json_schema"),

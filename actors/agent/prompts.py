@@ -98,16 +98,7 @@ def turn_messages(
 ) -> list[ChatMessage]:
     """A coordination turn's opening; ``think_first`` for two-phase turns (no tools in the first call).
 
-    A two-phase turn with nothing in view is an independent first answer, and it is asked as one
-    call of the model would be: the user's system message and the task alone. The team's greedy
-    member then starts from exactly the answer a user would get from one greedy call, the
-    baseline a team must beat; wrapping the task in coordination text changed that answer
-    (``bench.quality``: 11 against 15 of 20 on chain_sum seed 40, 39 against 34 of 45 on arithmetic).
-
     ``attachments`` (the backend's upload_files) go with the task's message, as upstream adds them to it."""
-    if think_first and not vote_only and not view.answers:
-        opening = [ChatMessage(role="system", content=system_message)] if system_message else []
-        return [*opening, *_history(history), ChatMessage(role="user", content=task, attachments=attachments)]
     if think_first:
         system = _SYSTEM_THINK_VOTE_ONLY if vote_only else _SYSTEM_THINK
     else:
