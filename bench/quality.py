@@ -476,7 +476,7 @@ def replayed_rules(rows: list[dict[str, Any]], tasks: list[Task]) -> str:
     by_task = _grouped(rows)
     expected = {t.task_id: t.expected for t in tasks}
     right: Counter[str] = Counter()
-    n = 0
+    n = with_greedy = 0
     for task_id in scored_ids(by_task, tasks):
         team = (by_task.get(task_id, {}).get("team") or [{}])[0]
         firsts = team.get("first_answers") or []
@@ -498,11 +498,31 @@ def replayed_rules(rows: list[dict[str, Any]], tasks: list[Task]) -> str:
         top, count = Counter(results).most_common(1)[0]
         pick = firsts[results.index(top)] if count > 1 else firsts[0]
         right["majority"] += extract(pick["text"]) == expected[task_id]
+        greedy = [r for r in by_task[task_id].get("greedy", [])[:1] if not r.get("error")]
+        if greedy:
+            with_greedy += 1
+            right["greedy majority"] += greedy_majority(greedy[0]["text"], [a["text"] for a in firsts[1:]]) \
+                == expected[task_id]
     if not n:
         return ""
-    return (f"The judge's rules replayed on the {n} team runs' recorded first answers and votes: "
+    line = (f"The judge's rules replayed on the {n} team runs' recorded first answers and votes: "
             f"support {right['support']}/{n}, prior {right['prior']}/{n}; majority of the first answers "
             f"(a tie to the first agent) {right['majority']}/{n}.")
+    if with_greedy:
+        line += (f" The one greedy call in the first agent's place, a majority of it and the other agents' first "
+                 f"answers (a tie to the greedy call): {right['greedy majority']}/{with_greedy}.")
+    return line
+
+
+def greedy_majority(greedy: str, others: list[str]) -> Number | None:
+    """A result at least two of the greedy call and the other first answers state; else the greedy call's.
+
+    A candidate rule (``bench/results/bare-greedy-in-majority-preregistered.md``): the baseline itself is
+    a member, so the team leaves it only when two independent answers agree against it.
+    """
+    values = [extract(greedy), *(extract(text) for text in others)]
+    common = Counter(v for v in values if v is not None).most_common(1)
+    return common[0][0] if common and common[0][1] > 1 else values[0]
 
 
 def plot(scores: list[MethodScore], path: Path) -> bool:

@@ -66,6 +66,13 @@ def test_a_benchmark_run_is_resumable_and_reports_every_method(tmp_path: Path, c
     assert "| one greedy call (T 0) | 1/2 |" in capsys.readouterr().out  # scored from the newest row
 
 
+def test_the_greedy_call_in_a_majority_is_left_only_for_two_answers_that_agree() -> None:
+    assert quality.greedy_majority("Answer: 5", ["Answer: 7", "Answer: 7"]) == 7
+    assert quality.greedy_majority("Answer: 5", ["Answer: 7", "Answer: 5"]) == 5
+    assert quality.greedy_majority("Answer: 5", ["Answer: 7", "Answer: 8"]) == 5  # no two agree: the greedy call
+    assert quality.greedy_majority("no number", ["Answer: 7", "no number either"]) is None
+
+
 def test_seeds_that_share_problems_are_refused_by_name() -> None:
     # reasoning-gym's item i of seed s is its item i - 1 of seed s + 1.
     shifted = [quality.Task(f"chain_sum-{s}-{i}", f"question {s + i}", s + i) for s in (0, 1) for i in range(5)]
