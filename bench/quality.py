@@ -235,7 +235,7 @@ def team_record(trace: list[dict[str, Any]], config: TeamConfig) -> dict[str, An
             votes.append({"voter": p["voter"], "target": target,
                           "place": seen.index(target) + 1 if target in seen else None, "in_view": len(seen),
                           "own_result": p.get("own_result", ""), "target_result": p.get("target_result", ""),
-                          "reason": p.get("reason", ""),
+                          "reason": p.get("reason", ""), "checked": p.get("checked", False),
                           "agreement": p.get("agreement", False), "round": p.get("round")})
     return {"first_answers": [first[a.id] for a in config.agents if a.id in first], "votes": votes,
             "unanimous": any(r.get("type") == "UnanimousFirstAnswers" for r in trace)}
@@ -436,9 +436,11 @@ def vote_positions(rows: list[dict[str, Any]], tasks: list[Task]) -> str:
                 c["own result differs"] += bool(own) and own != vote.get("target_result", "")
                 c["own result right"] += bool(own) and _as_number(own) == expected[task_id]
                 c["agreement"] += bool(vote.get("agreement"))
+                c["own result computed"] += bool(vote.get("checked"))
     if not places:
         return ""
-    keys = ["votes", "target right", "agreement", "own result stated", "own result differs", "own result right"]
+    keys = ["votes", "target right", "agreement", "own result stated", "own result differs", "own result right",
+            "own result computed"]
     lines = ["| target's place in the voter's view | " + " | ".join(keys) + " |", "|---" * (len(keys) + 1) + "|"]
     for place in sorted(places, key=lambda p: (p is None, p or 0)):
         c = places[place]
@@ -490,9 +492,11 @@ def replayed_rules(rows: list[dict[str, Any]], tasks: list[Task]) -> str:
         ballots = {v["voter"]: (by_label.get(v["target"].split(".")[0], ""), v.get("target_result", ""),
                                 v.get("own_result", "") if v.get("own_result") != v.get("target_result") else "")
                    for v in team.get("votes") or [] if v.get("target")}
+        computed = {v["voter"]: v.get("own_result", "") for v in team.get("votes") or []
+                    if v.get("checked") and v.get("own_result")}
         text = {a["agent"]: a["text"] for a in firsts}
         for rule in ("support", "prior"):
-            winner, _ = decide(ballots, answers, order, rule) if ballots else (order[0], {})
+            winner, _ = decide(ballots, answers, order, rule, computed) if ballots else (order[0], {})
             right[rule] += winner is not None and extract(text[winner]) == expected[task_id]
         results = [final_result(a["text"]) for a in firsts]
         top, count = Counter(results).most_common(1)[0]

@@ -351,7 +351,7 @@ def _upload_files(backend: dict[str, Any], described: BackendType, agent_id: str
 
 
 def _tool_lists(backend: dict[str, Any], cli: bool, agent_id: str, notes: _Notes) -> None:
-    """``defer_loading`` (tool search) on custom tools and MCP servers; custom tools of an agent CLI."""
+    """``defer_loading`` (tool search) on custom tools and MCP servers; custom and check tools of an agent CLI."""
     servers = backend.get("mcp_servers")
     entries = [*(backend.get("custom_tools") or []),
                *(servers.values() if isinstance(servers, dict) else servers or [])]
@@ -364,6 +364,9 @@ def _tool_lists(backend: dict[str, Any], cli: bool, agent_id: str, notes: _Notes
         del backend["custom_tools"]
         notes.add("backend.custom_tools", "not applied: an agent CLI reaches tools over MCP only; custom tools "
                   "are offered to the API backends (openai, claude, gemini, Chat Completions)", agent_id)
+    if cli and backend.get("check_tools"):
+        del backend["check_tools"]
+        notes.add("backend.check_tools", "not applied: an agent CLI checks answers with its own tools", agent_id)
 
 
 def _orchestrator(orchestrator: dict[str, Any], notes: _Notes) -> None:

@@ -34,6 +34,7 @@ class VoteEntry(BaseModel):
     # The result the voter itself stated in the turn it voted in ("" when none): a vote whose own
     # result differs from its target's is not agreement (actors/coordination/judge.py).
     own_result: str = ""
+    checked: bool = False  # own_result was computed by a check tool (actors/agent/check_tools.py)
 
 
 class AnswerResult(BaseModel):
@@ -173,6 +174,8 @@ class VoteProposed(Message):
     target_content: str | None = None
     # The result the voter's own work in this turn states (actors/coordination/results.py stated_result), "" for none.
     own_result: str = ""
+    # ``own_result`` was computed by a check tool in this turn (actors/agent/check_tools.py), not read or re-derived.
+    checked: bool = False
 
 
 class TurnCorrection(Message):
@@ -221,6 +224,7 @@ class RecordVote(Message):
     agreement: bool = False
     # The voter's own stated result, when it and the target's are comparable ("" otherwise).
     own_result: str = ""
+    checked: bool = False  # own_result was computed by a check tool (VoteProposed.checked)
 
 
 class InvalidateVotes(Message):

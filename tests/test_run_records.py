@@ -39,7 +39,7 @@ COMMON: dict[str, Any] = {
     "seed": 11, "timeout_seconds": 42.5, "tool_mode": "json_schema", "top_p": 0.9,
     "enable_web_search": True, "enable_code_interpreter": True, "enable_code_execution": True,
     "reasoning": {"effort": "low"}, "text": {"verbosity": "low"}, "parallel_tool_calls": False,
-    "custom_tools": [{"function": "add", "path": "tools.py"}], "extra_body": {"x": 1},
+    "custom_tools": [{"function": "add", "path": "tools.py"}], "extra_body": {"x": 1}, "check_tools": ["calculator"],
     "chat_template_kwargs": {"enable_thinking": False},
     "upload_files": [{"image_path": "https://example.com/cat.png"}], "media_max_file_size_mb": 32,
     "mcp_servers": [{"name": "w", "type": "stdio", "command": "python3", "args": ["w.py"],

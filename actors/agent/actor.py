@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, assert_never
 
 from massgen import backends
+from massgen.actors.agent.check_tools import CheckTools
 from massgen.actors.agent.custom_tools import CustomTools
 from massgen.actors.agent.turn import TurnRunner
 from massgen.actors.agent.turn_io import BudgetDenied, ModelCallError, TurnIO, TurnSettings
@@ -172,6 +173,10 @@ class AgentActor(TracedActor[AgentInbox]):
                 io.call_tool = self._tools.call
             if custom.specs():
                 io.call_tool = custom.chain(io.call_tool)
+            checks = CheckTools(self.spec.config.backend.check_tools)  # built in: for checking answers in view
+            if checks.specs():
+                io.check_tools = checks.specs()
+                io.call_tool = checks.chain(io.call_tool)
             if self._files is not None:
                 io.call_tool = self._files.chain(io.call_tool)
             self._runner = TurnRunner(self._backend, io, self.spec.settings)

@@ -34,6 +34,9 @@ _SYSTEM_THINK_VOTE_ONLY = (
     "You are one of several agents solving the same task. Check the answers shown step by step in your "
     "reply and end with the final answer you find correct."
 )
+# Turns with check tools (actors/agent/check_tools.py): checking a result is a computation, not a rereading.
+_CHECK_WITH_TOOLS = (" Check the results shown with calculate(expression) on the task's own numbers, "
+                     "not by rereading them.")
 _DECIDE = (
     "Decide now. new_answer: post your reply above as your answer. vote: an answer shown is correct and "
     "complete (agent_id, and a short reason)."
@@ -95,14 +98,18 @@ def turn_messages(
     history: tuple[tuple[str, str], ...] = (),
     think_first: bool = False,
     attachments: tuple[Attachment, ...] = (),
+    check_tools: bool = False,
 ) -> list[ChatMessage]:
-    """A coordination turn's opening; ``think_first`` for two-phase turns (no tools in the first call).
+    """A coordination turn's opening; ``think_first`` for two-phase turns (no tools in the first call),
+    ``check_tools`` when the answers in view may be checked with them.
 
     ``attachments`` (the backend's upload_files) go with the task's message, as upstream adds them to it."""
     if think_first:
         system = _SYSTEM_THINK_VOTE_ONLY if vote_only else _SYSTEM_THINK
     else:
         system = _SYSTEM_VOTE_ONLY if vote_only else _SYSTEM
+    if check_tools and view.answers:
+        system += _CHECK_WITH_TOOLS
     return [
         _system(system_message, system),
         *_history(history),

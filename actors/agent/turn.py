@@ -177,8 +177,9 @@ class TurnRunner:
         """
         self._pending_view = None
         self._ours = []
+        checking = bool(self.io.check_tools and start.view.answers)
         two_phase = (bool(getattr(self.backend, "decides_separately", False))
-                     and not self.io.extra_tools and not self.settings.client_tools)
+                     and not self.io.extra_tools and not self.settings.client_tools and not checking)
         if two_phase:
             await self._two_phase_turn(start)
         else:
@@ -189,16 +190,19 @@ class TurnRunner:
         view = start.view
         messages = prompts.turn_messages(
             start.task, view, start.own_label, start.vote_only, self.settings.system_message, start.history,
-            attachments=self.settings.attachments,
+            attachments=self.settings.attachments, check_tools=bool(self.io.check_tools),
         )
         attempts = 0
         tool_rounds = 0
         offered = () if start.vote_only else client_tools.offer(self.settings.client_tools)
         client_names = {t.name for t in offered}
+        check_names = {t.name for t in self.io.check_tools}
+        checked: list[str] = []  # results of this turn's check tools: the agent's own evidence
         while True:
             self._deliver_notes(start.turn_id, cause, messages)  # safe point: before each model call
             self._deliver_finish(start, view, messages)
-            tools = prompts.workflow_tools(view, start.vote_only) + self.io.extra_tools + offered
+            checks = self.io.check_tools if view.answers else ()
+            tools = prompts.workflow_tools(view, start.vote_only) + self.io.extra_tools + checks + offered
             request = ModelRequest(
                 messages=tuple(messages), tools=tools, temperature=self.settings.temperature,
                 max_tokens=self.settings.max_tokens, vote_targets=view.labels(),
@@ -242,7 +246,12 @@ class TurnRunner:
                         messages.append(message)
                         if is_error:
                             failed.append(call.name)
+                        elif call.name in check_names:
+                            checked.append(message.content)
                     if not workflow and not client_calls:
+                        if checked and self._pending_view is None and self._agrees(
+                                start.turn_id, cause, checked[-1], view, checked=True):
+                            return  # the check computed an answer's result: agreement, as with any work
                         continue  # a tool round: the model reads the results
                     if self._pending_view is not None:  # new answers arrived while the tools ran
                         view, self._pending_view = self._pending_view, None
@@ -272,8 +281,10 @@ class TurnRunner:
                     if call.name == NEW_ANSWER:
                         content = with_work(str(call.arguments[CONTENT]), result.preamble)
                         self._answer(start.turn_id, cause, content, view)
-                    else:
+                    elif results.stated_result(result.text) or not checked:
                         self._vote(start.turn_id, cause, call, view, result.text)
+                    else:  # no work written: the vote's own result is what its checks computed
+                        self._vote(start.turn_id, cause, call, view, checked[-1], checked=True)
                     return
 
             if not self._corrected(start.turn_id, cause, (attempts := attempts + 1), problem):
@@ -358,8 +369,10 @@ class TurnRunner:
             causation_id=cause, turn_id=turn_id, content=content.strip(), view_version=view.version,
         ))
 
-    def _agrees(self, turn_id: int, cause: str, text: str, view: AnswerView) -> bool:
-        """Agreement is evidence: a result equal to an answer in view is a vote for that answer."""
+    def _agrees(self, turn_id: int, cause: str, text: str, view: AnswerView, checked: bool = False) -> bool:
+        """Agreement is evidence: a result equal to an answer in view is a vote for that answer.
+
+        ``checked``: ``text`` is what a check tool computed, not what the model wrote."""
         mine = results.final_result(text)
         same = next((a for a in view.answers if mine and results.final_result(a.content) == mine), None)
         if same is None:
@@ -367,12 +380,14 @@ class TurnRunner:
         self.io.emit(VoteProposed(
             causation_id=cause, turn_id=turn_id, target=same.agent, reason=results.conclusion(text),
             view_version=view.version, agreement=text.strip(), target_content=same.content,
-            own_result=mine,
+            own_result=mine, checked=checked,
         ))
         return True
 
-    def _vote(self, turn_id: int, cause: str, call: ToolCall, view: AnswerView, work: str) -> None:
-        """A cast vote; ``work`` is what the model wrote in the turn before it, whose result is the vote's own."""
+    def _vote(self, turn_id: int, cause: str, call: ToolCall, view: AnswerView, work: str,
+              checked: bool = False) -> None:
+        """A cast vote; ``work`` is what the model wrote in the turn before it, whose result is the vote's own
+        (``checked``: what a check tool computed in it)."""
         reason = str(call.arguments.get(REASON, "")).strip()
         if copies_ours(reason, self._ours):
             reason = ""  # a reason is the model's own words, never our correction text echoed back
@@ -380,10 +395,11 @@ class TurnRunner:
         # 9.11"), the labels it points at aside: a model that writes no working before its call still says
         # what it computed, and that, not the position of the answer it picked, is its evidence.
         names = tuple(name for a in view.answers for name in (a.label, a.agent))
-        own = results.stated_result(without_view_tags(work)) or results.reason_result(reason, names, len(view.answers))
+        worked = results.stated_result(without_view_tags(work))
+        own = worked or results.reason_result(reason, names, len(view.answers))
         self.io.emit(VoteProposed(
             causation_id=cause, turn_id=turn_id, target=vote_target(call.arguments.get(AGENT_ID)),
-            reason=reason, view_version=view.version, own_result=own,
+            reason=reason, view_version=view.version, own_result=own, checked=checked and bool(worked),
         ))
 
     async def _run_tool(self, turn_id: int, cause: str, call: ToolCall,

@@ -44,6 +44,7 @@ class TurnIO:
     permit: Callable[[int, str], CallPermit | None]
     call_tool: ToolExecutor | None = None
     extra_tools: tuple[ToolSpec, ...] = ()
+    check_tools: tuple[ToolSpec, ...] = ()  # offered only with answers in view (actors/agent/check_tools.py)
     tools_in_present: bool = False  # file tools: the presenter writes the context paths
 
 

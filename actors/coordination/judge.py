@@ -31,6 +31,12 @@ Two rules pick the winner (``orchestrator.winner_rule``):
     overturn it, and two hotter agents agreeing on a wrong result cannot outvote it.
     When the prior is not in the view any more, the ``support`` rule decides.
 
+Checked results come first, under either rule. A vote whose own result a check tool computed
+(``actors/agent/check_tools.py``: the voter calculated it rather than reread it) is evidence no
+reading of an answer is: when such votes computed a result of an answer in view, the result most
+of them computed wins; a tie among them is left to the rule. (Measured: the local team's greedy
+agent kept voting for its own wrong answer while the other two computed the right one; README,
+issue 20.)
 Either way the winning agent is, among those whose newest answer has the winning result, the
 one with the most votes; then the one listed first in the config (under ``prior``, the first
 agent when it holds that result).
@@ -81,9 +87,10 @@ def supported_result(ballot: Ballot) -> str:
 
 def decide(
     vote_results: dict[str, Ballot], answers: tuple[AnswerResult, ...], order: list[str],
-    rule: Literal["support", "prior"] = "support",
+    rule: Literal["support", "prior"] = "support", computed: dict[str, str] | None = None,
 ) -> tuple[str | None, dict[str, int]]:
-    """The winner and each result's support; ``vote_results`` maps a voter to its ballot."""
+    """The winner and each result's support; ``vote_results`` maps a voter to its ballot, ``computed`` a
+    voter to the result its check tools computed (voters that computed none are left out)."""
     counts = Counter(ballot[0] for ballot in vote_results.values())
     latest = {a.agent: a for a in answers if a.latest}
     if not latest:
@@ -100,13 +107,23 @@ def decide(
         return None, {}  # no evidence yet: the caller falls back to the newest answer
     candidates = {_key(a) for a in latest.values()}
     shown = {r: n for r, n in support.items() if n > 0}
-    best = _prior_result(vote_results, answers, order, support, candidates) if rule == "prior" else None
+    best = _checked_result(computed or {}, candidates)
+    if best is None and rule == "prior":
+        best = _prior_result(vote_results, answers, order, support, candidates)
     if best is None:
         holder_rank = {_key(latest[agent]): -i for i, agent in reversed(list(enumerate(order))) if agent in latest}
         best = max(candidates, key=lambda r: (support[r], everywhere[r], holder_rank.get(r, -len(order))))
     holders = [agent for agent in order if agent in latest and _key(latest[agent]) == best]
     winner = max(holders, key=lambda agent: (counts[agent], -order.index(agent)))
     return winner, shown
+
+
+def _checked_result(computed: dict[str, str], candidates: set[str]) -> str | None:
+    """The result of an answer in view that most check-tool votes computed, unless two tie for most."""
+    ranked = Counter(result for result in computed.values() if result in candidates).most_common(2)
+    if not ranked or (len(ranked) == 2 and ranked[0][1] == ranked[1][1]):
+        return None
+    return ranked[0][0]
 
 
 def _prior_result(
@@ -151,6 +168,7 @@ class Judge(TracedActor[JudgeInbox]):
                     self.votes[message.voter] = VoteEntry(
                         voter=message.voter, target=message.target, target_label=message.target_label,
                         reason=message.reason, agreement=message.agreement, own_result=message.own_result,
+                        checked=message.checked,
                     )
                     own = message.own_result if message.own_result != message.target_result else ""
                     self.vote_results[message.voter] = (message.target, message.target_result, own)
@@ -170,8 +188,10 @@ class Judge(TracedActor[JudgeInbox]):
         counts: dict[str, int] = {}
         for vote in live_votes.values():
             counts[vote.target] = counts.get(vote.target, 0) + 1
+        computed = {v: vote.own_result for v, vote in live_votes.items() if vote.checked and vote.own_result}
         winner, support = decide(
-            {v: r for v, r in self.vote_results.items() if v in live_votes}, self.answers, self.order, self.rule)
+            {v: r for v, r in self.vote_results.items() if v in live_votes}, self.answers, self.order, self.rule,
+            computed)
         converged = bool(self.live) and self.live.issubset(live_votes)
         self.tell(self.supervisor, TallyUpdated(
             round=self.round,

@@ -51,6 +51,8 @@ class ResumedVote:
     target: str
     target_label: str
     reason: str
+    own_result: str = ""
+    checked: bool = False
 
 
 @dataclass(frozen=True)
@@ -169,7 +171,8 @@ def _fold(records: list[TraceRecord], agents: list[str], log_dir: Path, skipped:
             case InvalidateVotes():
                 votes.clear()
             case RecordVote() as vote if told and vote.round == len(answers):
-                votes[vote.voter] = ResumedVote(vote.voter, vote.target, vote.target_label, vote.reason)
+                votes[vote.voter] = ResumedVote(vote.voter, vote.target, vote.target_label, vote.reason,
+                                                vote.own_result, vote.checked)
                 first_done.add(vote.voter)
             case AnswerNow():
                 answer_now = True

@@ -64,4 +64,5 @@ def restore(state: SupervisorState, out: Emitter, clock: Clock, resumed: ResumeS
         latest = state.coord.latest(vote.target)
         if vote.voter in live and latest is not None and latest.label == vote.target_label:
             out.tell(judge, RecordVote(voter=vote.voter, target=vote.target, target_label=vote.target_label,
-                                       reason=vote.reason, round=state.coord.version, target_result=latest.result))
+                                       reason=vote.reason, round=state.coord.version, target_result=latest.result,
+                                       own_result=vote.own_result, checked=vote.checked))

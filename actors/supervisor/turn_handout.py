@@ -171,7 +171,8 @@ class TurnHandout:
         self.out.tell(state.judge, RecordVote(voter=child.spec.agent_id, target=target, target_label=answer.label,
                                               reason=message.reason, round=state.coord.version,
                                               target_result=answer.result,
-                                              agreement=message.agreement is not None, own_result=own))
+                                              agreement=message.agreement is not None, own_result=own,
+                                              checked=message.checked and bool(own)))
         self.release_waiting()
 
     def _rejoin(self, child: Child) -> None:

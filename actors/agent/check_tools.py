@@ -1,0 +1,184 @@
+"""Tools an agent is offered when it checks the answers in view (``backend.check_tools``).
+
+Why: a model checking answers by reading them mostly restates one of them; the trace of
+the local team showed every vote round re-deriving the answer listed to it, right or
+wrong (README, issue 20). The literature agrees: models rarely correct their own
+reasoning without outside feedback (Huang et al. 2023), and do when a tool checks the
+claim (CRITIC, Gou et al. 2023). So a turn with answers in view may compute instead of
+recompute: ``calculate`` evaluates an arithmetic expression exactly. A first answer is
+the model's own work and gets no check tools, so first answers stay independent of them.
+
+The expression is model output, hence hostile input: it is evaluated by ``simpleeval``
+(no names, no attribute tricks, no calls but ``abs``/``min``/``max``/``round``), every
+operator takes numbers only, and sizes are bounded, so no expression can hang or exhaust
+the agent's process. Every refusal is a tool error the model reads.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import operator
+from collections.abc import Callable
+from typing import Any, Literal
+
+import simpleeval
+
+from massgen.actors.agent.turn_io import ToolExecutor
+from massgen.messages import ToolSpec
+
+CheckToolName = Literal["calculator"]
+CALCULATE = "calculate"
+EXPRESSION = "expression"
+MAX_EXPRESSION_CHARS = 1_000
+MAX_RESULT_BITS = 4_000  # about 1,200 digits: more than any check needs, little enough to stay instant
+
+Number = int | float
+
+
+class CalculationError(ValueError):
+    """The expression cannot be evaluated as asked; the message says why, for the model to read."""
+
+
+def _number(value: object) -> Number:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise CalculationError(f"only numbers can be calculated, not {type(value).__name__}")
+    return value
+
+
+def _bounded(value: Number) -> Number:
+    if isinstance(value, int) and value.bit_length() > MAX_RESULT_BITS:
+        raise CalculationError(f"a number in the calculation has more than {MAX_RESULT_BITS} bits")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise CalculationError("the calculation overflows")
+    return value
+
+
+def _binary(op: Callable[[Any, Any], Any]) -> Callable[[object, object], Number]:
+    def apply(left: object, right: object) -> Number:
+        a, b = _number(left), _number(right)
+        if isinstance(a, int) and isinstance(b, int) and op is operator.mul \
+                and a.bit_length() + b.bit_length() > MAX_RESULT_BITS + 1:
+            raise CalculationError(f"a number in the calculation has more than {MAX_RESULT_BITS} bits")
+        return _bounded(op(a, b))
+    return apply
+
+
+def _power(base: object, exponent: object) -> Number:
+    a, b = _number(base), _number(exponent)
+    if abs(b) > MAX_RESULT_BITS or (isinstance(a, int) and isinstance(b, int) and b > 0
+                                    and max(a.bit_length(), 1) * b > MAX_RESULT_BITS + 64):
+        raise CalculationError(f"{a} ** {b} is too large to calculate")
+    try:
+        return _bounded(operator.pow(a, b))
+    except OverflowError as exc:
+        raise CalculationError("the calculation overflows") from exc
+
+
+def _unary(op: Callable[[Any], Any]) -> Callable[[object], Number]:
+    return lambda value: _bounded(op(_number(value)))
+
+
+def _compare(op: Callable[[Any, Any], bool]) -> Callable[[object, object], bool]:
+    return lambda left, right: bool(op(_number(left), _number(right)))
+
+
+_OPERATORS: dict[type, Any] = {
+    ast.Add: _binary(operator.add), ast.Sub: _binary(operator.sub), ast.Mult: _binary(operator.mul),
+    ast.Div: _binary(operator.truediv), ast.FloorDiv: _binary(operator.floordiv), ast.Mod: _binary(operator.mod),
+    ast.Pow: _power, ast.USub: _unary(operator.neg), ast.UAdd: _unary(operator.pos),
+    ast.Gt: _compare(operator.gt), ast.Lt: _compare(operator.lt), ast.GtE: _compare(operator.ge),
+    ast.LtE: _compare(operator.le), ast.Eq: _compare(operator.eq), ast.NotEq: _compare(operator.ne),
+}
+
+
+def _round(value: object, digits: object = 0) -> Number:
+    places = _number(digits)
+    if not isinstance(places, int) or abs(places) > 100:
+        raise CalculationError("round() takes a whole number of digits, at most 100")
+    rounded: Number = round(_number(value), places)
+    return int(rounded) if places <= 0 else rounded
+
+
+_FUNCTIONS: dict[str, Any] = {
+    "abs": _unary(abs),
+    "min": lambda *values: min(_number(v) for v in values),
+    "max": lambda *values: max(_number(v) for v in values),
+    "round": _round,
+}
+
+
+def _text(value: Number | bool) -> str:
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        return str(int(value))  # 6 / 3 is 2, the way an answer writes it, not 2.0
+    return repr(value)
+
+
+def calculate(expression: str) -> str:
+    """``expression = value``, evaluated exactly; ``CalculationError`` says why it cannot be."""
+    expression = " ".join(expression.split())
+    if not expression:
+        raise CalculationError("the expression is empty")
+    if len(expression) > MAX_EXPRESSION_CHARS:
+        raise CalculationError(f"the expression is longer than {MAX_EXPRESSION_CHARS} characters")
+    evaluator = simpleeval.SimpleEval(operators=_OPERATORS, functions=_FUNCTIONS, names={})
+    try:
+        value = evaluator.eval(expression.replace("^", "**").replace("\u00d7", "*").replace("\u00f7", "/"))
+    except CalculationError:
+        raise
+    except ZeroDivisionError as exc:
+        raise CalculationError("division by zero") from exc
+    except SyntaxError as exc:
+        raise CalculationError(f"not an arithmetic expression: {exc.msg}") from exc
+    except (simpleeval.InvalidExpression, TypeError, ValueError, OverflowError, RecursionError,
+            MemoryError, AttributeError, IndexError, KeyError) as exc:
+        raise CalculationError(f"cannot calculate it: {type(exc).__name__}: {exc}") from exc
+    if not isinstance(value, bool):
+        value = _number(value)
+    return f"{expression} = {_text(value)}"
+
+
+CALCULATOR_SPEC = ToolSpec(
+    name=CALCULATE,
+    description=("Calculate an arithmetic expression exactly (numbers, + - * / // % **, parentheses, "
+                 "comparisons, abs, min, max, round), to check a result instead of redoing it by hand."),
+    parameters={
+        "type": "object",
+        "properties": {EXPRESSION: {"type": "string", "maxLength": MAX_EXPRESSION_CHARS,
+                                    "description": "the expression, e.g. 12 + 7 * 3 - 4"}},
+        "required": [EXPRESSION],
+        "additionalProperties": False,
+    },
+)
+_SPECS: dict[CheckToolName, ToolSpec] = {"calculator": CALCULATOR_SPEC}
+
+
+class CheckTools:
+    """The check tools an agent's config names: their specs, and one executor for them."""
+
+    def __init__(self, names: list[CheckToolName] | tuple[CheckToolName, ...]) -> None:
+        self._specs = tuple(_SPECS[name] for name in dict.fromkeys(names))
+
+    def specs(self) -> tuple[ToolSpec, ...]:
+        return self._specs
+
+    async def call(self, name: str, arguments: dict[str, Any]) -> tuple[str, bool]:
+        """Run one call (the turn has checked the arguments against the schema); ``(text, is_error)``."""
+        if name != CALCULATE or CALCULATOR_SPEC not in self._specs:
+            return f"unknown tool {name!r}", True
+        try:
+            return calculate(str(arguments.get(EXPRESSION, ""))), False
+        except CalculationError as exc:
+            return f"{CALCULATE}: {exc}", True
+
+    def chain(self, other: ToolExecutor | None) -> ToolExecutor:
+        """One executor: these tools here, every other name to ``other``."""
+        names = {spec.name for spec in self._specs}
+
+        async def call(name: str, arguments: dict[str, Any]) -> tuple[str, bool]:
+            if name in names or other is None:
+                return await self.call(name, arguments)
+            return await other(name, arguments)
+        return call
