@@ -472,7 +472,7 @@ def replayed_rules(rows: list[dict[str, Any]], tasks: list[Task]) -> str:
     The same evidence under another rule: a way to compare decision rules without model time.
     """
     from massgen.actors.coordination.judge import decide
-    from massgen.actors.coordination.results import final_result
+    from massgen.actors.coordination.results import final_result, stated_result
     from massgen.messages import AnswerResult
 
     by_task = _grouped(rows)
@@ -488,7 +488,7 @@ def replayed_rules(rows: list[dict[str, Any]], tasks: list[Task]) -> str:
         order = [a["agent"] for a in firsts]
         by_label = {a["label"].split(".")[0]: a["agent"] for a in firsts}
         answers = tuple(AnswerResult(agent=a["agent"], label=a["label"], result=final_result(a["text"]),
-                                     independent=True) for a in firsts)
+                                     stated=bool(stated_result(a["text"])), independent=True) for a in firsts)
         ballots = {v["voter"]: (by_label.get(v["target"].split(".")[0], ""), v.get("target_result", ""),
                                 v.get("own_result", "") if v.get("own_result") != v.get("target_result") else "")
                    for v in team.get("votes") or [] if v.get("target")}

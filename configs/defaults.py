@@ -25,12 +25,16 @@ PROVIDER_KEYS: dict[str, str] = default_team_keys()
 # straggler grace (a vote takes tens of seconds here, and a slow vote is not a hung agent).
 # The first agent decodes greedily: one greedy call is the baseline the team must beat, so its
 # independent answer is the judge's prior ("prior" rule, actors/coordination/judge.py), and the two sampling
-# agents are the independent evidence that may make it check and change its mind. Measured
-# in bench/results/ (python -m bench.quality); see README.
+# agents are the independent evidence that may make it check and change its mind. Checking means
+# a calculator (``check_tools``) in the turns with answers in view: rereading, the small model
+# restates an answer; computing, it finds which one is right, and the judge counts computed results
+# first. First answers get no tools, so they stay independent and cost one call each. Measured in
+# bench/results/ (python -m bench.quality, bench/results/check-tools-preregistered.md); see README.
 LOCAL_TEAM_TEMPERATURES = (0.0, 0.4, 0.4)
 LOCAL_TEAM: dict[str, object] = {
     "agents": [
-        {"id": f"local_{i}", "backend": {"type": "local", "model": "default", "temperature": temp, "seed": seed}}
+        {"id": f"local_{i}", "backend": {"type": "local", "model": "default", "temperature": temp, "seed": seed,
+                                           "check_tools": ["calculator"]}}
         for i, (temp, seed) in enumerate(zip(LOCAL_TEAM_TEMPERATURES, (11, 22, 33), strict=True), 1)
     ],
     # The winner's answer already carries its work; a small model's rewrite of it can only lose.

@@ -41,7 +41,9 @@ class AnswerResult(BaseModel):
     """What the judge knows of one accepted answer: its final result and whether it was independent.
 
     ``independent``: written with no other answer in view (a first answer), so agreement
-    between independent answers is evidence. ``latest``: the agent's newest answer.
+    between independent answers is evidence. ``latest``: the agent's newest answer. ``stated``:
+    the answer states its result (an ``Answer:`` line, a boxed or concluding number); when it does
+    not, ``result`` is only its last line, which is no conclusion to change one's mind to.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -51,6 +53,7 @@ class AnswerResult(BaseModel):
     result: str
     independent: bool = False
     latest: bool = True
+    stated: bool = True
 
 
 class AnswerView(BaseModel):

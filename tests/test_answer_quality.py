@@ -363,6 +363,25 @@ def test_the_prior_rule_keeps_the_first_agents_answer_against_agreeing_others() 
     assert decide({}, answers, order, "prior")[0] == "g"
 
 
+def test_a_bare_vote_for_an_answer_that_states_no_result_keeps_the_prior() -> None:
+    """The compare run the calculator's team lost: every answer said 2.76, but the third ended on a
+    sentence, so its "result" was that sentence; the greedy agent voted for it with a reason naming no
+    number, and that tied support overturned the prior."""
+    order = ["g", "y", "z"]
+    ending = "this shows that 2.76 is indeed greater than 2.6 by exactly 0.16"
+    answers = (answer("g", 1, "2.76"), answer("y", 1, "2.76"),
+               AnswerResult(agent="z", label="z.1", result=ending, independent=True, stated=False))
+    votes = {"g": ("z", ending, ""), "z": ("z", ending, ""), "y": ("y", "2.76", "")}
+    assert decide(votes, answers, order, "prior")[0] == "y"  # 2.76 stands: its holder with a vote
+    # the same vote for an answer that states its result is still the greedy agent changing its mind
+    stated = (*answers[:2], answer("z", 1, "2.67"))
+    assert decide({**votes, "g": ("z", "2.67", ""), "z": ("z", "2.67", "")}, stated, order, "prior")[0] == "z"
+    # and a greedy answer that states no result is no prior to keep against it
+    vague = (AnswerResult(agent="g", label="g.1", result="it is larger", independent=True, stated=False),
+             *answers[1:])
+    assert decide({**votes, "g": ("z", ending, "")}, vague, order, "prior")[0] == "z"
+
+
 def test_unanimous_first_answers_end_a_prior_rule_run_without_a_vote_round(tmp_path: Path) -> None:
     config = team_config(
         *(scripted(name, [step(new_answer=text)]) for name, text in

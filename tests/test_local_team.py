@@ -39,12 +39,21 @@ def test_three_local_agents_reach_a_final_answer(tmp_path: Path) -> None:
     # Votes, or (the prior rule) first answers that all state one result, which end the run at once.
     assert of_type(trace, "AnswerAccepted")
     assert of_type(trace, "RecordVote") or of_type(trace, "UnanimousFirstAnswers")
-    # Two-phase turns: the model reasons in free text (no tools) before any decision is asked of it.
-    first_calls = [c for c in of_type(trace, "ModelCallStarted") if c["payload"]["call_index"] == 0]
-    assert first_calls and all(c["payload"]["tools"] == [] for c in first_calls)
+    # First answers are free text with no tools: independent work, one call each.
+    calls = [c["payload"] for c in of_type(trace, "ModelCallStarted")]
+    first_calls = [c for c in calls if c["call_index"] == 0 and c["turn_id"] in _first_turns(trace)]
+    assert len(first_calls) == 3 and all(c["tools"] == [] for c in first_calls)
+    # Turns that check answers offer the calculator beside the vote (issue 20: the default team checks).
+    assert all(a.backend.check_tools == ["calculator"] for a in config.agents)
+    assert all("calculate" in c["tools"] for c in calls if c["tools"])
     # The local team uses the winning answer as written (winner_reuse): it already carries its work.
     assert not of_type(trace, "PresentFinal") and result.final_answer == result.answers[result.winner_label or ""]
     assert not model_servers(), "the model server must stop with the run"
+
+
+def _first_turns(trace: list[dict[str, Any]]) -> set[int]:
+    """The turns each agent started with no answers in view."""
+    return {r["payload"]["turn_id"] for r in of_type(trace, "StartTurn") if not r["payload"]["view"]["answers"]}
 
 
 TINY_TEAM: dict[str, Any] = {

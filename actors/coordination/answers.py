@@ -20,7 +20,7 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass, field
 
-from massgen.actors.coordination.results import final_result
+from massgen.actors.coordination.results import final_result, stated_result
 from massgen.configs.schema import OrchestratorConfig
 from massgen.messages import AnswerEntry, AnswerResult, AnswerView, TallyUpdated
 
@@ -38,6 +38,11 @@ class Answer:
     @property
     def result(self) -> str:
         return final_result(self.content)
+
+    @property
+    def stated(self) -> bool:
+        """Whether the answer states its result, rather than its result being its last line."""
+        return bool(stated_result(self.content))
 
 
 @dataclass
@@ -92,7 +97,7 @@ class Coordination:
         known = {(r.label, r.latest): r for r in self._previous_results}
         self._results = tuple(
             known.get((a.label, newest[a.agent] == a.label))
-            or AnswerResult(agent=a.agent, label=a.label, result=a.result, independent=a.independent,
+            or AnswerResult(agent=a.agent, label=a.label, result=a.result, independent=a.independent, stated=a.stated,
                             latest=newest[a.agent] == a.label)
             for a in self.answers
         )

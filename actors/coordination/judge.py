@@ -28,7 +28,11 @@ Two rules pick the winner (``orchestrator.winner_rule``):
     only when the first agent itself, shown the others' answers, concludes another result R
     (its vote's own result, or the result of the answer it voted for) and R has at least the
     support of the prior's result. A vote cast by habit (for the first answer listed) cannot
-    overturn it, and two hotter agents agreeing on a wrong result cannot outvote it.
+    overturn it, and two hotter agents agreeing on a wrong result cannot outvote it; nor can a
+    vote with no result of its own for an answer that states none (its "result" is only its last
+    line) overturn a prior that states one. (Measured: the greedy agent voted, reasoning without a
+    number, for an answer ending "2.76 is indeed greater than 2.6 by exactly 0.16", and that
+    overturned its right 2.76; README, issue 20.)
     When the prior is not in the view any more, the ``support`` rule decides.
 
 Checked results come first, under either rule. A vote whose own result a check tool computed
@@ -134,11 +138,16 @@ def _prior_result(
     prior_agent = next((agent for agent in order if any(a.agent == agent and a.independent for a in answers)), None)
     if prior_agent is None:
         return None
-    prior = _key(next(a for a in answers if a.agent == prior_agent and a.independent))
+    prior_answer = next(a for a in answers if a.agent == prior_agent and a.independent)
+    prior = _key(prior_answer)
     if prior not in candidates:
         return None
     ballot = vote_results.get(prior_agent)
     if ballot is None:
+        return prior
+    target, _result, own = ballot
+    voted_for = next((a for a in answers if a.agent == target and a.latest), None)
+    if not own and voted_for is not None and not voted_for.stated and prior_answer.stated:
         return prior
     concluded = supported_result(ballot)
     if concluded != prior and concluded in candidates and support[concluded] >= support[prior]:
