@@ -113,7 +113,7 @@ def decide(
     shown = {r: n for r, n in support.items() if n > 0}
     best = _checked_result(computed or {}, candidates)
     if best is None and rule == "prior":
-        best = _prior_result(vote_results, answers, order, support, candidates)
+        best = _prior_result(vote_results, answers, latest, order, support, candidates)
     if best is None:
         holder_rank = {_key(latest[agent]): -i for i, agent in reversed(list(enumerate(order))) if agent in latest}
         best = max(candidates, key=lambda r: (support[r], everywhere[r], holder_rank.get(r, -len(order))))
@@ -131,10 +131,11 @@ def _checked_result(computed: dict[str, str], candidates: set[str]) -> str | Non
 
 
 def _prior_result(
-    vote_results: dict[str, Ballot], answers: tuple[AnswerResult, ...], order: list[str],
-    support: Counter[str], candidates: set[str],
+    vote_results: dict[str, Ballot], answers: tuple[AnswerResult, ...], latest: dict[str, AnswerResult],
+    order: list[str], support: Counter[str], candidates: set[str],
 ) -> str | None:
-    """The winning result under the "prior" rule; None when the prior is no longer in view."""
+    """The winning result under the "prior" rule; None when the prior is no longer in view.
+    ``latest`` maps each agent to its newest answer."""
     prior_agent = next((agent for agent in order if any(a.agent == agent and a.independent for a in answers)), None)
     if prior_agent is None:
         return None
@@ -146,7 +147,7 @@ def _prior_result(
     if ballot is None:
         return prior
     target, _result, own = ballot
-    voted_for = next((a for a in answers if a.agent == target and a.latest), None)
+    voted_for = latest.get(target)
     if not own and voted_for is not None and not voted_for.stated and prior_answer.stated:
         return prior
     concluded = supported_result(ballot)
