@@ -40,8 +40,8 @@ class RunResult:
         return str(self.log_dir)
 
     def raise_for_status(self) -> RunResult:
-        """Raise the ``RunError`` for an ending with a non-zero exit code (failed, timeout, budget,
-        interrupted); return the result itself otherwise (``completed``, ``partial``)."""
+        """Raise the ``RunError`` for an ending with a non-zero exit code (failed, partial, timeout,
+        budget, interrupted); return the result itself otherwise (``completed``)."""
         error = RUN_ERRORS.get(self.status)
         if error is not None:
             raise error(f"the run ended with status {self.status!r}: {self.reason}", self)
