@@ -146,3 +146,33 @@ def test_a_cross_site_simple_post_does_not_run_the_team(server: ServerProcess) -
     own = urlsplit(server.base_url)
     same_site = httpx.get(f"{server.api_url}/models", headers={"origin": f"http://{own.netloc}"}, timeout=5)
     assert same_site.status_code == 200
+
+
+def _chat(server: ServerProcess, model: str) -> httpx.Response:
+    return httpx.post(f"{server.api_url}/chat/completions", timeout=30,
+                      json={"model": model, "messages": [{"role": "user", "content": "hi"}]})
+
+
+def test_a_model_name_that_is_a_file_path_is_one_400_that_reveals_nothing(server: ServerProcess) -> None:
+    """Whether a file exists on the server, or what it holds, never shows in the answer."""
+    before = _runs_started(server)
+    names = ["local//etc/passwd", "local//etc/no_such_file_here", "chatcompletion/../../etc/passwd",
+             "/etc/passwd", "vllm/~/.ssh/id_rsa", "ollama/C:\\Windows\\win.ini"]
+    errors = [_assert_openai_error(_chat(server, name), 400) for name in names]
+    assert {e["code"] for e in errors} == {"invalid_model"} and {e["param"] for e in errors} == {"model"}
+    assert len({e["message"] for e in errors}) == 1  # one answer, whatever the file system holds
+    assert not any(word in str(errors[0]["message"]) for word in ("passwd", "exist", "root:"))
+    assert _runs_started(server) == before
+
+
+def test_a_request_may_not_start_a_program_on_the_server(server: ServerProcess) -> None:
+    """The bundled local model (llama.cpp) and agent CLIs start only for a team the operator chose."""
+    before = _runs_started(server)
+    for model in ("local/default", "claude_code/sonnet", "massgen/basic/single/single_local"):
+        error = _assert_openai_error(_chat(server, model), 403)
+        assert error["code"] == "model_not_allowed" and "--config" in str(error["message"]), model
+    assert _runs_started(server) == before
+    listed = [m["id"] for m in httpx.get(f"{server.api_url}/models", timeout=10).json()["data"]]
+    assert "massgen/basic/scripted_three_agents" in listed and "team" in listed
+    assert "massgen/basic/single/single_local" not in listed
+    assert _chat(server, "massgen/basic/scripted_three_agents").status_code == 200  # a team of model APIs runs
