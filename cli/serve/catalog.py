@@ -94,10 +94,7 @@ class Catalog:
             return self.served[0], self.served[1]
         if name.startswith(PATH_PREFIX):
             return name, self._from_path(name.removeprefix(PATH_PREFIX))
-        if name.startswith(PREFIX):
-            config = self._example(name.removeprefix(PREFIX))
-        else:
-            config = self._quick(name)
+        config = self._example(name.removeprefix(PREFIX)) if name.startswith(PREFIX) else self._quick(name)
         programs = starts_programs(config)
         if programs and name != self.default_model:  # the operator's own choice may start them
             raise ApiError(403, f"the model {name!r} would start a program on the server ({', '.join(programs)}); "
