@@ -52,7 +52,8 @@ class FailureHandling:
         if child.peer is not None:
             child.peer.ref.stop(block=False)  # a hung incarnation never reads it: it is abandoned
         if state.phase == "presenting" and child.spec.agent_id == state.presenter:
-            self.ending.finish("completed", f"the team converged; presentation failed ({reason})")
+            self.ending.finish("completed", f"the team converged; presentation failed ({reason})",
+                               presentation_not_used=f"the presentation failed ({reason})")
             return
         child.last_error = reason
         if not reported:
@@ -145,7 +146,8 @@ class FailureHandling:
                 self._ask_to_finish(child, now)
             elif what == "present":
                 self.out.record(DeadlineExpired(scope="present", name=child.spec.agent_id, detail=detail))
-                self.ending.finish("completed", "the team converged; presentation timed out")
+                self.ending.finish("completed", "the team converged; presentation timed out",
+                                   presentation_not_used=f"the presentation timed out ({detail})")
             else:
                 self._expire(child, what, detail)
 
