@@ -73,7 +73,8 @@ class FailureHandling:
                    else f"the same fault on every attempt of its turn, so not restarted: {reason}" if given_up
                    else self._unreachable(child, reason) if unreachable
                    else f"too many failures; last: {reason}")
-            child.last_error = why if unreachable else child.last_error
+            if unreachable:  # the run's end names the endpoint, not "circuit open"
+                child.last_error = why
             self.out.record(AgentMarkedFailed(name=child.spec.agent_id, incarnation=child.incarnation, reason=why))
             live = tuple(a for a, c in state.children.items() if c.status != "failed")
             assert state.judge is not None
