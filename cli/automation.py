@@ -18,6 +18,8 @@ At the end, upstream's lines, then this version's::
     RUN_STATUS: completed | partial | timeout | budget | interrupted | failed
     WINNER_LABEL: agent2.1 | none          the answer's anonymous label
     REASON: <why the run ended early>      only when RUN_STATUS is not completed
+    PRESENTATION_NOT_USED: <why>           only when the answer is the winner's as written, not its
+                                           presentation (it changed the agreed result, failed, timed out)
 
 With ``--stream-events`` stdout is the event stream, so these lines go to stderr, as upstream's do.
 """
@@ -57,6 +59,8 @@ def print_end(result: RunResult, agents: int, out: IO[str], output_file: Path | 
               f"WINNER_LABEL: {result.winner_label or 'none'}"]
     if result.status != "completed":
         lines.append(f"REASON: {_one_line(result.reason)}")
+    if result.presentation_not_used:
+        lines.append(f"PRESENTATION_NOT_USED: {_one_line(result.presentation_not_used)}")
     out.write("\n".join(lines) + "\n")
     out.flush()
 

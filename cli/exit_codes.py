@@ -13,7 +13,7 @@ USAGE_ERROR = 64
 
 _BY_STATUS = {
     "completed": SUCCESS,
-    "partial": SUCCESS,
+    "partial": EXECUTION_ERROR,  # every agent failed: the answer so far is printed, marked, but the run failed
     "failed": EXECUTION_ERROR,
     "timeout": TIMEOUT,
     "budget": TIMEOUT,

@@ -28,6 +28,9 @@ def print_result(result: RunResult, automation: bool, out: IO[str], err: IO[str]
     if result.final_answer is not None:
         if result.partial:
             err.write(f"[best answer so far ({result.winner_label}); the run ended early: {result.reason}]\n")
+        if result.presentation_not_used:  # the user asked for a presentation: say why this is not it
+            err.write(f"[final answer: the winning answer ({result.winner_label}) as written, not its presentation: "
+                      f"{result.presentation_not_used}]\n")
         if show_answer:
             out.write(result.final_answer.rstrip("\n") + "\n")
     else:

@@ -15,7 +15,7 @@ the face, as httpx's ``_exceptions.py`` does; ``translate`` is that boundary.
     ├── ToolError            a tool call the run refused
     ├── TraceError           a trace that cannot be read at all
     └── RunError             a finished run that gave no usable answer (``RunResult.raise_for_status``)
-        ├── RunFailed        no agent produced any answer
+        ├── RunFailed        no agent produced any answer, or every agent failed (best answer so far kept)
         ├── RunTimeout       the run deadline passed (``result`` holds the best answer so far)
         ├── BudgetExhausted  the call or token budget ran out (best answer so far kept)
         └── RunInterrupted   the user cancelled the run (best answer so far kept)
@@ -75,7 +75,7 @@ class RunError(MassGenError):
 
 
 class RunFailed(RunError):
-    """No agent produced any answer (status ``failed``)."""
+    """No agent produced an answer (``failed``), or every agent failed (``partial``: best answer kept)."""
 
 
 class RunTimeout(RunError):
@@ -92,6 +92,7 @@ class RunInterrupted(RunError):
 
 RUN_ERRORS: dict[str, type[RunError]] = {
     "failed": RunFailed,
+    "partial": RunFailed,
     "timeout": RunTimeout,
     "budget": BudgetExhausted,
     "interrupted": RunInterrupted,

@@ -29,6 +29,9 @@ class RunResult:
     votes: list[dict[str, Any]] = field(default_factory=list)
     usage: dict[str, Any] = field(default_factory=dict)
     elapsed_s: float = 0.0
+    # Why the final answer is the winning answer as written, not its presentation ("" when it is the
+    # presentation, or none was asked for): every surface shows it (RunFinished.presentation_not_used).
+    presentation_not_used: str = ""
 
     @property
     def ok(self) -> bool:
@@ -40,8 +43,8 @@ class RunResult:
         return str(self.log_dir)
 
     def raise_for_status(self) -> RunResult:
-        """Raise the ``RunError`` for an ending with a non-zero exit code (failed, timeout, budget,
-        interrupted); return the result itself otherwise (``completed``, ``partial``)."""
+        """Raise the ``RunError`` for an ending with a non-zero exit code (failed, partial, timeout,
+        budget, interrupted); return the result itself otherwise (``completed``)."""
         error = RUN_ERRORS.get(self.status)
         if error is not None:
             raise error(f"the run ended with status {self.status!r}: {self.reason}", self)
@@ -61,6 +64,7 @@ class RunResult:
             "status": self.status,
             "reason": self.reason,
             "partial": self.partial,
+            "presentation_not_used": self.presentation_not_used,
             "run_id": self.run_id,
             "elapsed_s": self.elapsed_s,
             # upstream's names: the winner, the final/ folder, the counted votes, the id to find the run by

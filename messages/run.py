@@ -43,6 +43,10 @@ class RunOutcome(BaseModel):
     input_tokens: int
     output_tokens: int
     cost_usd: float
+    # Why the final answer is the winning answer as written instead of its presentation (the
+    # presentation changed the agreed result, failed, timed out, or the budget ran out); "" when
+    # the presentation is the answer or none was asked for. Every screen shows it.
+    presentation_not_used: str = ""
 
 
 class RunFinished(Message, RunOutcome):

@@ -113,9 +113,9 @@ def test_raise_for_status_maps_each_ending_to_its_error(tmp_path: Path) -> None:
                                  winner=None, winner_label=None, partial=status != "completed", log_dir=tmp_path,
                                  run_id="r")
 
-    for status in ("completed", "partial"):
-        assert result(status).raise_for_status().status == status
-    for status, error in (("failed", massgen.RunFailed), ("timeout", massgen.RunTimeout),
+    assert result("completed").raise_for_status().status == "completed"
+    for status, error in (("failed", massgen.RunFailed), ("partial", massgen.RunFailed),
+                          ("timeout", massgen.RunTimeout),
                           ("budget", massgen.BudgetExhausted), ("interrupted", massgen.RunInterrupted)):
         with pytest.raises(error) as caught:
             result(status).raise_for_status()

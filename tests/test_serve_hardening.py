@@ -58,7 +58,7 @@ def test_a_huge_model_name_is_a_400(server: ServerProcess) -> None:
 def test_a_half_sent_body_is_answered_408_and_does_not_hold_the_connection(server: ServerProcess) -> None:
     parts = urlsplit(server.api_url)
     with socket.create_connection((parts.hostname, parts.port), timeout=15) as sock:
-        sock.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        sock.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                      b"Content-Length: 100\r\n\r\n{\"messages\":")
         reply = b""
         while b"\r\n\r\n" not in reply or not reply.rstrip().endswith(b"}"):
@@ -102,3 +102,77 @@ def test_fuzzed_bodies_are_4xx_never_5xx(server: ServerProcess) -> None:
         statuses[body] = _post(server, body).status_code
     server_errors = {b[:60]: s for b, s in statuses.items() if s >= 500}
     assert not server_errors
+
+
+def _runs_started(server: ServerProcess) -> int:
+    return sum(1 for _ in server.log_dir.rglob("trace.jsonl"))
+
+
+def test_a_request_naming_another_host_is_refused_on_every_route(server: ServerProcess) -> None:
+    """A DNS-rebinding page reaches 127.0.0.1 under its own name: it reads nothing and runs nothing."""
+    before = _runs_started(server)
+    evil = {"host": "evil.example"}
+    asked = {
+        "GET /health": httpx.get(f"{server.base_url}/health", headers=evil, timeout=5),
+        "GET /v1/models": httpx.get(f"{server.api_url}/models", headers=evil, timeout=5),
+        "GET /v1/models/team": httpx.get(f"{server.api_url}/models/team", headers=evil, timeout=5),
+        "POST /v1/chat/completions": httpx.post(
+            f"{server.api_url}/chat/completions", headers=evil, timeout=15,
+            json={"model": "team", "messages": [{"role": "user", "content": "hi"}]}),
+    }
+    for route, response in asked.items():
+        assert _assert_openai_error(response, 403)["code"] == "forbidden_host", route
+    assert _runs_started(server) == before
+    assert httpx.get(f"{server.api_url}/models", timeout=5).status_code == 200  # its own name still works
+
+
+def test_a_cross_site_simple_post_does_not_run_the_team(server: ServerProcess) -> None:
+    """A form or ``fetch`` of another site may post ``text/plain`` without a preflight: refused, unread."""
+    before = _runs_started(server)
+    body = json.dumps({"model": "team", "messages": [{"role": "user", "content": "spend my budget"}]})
+    cross_site = httpx.post(f"{server.api_url}/chat/completions", content=body, timeout=15,
+                            headers={"origin": "http://evil.example", "content-type": "text/plain"})
+    assert _assert_openai_error(cross_site, 403)["code"] == "forbidden_origin"
+    foreign_origin = httpx.post(f"{server.api_url}/chat/completions", content=body, timeout=15,
+                                headers={"origin": "http://evil.example", "content-type": "application/json"})
+    assert _assert_openai_error(foreign_origin, 403)["code"] == "forbidden_origin"
+    plain_text = httpx.post(f"{server.api_url}/chat/completions", content=body, timeout=15,
+                            headers={"content-type": "text/plain"})
+    error = _assert_openai_error(plain_text, 415)
+    assert error["code"] == "unsupported_media_type" and "application/json" in str(error["message"])
+    read_cross_site = httpx.get(f"{server.api_url}/models", headers={"origin": "http://evil.example"}, timeout=5)
+    assert _assert_openai_error(read_cross_site, 403)["code"] == "forbidden_origin"
+    assert _runs_started(server) == before
+    own = urlsplit(server.base_url)
+    same_site = httpx.get(f"{server.api_url}/models", headers={"origin": f"http://{own.netloc}"}, timeout=5)
+    assert same_site.status_code == 200
+
+
+def _chat(server: ServerProcess, model: str) -> httpx.Response:
+    return httpx.post(f"{server.api_url}/chat/completions", timeout=30,
+                      json={"model": model, "messages": [{"role": "user", "content": "hi"}]})
+
+
+def test_a_model_name_that_is_a_file_path_is_one_400_that_reveals_nothing(server: ServerProcess) -> None:
+    """Whether a file exists on the server, or what it holds, never shows in the answer."""
+    before = _runs_started(server)
+    names = ["local//etc/passwd", "local//etc/no_such_file_here", "chatcompletion/../../etc/passwd",
+             "/etc/passwd", "vllm/~/.ssh/id_rsa", "ollama/C:\\Windows\\win.ini"]
+    errors = [_assert_openai_error(_chat(server, name), 400) for name in names]
+    assert {e["code"] for e in errors} == {"invalid_model"} and {e["param"] for e in errors} == {"model"}
+    assert len({e["message"] for e in errors}) == 1  # one answer, whatever the file system holds
+    assert not any(word in str(errors[0]["message"]) for word in ("passwd", "exist", "root:"))
+    assert _runs_started(server) == before
+
+
+def test_a_request_may_not_start_a_program_on_the_server(server: ServerProcess) -> None:
+    """The bundled local model (llama.cpp) and agent CLIs start only for a team the operator chose."""
+    before = _runs_started(server)
+    for model in ("local/default", "claude_code/sonnet", "massgen/basic/single/single_local"):
+        error = _assert_openai_error(_chat(server, model), 403)
+        assert error["code"] == "model_not_allowed" and "--config" in str(error["message"]), model
+    assert _runs_started(server) == before
+    listed = [m["id"] for m in httpx.get(f"{server.api_url}/models", timeout=10).json()["data"]]
+    assert "massgen/basic/scripted_three_agents" in listed and "team" in listed
+    assert "massgen/basic/single/single_local" not in listed
+    assert _chat(server, "massgen/basic/scripted_three_agents").status_code == 200  # a team of model APIs runs

@@ -86,6 +86,18 @@ STEER = {
 }
 
 
+# alpha answers "Final answer: Paris" and presents Lyon instead: the winner's answer is used as written.
+CHANGED_PRESENTATION = {
+    "agents": [
+        {"id": "alpha", "backend": {"type": "scripted", "present": "Having thought again: the capital is Lyon.",
+                                    "script": [[{"new_answer": "France's capital is Paris.\nFinal answer: Paris"}],
+                                               [{"vote": "agent1", "reason": "the capital"}]]}},
+        {"id": "beta", "backend": {"type": "scripted", "script": [[{"new_answer": "Final answer: Lyon"}],
+                                                                  [{"vote": "agent1", "reason": "Paris"}]]}},
+    ],
+}
+
+
 def _write(directory: Path, name: str, data: dict[str, Any]) -> None:
     directory.mkdir(parents=True, exist_ok=True)
     (directory / f"{name}.yaml").write_text(yaml.safe_dump(data), encoding="utf-8")
@@ -103,6 +115,7 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     _write(path, "three", three())
     _write(path, "three_slowly", three(pieces=12, gap=0.2))
     _write(path, "steer", STEER)
+    _write(path, "changed_presentation", CHANGED_PRESENTATION)
     return path
 
 
@@ -606,3 +619,17 @@ def test_massgen_web_starts_a_local_server_and_prints_the_runs_url(workdir: Path
     finally:
         proc.terminate()
         proc.wait(30)
+
+
+def test_a_replaced_presentation_is_said_above_the_final_answer(server: ServerProcess, tab: Tab) -> None:
+    question = "What is the capital of France? (presentation replaced)"
+    client = chat_in_background(server, "massgen/path:changed_presentation.yaml", question)
+    run_id = run_id_of_question(tab, question)
+    client.join(30 * FACTOR)
+    tab.open(run_id)
+    tab.wait("window.__mgStats.end !== null")
+    notice = tab.page.locator("[data-testid=final-presentation-not-used]")
+    assert notice.is_visible()
+    assert notice.inner_text() == ("The winning answer as written, not its presentation: the presentation changed "
+                                   "the final answer ('paris' to 'having thought again: the capital is lyon')")
+    assert tab.page.locator("[data-testid=final-answer]").inner_text().strip().endswith("Final answer: Paris")

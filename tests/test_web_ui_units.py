@@ -190,7 +190,7 @@ def test_without_ui_the_routes_do_not_exist() -> None:
     from massgen.cli.serve.runs import RunRegistry
 
     state = ServerState(catalog=Catalog(), registry=RunRegistry(max_runs=1, retry_after_s=1, log_base=None))
-    with TestClient(build_app(state)) as client:
+    with TestClient(build_app(state), base_url="http://127.0.0.1") as client:  # its own host name
         assert client.get("/ui").status_code == 404
         assert client.get("/ui/static/app.js").status_code == 404
         assert client.get("/health").status_code == 200

@@ -89,6 +89,7 @@ def result_from_projection(projection: LogProjection, log_dir: Path) -> RunResul
             "cost_usd": finished.get("cost_usd", 0.0),
         },
         elapsed_s=float(finished.get("elapsed_s", 0.0)),
+        presentation_not_used=str(finished.get("presentation_not_used") or ""),
     )
 
 

@@ -23,7 +23,7 @@ from massgen.actors.coordination.judge import Judge
 from massgen.actors.mcp.supervision import ActorPort, McpSupervision
 from massgen.actors.run.run_spec import RunSpec as RunSpec  # imported from here by the run handle
 from massgen.actors.runtime.port import Peer, RunContext, TracedActor
-from massgen.actors.supervisor.children import Child, Ticker
+from massgen.actors.supervisor.children import Child, Ticker, note_attempt
 from massgen.actors.supervisor.ending import RunEnding
 from massgen.actors.supervisor.failures import FailureHandling
 from massgen.actors.supervisor.restore import restore
@@ -234,8 +234,8 @@ class Supervisor(TracedActor[SupervisorInbox]):
                 state.notes.delivered(child.spec.agent_id, message.note_id)
             case BackendEvent():
                 child.last_activity = self.ctx.clock()
-                if message.info.get("outcome") == "circuit_open" or message.info.get("circuit_opened"):
-                    child.not_before = child.last_activity + float(str(message.info.get("retry_in_s") or 0))
+                if message.event == "backend.attempt":
+                    note_attempt(child, message.info, child.last_activity)
             case _:
                 self._from_turn(child, message)
         return None

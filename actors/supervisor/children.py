@@ -7,6 +7,7 @@ is decided here and acted on by the supervisor.
 from __future__ import annotations
 
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
@@ -35,12 +36,37 @@ class Child:
     restart_at: float = 0.0
     last_error: str = ""
     not_before: float = 0.0  # an open circuit breaker's next probe: no restart before it
+    # Failures in a row that ended with this agent's circuit open (see ``note_attempt``,
+    # ``CIRCUIT_FAILURES_TO_GIVE_UP``); any call that got through sets it back to 0.
+    circuit_failures: int = 0
+    # The endpoint of its last failed attempt, and that attempt's error: what a give-up names.
+    endpoint: str = ""
+    endpoint_error: str = ""
     # Resumed after voting in this round: no turn when it starts, unless a new answer came since.
     voted_round: int | None = None
     # Resumed mid-turn: the view and vote-only flag its redone turn starts with (see actors/supervisor/restore.py).
     resume_turn: tuple[AnswerView, bool] | None = None
     # Told to finish its turn (past the round's soft timeout): that turn's id, and when.
     finish_sent: tuple[int, float] | None = None
+
+
+# The first failure opens the breaker; the second comes after its cool-down, when the probe
+# failed too: the endpoint stayed down for a whole cool-down, so the agent is failed instead of
+# being restarted into the open circuit until the run's deadline (bounded cost: one call's
+# attempts, one cool-down, one probe).
+CIRCUIT_FAILURES_TO_GIVE_UP = 2
+
+
+def note_attempt(child: Child, info: Mapping[str, object], now: float) -> None:
+    """Keep what a ``backend.attempt`` event says about the child's endpoint: when its open
+    circuit lets a call out again, and the last real error (a refused call names no cause)."""
+    outcome = info.get("outcome")
+    if outcome == "ok":
+        child.circuit_failures = 0
+    if outcome == "circuit_open" or info.get("circuit_opened"):
+        child.not_before = now + float(str(info.get("retry_in_s") or 0))
+    if outcome in ("retry", "error") and info.get("error"):
+        child.endpoint, child.endpoint_error = str(info.get("endpoint") or ""), str(info["error"])
 
 
 def overdue(child: Child, now: float, limits: TimeoutSettings, answered: bool = False) -> tuple[Overdue, str] | None:

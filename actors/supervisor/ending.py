@@ -27,7 +27,8 @@ class RunEnding:
             state.spent.charge_call()
             return CallPermit(granted=True)
         if state.phase == "presenting":
-            self.finish("completed", f"the team converged; {reason}, so the winning answer is used as written")
+            self.finish("completed", f"the team converged; {reason}, so the winning answer is used as written",
+                        presentation_not_used=f"{reason} before the presentation")
         else:
             self.finish("budget", reason)
         return CallPermit(granted=False, reason=reason)
@@ -40,7 +41,9 @@ class RunEnding:
         else:
             self.finish("failed", f"every agent failed and no agent produced an answer ({causes})")
 
-    def finish(self, status: RunStatus, reason: str, final: str | None = None) -> None:
+    def finish(self, status: RunStatus, reason: str, final: str | None = None, *,
+               presentation_not_used: str = "") -> None:
+        """``presentation_not_used``: why the presenter's text is not the final answer (see ``RunOutcome``)."""
         state = self.state
         if state.finished:
             return
@@ -69,6 +72,7 @@ class RunEnding:
             partial=not converged, elapsed_s=round(self.clock() - state.started, 3),
             model_calls=spent.calls, input_tokens=spent.input_tokens,
             output_tokens=spent.output_tokens, cost_usd=round(spent.cost_usd, 6),
+            presentation_not_used=presentation_not_used,
         ))
         state.run.finish_recorded.set()
         self.stop()

@@ -13,7 +13,7 @@ from typing import Literal
 
 from massgen.actors.mcp.supervision import McpSupervision
 from massgen.actors.runtime.port import Clock, DownReason, Runtime
-from massgen.actors.supervisor.children import Child, overdue
+from massgen.actors.supervisor.children import CIRCUIT_FAILURES_TO_GIVE_UP, Child, overdue
 from massgen.actors.supervisor.ending import RunEnding
 from massgen.actors.supervisor.state import Emitter, SupervisorState
 from massgen.actors.supervisor.turn_handout import TurnHandout
@@ -52,7 +52,8 @@ class FailureHandling:
         if child.peer is not None:
             child.peer.ref.stop(block=False)  # a hung incarnation never reads it: it is abandoned
         if state.phase == "presenting" and child.spec.agent_id == state.presenter:
-            self.ending.finish("completed", f"the team converged; presentation failed ({reason})")
+            self.ending.finish("completed", f"the team converged; presentation failed ({reason})",
+                               presentation_not_used=f"the presentation failed ({reason})")
             return
         child.last_error = reason
         if not reported:
@@ -60,14 +61,20 @@ class FailureHandling:
                                         error=reason, where=where))
         others_go_on = self._others_go_on(child)
         given_up = exhausted and others_go_on
-        delay = None if permanent or given_up else child.history.record_failure(now)
+        # An open circuit at this failure: the endpoint failed every attempt of a call (or a probe).
+        child.circuit_failures = child.circuit_failures + 1 if child.not_before > now else 0
+        unreachable = child.circuit_failures >= CIRCUIT_FAILURES_TO_GIVE_UP
+        delay = None if permanent or given_up or unreachable else child.history.record_failure(now)
         if delay is not None:
             delay = max(delay, child.not_before - now)  # restarting into an open breaker only fails again
         if delay is None:
             child.status = "failed"
             why = (f"permanent error: {reason}" if permanent
                    else f"the same fault on every attempt of its turn, so not restarted: {reason}" if given_up
+                   else self._unreachable(child, reason) if unreachable
                    else f"too many failures; last: {reason}")
+            if unreachable:  # the run's end names the endpoint, not "circuit open"
+                child.last_error = why
             self.out.record(AgentMarkedFailed(name=child.spec.agent_id, incarnation=child.incarnation, reason=why))
             live = tuple(a for a, c in state.children.items() if c.status != "failed")
             assert state.judge is not None
@@ -84,6 +91,14 @@ class FailureHandling:
         if others_go_on and circuit_wait >= max(delay - 0.001, min(1.0, state.timeouts.straggler_grace_seconds)):
             self._leave_out(child, f"restarting only in {delay:.1f} s (its endpoint's circuit is open): "
                                    "the others go on without it")
+
+    @staticmethod
+    def _unreachable(child: Child, reason: str) -> str:
+        """Why an agent whose circuit stayed open is failed: its endpoint and that endpoint's own error."""
+        endpoint = child.endpoint or "its endpoint"
+        cause = child.endpoint_error or reason
+        return (f"endpoint {endpoint} unreachable: still failing after its circuit breaker's cool-down "
+                f"(last error: {cause})")
 
     def _others_go_on(self, child: Child) -> bool:
         """Whether another agent is live and counted: the team can converge without ``child``."""
@@ -132,7 +147,8 @@ class FailureHandling:
                 self._ask_to_finish(child, now)
             elif what == "present":
                 self.out.record(DeadlineExpired(scope="present", name=child.spec.agent_id, detail=detail))
-                self.ending.finish("completed", "the team converged; presentation timed out")
+                self.ending.finish("completed", "the team converged; presentation timed out",
+                                   presentation_not_used=f"the presentation timed out ({detail})")
             else:
                 self._expire(child, what, detail)
 

@@ -9,7 +9,8 @@ the judge's (``actors/coordination/judge.py``). A straggler that answers or vote
 
 from __future__ import annotations
 
-from massgen.actors.coordination.results import explicit_result, final_result, stated_result
+from massgen.actors.coordination.presentation import presentation_change
+from massgen.actors.coordination.results import explicit_result, stated_result
 from massgen.actors.runtime.port import Clock
 from massgen.actors.supervisor.children import Child
 from massgen.actors.supervisor.ending import RunEnding
@@ -227,12 +228,15 @@ class TurnHandout:
                                                own_label=child.spec.label))
 
     def presented(self, text: str) -> None:
-        """A presentation may reword the winning answer, never change the result the team agreed on."""
+        """A presentation may reword the winning answer, never change the result the team agreed on
+        (``presentation_change``); a presentation that does is not used, and the run says so."""
         state = self.state
         chosen = state.coord.latest(state.winner) if state.winner else None
         agreed = explicit_result(chosen.content) if chosen else ""
-        if state.rules.final_answer_strategy == "winner_present" and agreed and final_result(text) != agreed:
-            self.ending.finish("completed", f"the team converged; the presentation changed the final answer"
-                               f" ({agreed!r} to {final_result(text)!r}), so the winning answer is used as written")
+        changed = presentation_change(agreed, text) if state.rules.final_answer_strategy == "winner_present" else None
+        if changed is not None:
+            why = f"the presentation changed the final answer ({agreed!r} to {changed!r})"
+            self.ending.finish("completed", f"the team converged; {why}, so the winning answer is used as written",
+                               presentation_not_used=why)
             return
         self.ending.finish("completed", "the team converged", final=text or None)

@@ -1,6 +1,7 @@
 """The HTTP routes of ``massgen serve``: health, models, chat completions.
 
-Every route goes through ``_endpoint``: it settles the request id, checks the bearer
+Every route goes through ``_endpoint``: it settles the request id, checks the Host and
+Origin (``same_origin.py``: no DNS-rebinding page or other site's page gets an answer), the bearer
 key, and turns ``ApiError`` and any unexpected exception into OpenAI-shaped JSON, so
 no input can produce a bare 500 page or take the server down. Runs are started and
 counted by ``RunRegistry``; the team itself never sees HTTP.
@@ -30,6 +31,7 @@ from massgen.cli.serve.completions import Progress, completion, now
 from massgen.cli.serve.errors import ApiError, answered, error_response, internal_error
 from massgen.cli.serve.models import Limits, parse_request, to_conversation
 from massgen.cli.serve.runs import RunRegistry, ServedRun
+from massgen.cli.serve.same_origin import check_host, check_origin, require_json
 
 log = logging.getLogger("massgen.serve")
 Handler = Callable[[Request, str], Awaitable[Response]]
@@ -43,6 +45,7 @@ class ServerState:
     registry: RunRegistry
     limits: Limits = field(default_factory=Limits)
     api_key: str | None = None
+    bind_host: str = "127.0.0.1"  # the --host it listens on: the names a request's Host may give
     keepalive_s: float = 15.0
     shutdown_grace_s: float = 30.0
     drain_timeout_s: float = 15.0
@@ -110,6 +113,8 @@ def build_app(state: ServerState) -> Starlette:
             request.state.request_id = rid
 
             async def call() -> Response:
+                check_host(request, state.bind_host)  # before the key: a rebinding page learns nothing
+                check_origin(request, required=False)
                 if auth:
                     check_bearer(request, state.api_key)
                 return await handler(request, rid)
@@ -138,6 +143,7 @@ def build_app(state: ServerState) -> Starlette:
         return JSONResponse(model_object(model_id))
 
     async def chat_completions(request: Request, rid: str) -> Response:
+        require_json(request)  # a cross-site page may post text/plain without asking; JSON it may not
         body = await _read_body(request, state.limits.max_body_bytes, state.limits.body_timeout_s)
         chat = parse_request(body, state.limits)
         # Off the loop: a config file is parsed and validated here (bounded, but it may take a

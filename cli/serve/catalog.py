@@ -9,6 +9,15 @@
   grok, ``gpt-*``/``o1``/``o3``/``o4`` -> openai, ``<backend type>/<model>`` -> that backend,
   ``chatcompletion/<model>`` -> an OpenAI-compatible server).
 
+What a request may start: teams whose agents call model APIs (and scripted ones). A team that
+starts a program on this machine (the bundled local model's llama.cpp server, an agent CLI such
+as Claude Code, with its file tools) runs only when the operator chose it: the served config,
+``--default-model``, or a ``massgen/path:`` file the operator put under the config roots. A quick
+team or shipped example that would start one is a 403 ``model_not_allowed``, and ``/v1/models``
+lists only the examples a request may run. A model name that is a file path (``local//etc/passwd``,
+``x/../y``) is a 400 ``invalid_model`` before anything looks at the file system, so the answer
+never tells whether a file exists.
+
 Any other name matches no team: a 404 ``model_not_found``, as are unknown ``massgen/...``
 names; a config that does not validate is a 400. For ``massgen/path:`` the 400 says only
 that the file is not a valid config, never what is in it: a client may name any file
@@ -24,11 +33,21 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from massgen import ConfigError, TeamConfig, list_examples, load_config, quick_backend, validate_data
+from massgen import BACKENDS, ConfigError, TeamConfig, list_examples, load_config, quick_backend, validate_data
 from massgen.cli.serve.errors import ApiError
 
 PREFIX = "massgen/"
 PATH_PREFIX = "massgen/path:"
+# Backends that only call a model API (or play a script): a request may run teams of these.
+REQUEST_WIRES = frozenset({"chat", "responses", "anthropic", "gemini", "scripted"})
+# A path, a parent step, a home or drive prefix, a backslash, a control character: no model is named so.
+_PATH_LIKE = re.compile(r"^[/~\\]|(^|/)\.\.?(/|$)|\\|^[A-Za-z]:|[\x00-\x1f\x7f]")
+
+
+def starts_programs(config: TeamConfig) -> list[str]:
+    """The backend types of ``config`` that start a program on this machine (sorted, unique)."""
+    return sorted({a.backend.type for a in config.agents
+                   if a.backend.type not in BACKENDS or BACKENDS[a.backend.type].wire not in REQUEST_WIRES})
 
 
 def served_name(config_ref: str) -> str:
@@ -49,10 +68,21 @@ class Catalog:
     _examples: dict[str, TeamConfig] = field(default_factory=dict)
 
     def model_ids(self) -> list[str]:
-        """What ``GET /v1/models`` lists: the served config first, then every shipped example."""
+        """What ``GET /v1/models`` lists: the served config first, then every shipped example a request may run."""
         ids = [self.served[0]] if self.served else []
-        ids += [PREFIX + name for name in list_examples() if PREFIX + name not in ids]
+        ids += [PREFIX + name for name in self._runnable_examples() if PREFIX + name not in ids]
         return ids
+
+    def _runnable_examples(self) -> list[str]:
+        runnable = []
+        for name in list_examples():
+            try:
+                config = self._example(name)
+            except ApiError:  # an example this environment cannot load is not offered
+                continue
+            if not starts_programs(config):
+                runnable.append(name)
+        return runnable
 
     def resolve(self, model: str | None) -> tuple[str, TeamConfig]:
         """(model name, config) for a request; raises ``ApiError`` 400/404."""
@@ -64,9 +94,13 @@ class Catalog:
             return self.served[0], self.served[1]
         if name.startswith(PATH_PREFIX):
             return name, self._from_path(name.removeprefix(PATH_PREFIX))
-        if name.startswith(PREFIX):
-            return name, self._example(name.removeprefix(PREFIX))
-        return name, self._quick(name)
+        config = self._example(name.removeprefix(PREFIX)) if name.startswith(PREFIX) else self._quick(name)
+        programs = starts_programs(config)
+        if programs and name != self.default_model:  # the operator's own choice may start them
+            raise ApiError(403, f"the model {name!r} would start a program on the server ({', '.join(programs)}); "
+                                "a request may run only teams of model APIs: serve such a team with --config "
+                                "or --default-model", code="model_not_allowed", param="model")
+        return name, config
 
     def _example(self, example: str) -> TeamConfig:
         if example not in list_examples():
@@ -104,6 +138,9 @@ class Catalog:
 
     def _quick(self, model: str) -> TeamConfig:
         backend, model_name = quick_backend(model)
+        if _PATH_LIKE.search(model_name):  # refused before anything reads the file system
+            raise ApiError(400, "a model name may not be a file path; GET /v1/models lists the teams",
+                           code="invalid_model", param="model")
         if backend == "chatcompletion" and not model.startswith("chatcompletion/"):
             raise ApiError(404, f"the model {model!r} matches no config here and no known provider; GET /v1/models "
                                 "lists the teams, and a quick team needs a provider model name (gpt-*, claude-*, "

@@ -42,6 +42,7 @@ def metadata_of(result: RunResult, request_id: str) -> dict[str, Any]:
         "status": result.status,
         "reason": result.reason,
         "partial": result.partial,
+        "presentation_not_used": result.presentation_not_used,
         "winner": result.winner,
         "winner_label": result.winner_label,
         "votes": result.votes,

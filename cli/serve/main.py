@@ -178,7 +178,7 @@ def main(argv: Sequence[str] | None = None, *, served_config: tuple[str, TeamCon
     log_base = Path(args.log_dir).expanduser() if args.log_dir else None
     registry = RunRegistry(max_runs=args.max_concurrent_runs, retry_after_s=1, log_base=log_base)
     state = ServerState(
-        catalog=catalog, registry=registry, api_key=api_key, keepalive_s=args.keepalive,
+        catalog=catalog, registry=registry, api_key=api_key, bind_host=args.host, keepalive_s=args.keepalive,
         shutdown_grace_s=args.shutdown_grace,
         limits=Limits(max_body_bytes=args.max_body_bytes, max_messages=args.max_messages,
                       body_timeout_s=args.body_timeout),

@@ -344,6 +344,9 @@ def final_lines(state: RunState, width: int, height: int) -> list[StyleAndTextTu
         return []
     text = end.final_answer if end.final_answer is not None else f"no answer: {end.reason}"
     lines: list[StyleAndTextTuples] = [[("class:final", line)] for line in wrap(text.strip("\n"), width)]
+    if end.presentation_not_used:  # the presentation the user asked for is not this text: say why
+        lines.append([("class:dim", f"(the winning answer as written, not its presentation: "
+                                    f"{end.presentation_not_used})")])
     if end.partial or end.status != "completed":
         lines.append([("class:dim", f"({end.status}: {end.reason})")])
     if len(lines) > height:

@@ -2,11 +2,9 @@
 
 The token is made fresh at every launch and printed in the URL; the first visit trades
 it for an HttpOnly, SameSite=Strict cookie, so the token leaves the address bar and no
-other site can ride on it. ``Host`` must name this server (a loopback name, or the
-address it was told to bind), which stops DNS-rebinding pages from reading the API
-(bound to every address, which needs ``--api-key``, any name may reach it). Every POST
-must also carry an ``Origin`` equal to the page's own, which stops cross-site form
-posts. The token is compared in constant time.
+other site can ride on it. ``Host`` must name this server and every POST
+must carry an ``Origin`` equal to the page's own (``cli/serve/same_origin.py``, the checks
+every route of the server makes). The token is compared in constant time.
 
 With ``--api-key`` the token *is* that key (``UiAccess(token=api_key)``): then every route of
 the server, ``/ui`` included, is guarded by the one key, the printed URL leaves it out
@@ -22,9 +20,7 @@ from dataclasses import dataclass, field
 from starlette.requests import Request
 
 from massgen.cli.serve.errors import ApiError
-
-LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
-WILDCARD_HOSTS = frozenset({"0.0.0.0", "::", ""})
+from massgen.cli.serve.same_origin import check_host, check_origin
 
 
 def new_token() -> str:
@@ -40,26 +36,13 @@ class UiAccess:
         """Per port: cookies ignore ports, and two servers on one host must not overwrite each other's."""
         return f"massgen_ui_{request.url.port or 0}"
 
-    def _host_ok(self, request: Request) -> bool:
-        if self.bind_host in WILDCARD_HOSTS:  # any name may reach it (--api-key is required there)
-            return True
-        host = request.headers.get("host", "")
-        name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
-        allowed = LOOPBACK_NAMES | {self.bind_host, f"[{self.bind_host}]"}
-        return bool(name) and name.lower() in allowed
-
     def _matches(self, given: str | None) -> bool:
         return bool(given) and hmac.compare_digest(str(given).encode("utf-8"), self.token.encode("utf-8"))
 
     def check(self, request: Request) -> bool:
         """Raise 403 (wrong host, token or origin) or 401 (no token); True when the token came in the URL."""
-        if not self._host_ok(request):
-            raise ApiError(403, "this UI answers only to its own host name", code="forbidden_host")
-        if request.method == "POST":
-            origin = request.headers.get("origin")
-            own = f"{request.url.scheme}://{request.headers.get('host', '')}"
-            if origin != own:
-                raise ApiError(403, "cross-origin requests are refused", code="forbidden_origin")
+        check_host(request, self.bind_host)
+        check_origin(request, required=request.method == "POST")
         from_url = request.query_params.get("token")
         scheme, _, bearer = request.headers.get("authorization", "").partition(" ")
         given = from_url or request.cookies.get(self.cookie_name(request)) or (

@@ -214,6 +214,8 @@ function Final({ s }) {
       ${bestSoFar(s) && html` <${Chip} kind="partial"><span data-testid="best-so-far">best so far</span></${Chip}>`}</h3>
     <div class="muted" data-testid="final-status">${f.status}: ${f.reason}${f.winner_label ? ` · from ${f.winner_label}` : ''}${
       s.answerNow ? ' · after answer now' : ''}</div>
+    ${f.presentation_not_used && html`<div class="notice" data-testid="final-presentation-not-used">The winning answer as
+      written, not its presentation: ${f.presentation_not_used}</div>`}
     <div data-testid="final-answer">${f.final_answer == null ? html`<i>no answer</i>` : markdown(f.final_answer)}</div>
   </section>`;
 }
