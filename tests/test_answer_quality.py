@@ -485,7 +485,9 @@ AGREEING_WORDINGS = {
             "\\boxed{\\text{Yes}}", "Answer: <Yes>"],
     "no": ["Answer: No", "No.", "**No**", "Answer: No, some lawyers need not be parents."],
     "mother": ["Answer: the mother", "Mother", "**Mother.**", "Sarah is Elizabeth's **mother**.", "Answer: Mother"],
-    "mother-in-law": ["Answer: mother-in-law", "**Mother-in-law**", "Relationship: Mother-in-law."],
+    "mother-in-law": ["Answer: mother-in-law", "**Mother-in-law**", "Relationship: Mother-in-law.",
+                      "Answer: Mother-in-law. Sarah married Elizabeth's son.",
+                      "Answer: mother-in-law (Sarah is married to Edward, Elizabeth's son)"],
     "thought sentence federal ambassador only": [
         "Answer: thought, sentence, federal, ambassador, Only",
         "Answer: [thought, sentence, federal, ambassador, Only]",

@@ -81,6 +81,7 @@ _ARTICLE = re.compile(r"^(?:the\s+|an?\s+(?=\w{2}))")
 _LIST_SEPARATOR = re.compile(r"\s*[,;]\s*(?:(?:and|or)\s+)?|\s+")
 _NUMBER_LIST = re.compile(r"^-?\d+(?:\.\d+)?(?:(?:\s*[,;]\s*|\s+)-?\d+(?:\.\d+)?)+$")
 _WRAPPING = " '\"[](){}<>.!;:"
+_EXPLANATION = re.compile(r"(?<=\w)[.!?]\s+|\s+\((?=[^()]*\)?$)|\s+(?:because|since)\s+")
 # Lines that state no result: a closing remark, punctuation, a brace, a rule ("---").
 _CLOSING = re.compile(
     r"^\W*(?:i\s+)?(?:hope\b|let\s+me\s+know\b|feel\s+free\b|if\s+you\s+(?:have|need)\b|happy\s+to\s+help|"
@@ -139,12 +140,18 @@ def _words(value: str, clause: bool = False) -> str:
 
 
 def _value(raw: str, clause: bool = False) -> str:
-    """A result's normalised value: its leading number ("3 apples" states 3), else its words by kind."""
+    """A result's normalised value: its leading number ("3 apples" states 3), else its words by kind.
+    ``clause``: the value opens a line that may go on to explain it ("Answer: mother-in-law. Sarah is ...",
+    "Answer: aunt (her mother's sister)"); the explanation is not the result."""
     value = _normalise(raw).strip(_WRAPPING)
     if _NUMBER_LIST.match(value):
         return _words(value)
     number = _LEADING_NUMBER.match(value)
-    return number.group(1) if number else _words(value, clause)
+    if number:
+        return number.group(1)
+    if clause:
+        value = _EXPLANATION.split(value, maxsplit=1)[0].strip(_WRAPPING) or value
+    return _words(value, clause)
 
 
 def _meaningful_lines(text: str) -> list[str]:
