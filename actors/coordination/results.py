@@ -98,7 +98,8 @@ _SENTENCE_WORDS = frozenset([
     "your", "is", "are", "was", "were", "am", "be", "been", "being", "do", "does", "did", "has", "have", "had",
     "will", "would", "can", "could", "should", "may", "might", "must", "let", "so", "therefore", "thus", "hence",
     "because", "since", "if", "then", "here", "there", "correct", "incorrect", "right", "wrong", "agree", "agreed",
-    "answer", "answers", "agent", "agents", "step", "note",
+    "answer", "answers", "agent", "agents", "step", "note", "verified", "confirmed", "checked", "valid", "invalid",
+    "match", "matches", "agrees", "same", "consistent", "ok", "okay", "done", "good", "fine",
     # and of code: "return result" is no result
     "return", "print", "def", "import", "pass", "yield", "else", "elif",
 ])
@@ -261,7 +262,9 @@ def _result_like(value: str) -> bool:
 
 def _last_line_result(lines: list[str]) -> str:
     """What the last line announces ("The sorted list is: a, b"), shows in bold ("... **mother-in-law**."), or
-    is ("No.", "**Mother-in-law**", "a, b, c"); "" for a sentence, a verdict, or a text ending in code."""
+    is when it is the whole reply or follows a line that announces it ("No.", "Mother-in-law", "a, b, c");
+    "" for a sentence, a verdict on an answer, or a text ending in code. (A short line after working that
+    nothing announces may be a verdict, "Verified.", or a step; it still agrees by ``final_result``.)"""
     if not lines or _ends_in_code(lines):
         return ""
     last = lines[-1]
@@ -273,11 +276,13 @@ def _last_line_result(lines: list[str]) -> str:
     bold = [a or b for a, b in _BOLD.findall(last)]
     if bold:
         value = _normalise(bold[-1]).strip(_WRAPPING)
-        if _LEADING_NUMBER.match(value) or _YES_NO.match(value) or _result_like(value):
+        if _LEADING_NUMBER.match(value) or _value(value) in ("yes", "no") or _result_like(value):
             return _value(value)
+    if len(lines) > 1 and not _EMPHASIS.sub("", lines[-2]).rstrip().endswith((":", "\uff1a")):
+        return ""
     value = _normalise(last).strip(_WRAPPING)
     if _LEADING_NUMBER.match(value) and not _NUMBER_LIST.match(value):
-        return ""  # a bare number is the number rules' to read (an unannounced one is only the last step)
+        return ""  # a bare number is the number rules' to read
     words = _words(value)
     return words if words in ("yes", "no") or _result_like(value) else ""
 
