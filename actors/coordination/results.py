@@ -17,8 +17,9 @@ brackets, quotes, a leading article and thousands separators aside. The result a
 5. the words on its last ``Answer: ...`` line, when they are not a number ("Answer: Paris");
 6. what its last line announces or shows as a result: "The sorted list is: a, b, c",
    "Relationship: mother-in-law", the last bold span ("Sarah is Elizabeth's **mother-in-law**.",
-   "h appears **3** times"), or a line that is only a result ("No.", "**Mother-in-law**",
-   "thought, sentence, Only"), not a sentence.
+   "h appears **3** times"), or a line that is only a result ("No.", "Mother-in-law", "thought,
+   sentence, Only") as the whole reply or after a line ending in ":"; never a sentence or a verdict
+   ("Verified."): after working, a short line nothing announces may be either.
 
 Words are read by kind (reasoning-gym's answers have these shapes): yes/no ("Yes", "yes.",
 "**No**", "Answer: No, it does not follow" all state yes or no); a word or name ("the mother"
