@@ -552,6 +552,17 @@ def test_a_new_answer_that_ends_like_one_in_view_but_states_no_result_is_a_new_a
     assert not [r for r in of_type(trace, "VoteProposed") if r["payload"]["agreement"]]
 
 
+def test_the_word_answer_used_in_a_sentence_states_no_result() -> None:
+    """Vote work written by the local model (bench/results): "answer" as a noun is no ``Answer:`` line. Read as
+    one, "correct" was the vote's own result, which no answer holds, so the vote supported nothing."""
+    for text in ["Checked: 26 * 9 = 234.\nThe final answer is correct.", "The answer provided by agent1 is correct.",
+                 "Correct answer found by agent3.", "The answer is correct and well-explained.",
+                 "Answer: <answer>", "(Answer Yes or No)"]:
+        assert stated_result(text) == "", text
+    assert stated_result("Answer: 457\nThe answer provided by agent1 is correct.") == "457"  # read before it
+    assert stated_result("So the answer is indeed 121.") == "121"
+
+
 @pytest.mark.parametrize("firsts", [
     ("Answer: the mother", "So Sarah is her **Mother**.", "Mother."),
     ("Answer: Yes", "**Yes**", "Answer: yes, it follows."),

@@ -43,7 +43,15 @@ from __future__ import annotations
 import re
 
 # "Answer: 42", "**Final answer:** 42", "... is Answer: 42", "The answer is 42."
-_ANSWER_LINE = re.compile(r"\banswer\b[\s*_]*(?:is\b)?[\s*_]*[:\uff1a=]?\s*(.+)$", re.IGNORECASE)
+_ANSWER_LINE = re.compile(r"\banswer\b[\s*_]*(?P<is>is\b)?[\s*_]*(?P<colon>[:\uff1a=])?\s*(?P<value>.+)$",
+                          re.IGNORECASE)
+# "the answer is indeed 121", "the answer is clearly Yes": the adverb is not the result
+_LEADING_ADVERB = re.compile(r"^[\s*_]*(?:indeed|clearly|therefore|thus|simply|just|definitely|then|now)\s+",
+                             re.IGNORECASE)
+# A template copied, not filled in: "Answer: <answer>", "(Answer Yes or No)"
+_PLACEHOLDERS = frozenset({"answer", "your answer", "final answer", "integer", "result", "number", "word",
+                           "yes or no", "yes/no", "yesno"})
+_ANSWER_WORDS = 6  # an announced result of words may be longer than one a last line merely is
 _LEADING_NUMBER = re.compile(r"^(-?\d+(?:\.\d+)?)(?![\d.]*\w)")
 _EMPHASIS = re.compile(r"[*_`$'\"]|\\\(|\\\)|\\\[|\\\]|\\boxed\{|\}")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
@@ -104,6 +112,7 @@ _SENTENCE_WORDS = frozenset([
     # and of code: "return result" is no result
     "return", "print", "def", "import", "pass", "yield", "else", "elif",
 ])
+_TOKEN = re.compile(r"[a-z]+")
 _SHORT_WORDS = 4  # a result of words is a word, a name or a short phrase ("mother-in-law", "New York City")
 # A last line that announces its result after a colon ("The sorted list is: ...", "Relationship: ...").
 _ANNOUNCED = re.compile(r"^(?P<head>[^:\uff1a]{1,80}?)\s*[:\uff1a]\s*(?P<value>\S.*)$")
@@ -190,15 +199,29 @@ def _prose_lines(lines: list[str]) -> list[str]:
 
 
 def _answer_line(text: str) -> str:
-    """The value of the last ``Answer: ...`` line outside code (a boxed value in it is that value)."""
+    """The value of the last ``Answer: ...`` line outside code (a boxed value in it is that value).
+
+    A value of words counts only when the line introduces it (":", "is", "=") and it reads as a result:
+    "the answer provided by agent1", "Agent 2's answer is correct" and "Answer: <answer>" use the word
+    answer, they state none, and an earlier line is read instead."""
     for line in reversed(_prose_lines(text.splitlines())):
         # The last "answer" of the line: "the final answer is 'Answer: 155'" concludes 155.
         starts = [m.start() for m in re.finditer(r"\banswer\b", line, re.IGNORECASE)]
         for start in reversed(starts):
             match = _ANSWER_LINE.match(line, start)
-            value = match.group(1) if match else ""
-            if value.strip(" *_:'\"\\[]()$<>") and not value.lstrip().startswith("```"):
-                return _boxed(value) if _BOXED.search(value) else _value(value, clause=True)
+            value = _LEADING_ADVERB.sub("", match.group("value")) if match else ""
+            if not match or not value.strip(" *_:'\"\\[]()$<>") or value.lstrip().startswith("```"):
+                continue
+            if _BOXED.search(value):
+                return _boxed(value)
+            result = _value(value, clause=True)
+            if _LEADING_NUMBER.match(result):
+                return result
+            plain = _normalise(value).strip(_WRAPPING)
+            plain = _EXPLANATION.split(plain, maxsplit=1)[0].strip(_WRAPPING) or plain
+            if (match.group("is") or match.group("colon")) and result not in _PLACEHOLDERS \
+                    and (result in ("yes", "no") or _result_like(plain, _ANSWER_WORDS)):
+                return result
     return ""
 
 
@@ -248,17 +271,17 @@ def _compared(text: str) -> str:
     return _number(match.group(1)) if match else ""
 
 
-def _result_like(value: str) -> bool:
-    """Whether a value of words reads as a result rather than a sentence or a verdict on an answer."""
+def _result_like(value: str, most: int = _SHORT_WORDS) -> bool:
+    """Whether a value of words reads as a result rather than a sentence or a verdict on an answer: a
+    phrase of at most ``most`` words, or a list of short items."""
     if not value or _REFERENCE_LIKE.match(value) or value.endswith(("?", ":")) \
             or _CODE_MARK.search(value.strip(_WRAPPING)):
         return False
     items = [item.strip(_WRAPPING) for item in re.split(r"\s*[,;]\s*", value)]
     if len(items) > 1:  # a list: short items, none of them a clause
-        return all(item and len(item.split()) <= _SHORT_WORDS and not _SENTENCE_WORDS & set(item.split())
+        return all(item and len(item.split()) <= _SHORT_WORDS and not _SENTENCE_WORDS & set(_TOKEN.findall(item))
                    for item in items)
-    words = value.split()
-    return len(words) <= _SHORT_WORDS and not _SENTENCE_WORDS & set(words)
+    return len(value.split()) <= most and not _SENTENCE_WORDS & set(_TOKEN.findall(value))
 
 
 def _last_line_result(lines: list[str]) -> str:
