@@ -14,7 +14,9 @@ brackets, quotes, a leading article and thousands separators aside. The result a
    states 9.9, as "Answer: 9.9" does ("9.11 is smaller than 9.9" states 9.11: the number the
    sentence is about, which is what a user asking "which is smaller?" is told); a justification
    after the claim is not the claim ("9.11 is larger, because 11 > 9." states 9.11, not 11);
-5. the words on its last ``Answer: ...`` line, when they are not a number ("Answer: Paris");
+5. the words on its last ``Answer: ...`` line, when they are not a number ("Answer: Paris"), the line
+   introduces them (":", "is") and they read as a result ("The answer provided by agent1 is
+   correct" uses the word, it states nothing);
 6. what its last line announces or shows as a result: "The sorted list is: a, b, c",
    "Relationship: mother-in-law", the last bold span ("Sarah is Elizabeth's **mother-in-law**.",
    "h appears **3** times"), or a line that is only a result ("No.", "Mother-in-law", "thought,
