@@ -498,6 +498,10 @@ AGREEING_WORDINGS = {
     # order kept: a sorting task's answers differ by order
     "only ambassador federal sentence thought": ["Answer: Only, ambassador, federal, sentence, thought"],
     "3": ["Answer: 3", "So the letter h appears **3** times.", "Answer: 3 times"],
+    # words to sort are words, whatever they are: a number, a yes, words of a sentence
+    "100 full let this has": ["Answer: 100, Full, Let, This, has", "100, Full, Let, This, has",
+                              "Answer: [100, Full, Let, This, has]"],
+    "yes widest often": ["Answer: yes, widest, often", "yes, widest, often"],
 }
 
 

@@ -138,12 +138,19 @@ def _number(value: str) -> str:
     return value.replace(",", "").replace(" ", "")
 
 
+def _word_list(value: str) -> bool:
+    """Three or more single words between commas: a list, even when its first word is a number or a yes
+    ("100, Full, floats", "yes, widest, often": words to sort), unlike "42, exactly" or "No, it does not"."""
+    items = [item.strip(_WRAPPING) for item in re.split(r"\s*[,;]\s*", value)]
+    return len(items) >= 3 and all(item and " " not in item for item in items)
+
+
 def _words(value: str, clause: bool = False) -> str:
     """A normalised value of words by kind: "yes"/"no", a list ("[a, b]" and "a b" as "a b"), or a word or
     phrase without its leading article ("the mother" as "mother"). ``clause``: a yes or no may open a
     sentence ("no, it does not follow"), as on an ``Answer:`` line."""
     value = value.strip(_WRAPPING)
-    yes_no = _YES_NO.match(value)
+    yes_no = None if _word_list(value) else _YES_NO.match(value)
     if yes_no and (clause or not (yes_no.group(2) or "").strip(_WRAPPING)):
         return yes_no.group(1)
     if _NUMBER_LIST.match(value) or re.search(r"[,;]", value):
@@ -157,7 +164,7 @@ def _value(raw: str, clause: bool = False) -> str:
     ``clause``: the value opens a line that may go on to explain it ("Answer: mother-in-law. Sarah is ...",
     "Answer: aunt (her mother's sister)"); the explanation is not the result."""
     value = _normalise(raw).strip(_WRAPPING)
-    if _NUMBER_LIST.match(value):
+    if _NUMBER_LIST.match(value) or _word_list(value):
         return _words(value)
     number = _LEADING_NUMBER.match(value)
     if number:
@@ -280,9 +287,9 @@ def _result_like(value: str, most: int = _SHORT_WORDS) -> bool:
             or _CODE_MARK.search(value.strip(_WRAPPING)):
         return False
     items = [item.strip(_WRAPPING) for item in re.split(r"\s*[,;]\s*", value)]
-    if len(items) > 1:  # a list: short items, none of them a clause
-        return all(item and len(item.split()) <= _SHORT_WORDS and not _SENTENCE_WORDS & set(_TOKEN.findall(item))
-                   for item in items)
+    if len(items) > 1:  # a list: words ("Let, This, has": words to sort), or short items none of them a clause
+        return all(item and (len(item.split()) == 1 or (len(item.split()) <= _SHORT_WORDS
+                             and not _SENTENCE_WORDS & set(_TOKEN.findall(item)))) for item in items)
     return len(value.split()) <= most and not _SENTENCE_WORDS & set(_TOKEN.findall(value))
 
 
@@ -307,7 +314,7 @@ def _last_line_result(lines: list[str]) -> str:
     if len(lines) > 1 and not _EMPHASIS.sub("", lines[-2]).rstrip().endswith((":", "\uff1a")):
         return ""
     value = _normalise(last).strip(_WRAPPING)
-    if _LEADING_NUMBER.match(value) and not _NUMBER_LIST.match(value):
+    if _LEADING_NUMBER.match(value) and not (_NUMBER_LIST.match(value) or _word_list(value)):
         return ""  # a bare number is the number rules' to read
     words = _words(value)
     return words if words in ("yes", "no") or _result_like(value) else ""
