@@ -358,6 +358,11 @@ class OrchestratorConfig(_Strict):
     # agreement; "prior" keeps the first agent's independent answer unless that agent, having
     # checked the others, comes to another answer that is at least as well supported.
     winner_rule: Literal["support", "prior"] = "support"
+    # How the prior agent (listed first, under winner_rule "prior") is asked for its first answer: "team"
+    # (the team's prompt, as every agent) or "bare" (the question alone, as one call of its model: the
+    # baseline the team must not fall below). Named for the prior, as only its answer is the baseline:
+    # asking every agent bare lost on arithmetic (bench/results/first-answer-bare-preregistered.md).
+    prior_first_answer: Literal["team", "bare"] = "team"
     context_paths: list[ContextPathConfig] = Field(default_factory=list)
     # Every agent gets a workspace and the file tools (agents with backend.cwd always do).
     workspaces: bool = False
@@ -374,6 +379,13 @@ class OrchestratorConfig(_Strict):
     max_tool_rounds: int = Field(default=8, gt=0)
     restart: RestartPolicy = Field(default_factory=RestartPolicy)
     budget: Budget = Field(default_factory=Budget)
+
+    @model_validator(mode="after")
+    def _bare_needs_a_prior(self) -> OrchestratorConfig:
+        if self.prior_first_answer == "bare" and self.winner_rule != "prior":
+            raise ValueError("prior_first_answer: bare needs winner_rule: prior (only that rule has a prior agent,"
+                             f" the first listed); winner_rule is {self.winner_rule!r}")
+        return self
 
     @field_validator("command_execution")
     @classmethod

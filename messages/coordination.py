@@ -78,6 +78,9 @@ class StartTurn(Message):
     view: AnswerView
     vote_only: bool = False
     own_label: str
+    # The question alone, as one call of the model (no team prompt, no tools): the prior agent's first
+    # answer under orchestrator.prior_first_answer "bare".
+    bare: bool = False
 
 
 class InjectAnswers(Message):

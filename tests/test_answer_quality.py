@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from support import assert_trace_invariants, of_type, records, run_team, scripted, step, team_config
 from wire.protocols import chat_chunk, chat_text, chat_tool_delta, sse
 from wire.server import Recorded, Reply, Stream, WireServer
@@ -19,6 +20,7 @@ from wire.server import Recorded, Reply, Stream, WireServer
 from massgen.actors.coordination.judge import decide
 from massgen.actors.coordination.results import final_result, reason_result, stated_result
 from massgen.configs import TeamConfig
+from massgen.configs.loader import ConfigError
 from massgen.messages import AnswerResult
 
 # -- a model server whose reply depends on the request ---------------------------------------------
@@ -472,3 +474,169 @@ def test_votes_that_say_another_result_than_their_target_overturn_the_greedy_pri
     final = of_type(trace, "TallyUpdated")[-1]["payload"]
     assert final["counts"] == {"a": 3} and final["support"] == {"9.9": 4}
     assert result.winner == "b" and "9.9 is larger than 9.11" in (result.final_answer or "")
+
+
+# -- every kind of answer (issue 36) ---------------------------------------------------------------
+
+# The shapes reasoning-gym's answers take (family_relationships, syllogism, word_sorting), each group one
+# answer in different wordings; the groups are different answers.
+AGREEING_WORDINGS = {
+    "yes": ["Answer: Yes", "yes.", "**Yes**", "Answer: yes, it logically follows.", "The answer is: **YES**",
+            "\\boxed{\\text{Yes}}", "Answer: <Yes>"],
+    "no": ["Answer: No", "No.", "**No**", "Answer: No, some lawyers need not be parents."],
+    "mother": ["Answer: the mother", "Mother", "**Mother.**", "Sarah is Elizabeth's **mother**.", "Answer: Mother"],
+    "mother-in-law": ["Answer: mother-in-law", "**Mother-in-law**", "Relationship: Mother-in-law.",
+                      "Answer: Mother-in-law. Sarah married Elizabeth's son.",
+                      "Answer: mother-in-law (Sarah is married to Edward, Elizabeth's son)"],
+    "thought sentence federal ambassador only": [
+        "Answer: thought, sentence, federal, ambassador, Only",
+        "Answer: [thought, sentence, federal, ambassador, Only]",
+        "['thought', 'sentence', 'federal', 'ambassador', 'Only']",
+        "The sorted list is: thought, sentence, federal, ambassador, Only",
+        "Answer: thought sentence federal ambassador Only",
+    ],
+    # order kept: a sorting task's answers differ by order
+    "only ambassador federal sentence thought": ["Answer: Only, ambassador, federal, sentence, thought"],
+    "3": ["Answer: 3", "So the letter h appears **3** times.", "Answer: 3 times"],
+    # words to sort are words, whatever they are: a number, a yes, words of a sentence
+    "100 full let this has": ["Answer: 100, Full, Let, This, has", "100, Full, Let, This, has",
+                              "Answer: [100, Full, Let, This, has]"],
+    "yes widest often": ["Answer: yes, widest, often", "yes, widest, often"],
+}
+
+
+def test_yes_no_word_and_list_answers_agree_by_what_they_state_not_by_wording() -> None:
+    for result, wordings in AGREEING_WORDINGS.items():
+        for text in wordings:
+            assert final_result(text) == result, text
+            assert stated_result(text) == result, text  # stated: unanimous first answers of it end a run
+    assert final_result("Answer: Yes") != final_result("Answer: No")
+    assert final_result("Answer: mother") != final_result("Answer: mother-in-law")
+
+
+def test_endings_that_state_no_result_never_agree() -> None:
+    """Two different programs that end alike (a fence, a brace, a closing remark, a common last statement)
+    are two answers: their endings are no result."""
+    closing = "\nLet me know if you need anything else!"
+    endings = [
+        ("```python\ndef f(x):\n    return x + 1\n```", "```python\ndef f(x):\n    return x - 1\n```"),
+        ("```python\ndef f(x):\n    return x + 1\n```" + closing, "```python\ndef f(x):\n    return 2\n```" + closing),
+        ("function f(x) {\n  return x + 1;\n});", "function f(x) {\n  return x - 1;\n});"),
+        ("Thanks!" + closing, "Hope this helps!" + closing),
+    ]
+    for first, second in endings:
+        assert final_result(first) == final_result(second) == "", (first, second)
+        assert stated_result(first) == stated_result(second) == ""
+        answers = (AnswerResult(agent="x", label="x.1", result=final_result(first), independent=True),
+                   AnswerResult(agent="y", label="y.1", result=final_result(second), independent=True))
+        assert decide({}, answers, ["x", "y"]) == (None, {})  # no agreement to count
+    # a closing remark is read past: what comes before it is the result, or the line that ends the prose
+    assert final_result("Here it is." + closing) != final_result("I am not sure." + closing)
+    assert final_result("It is -336.\nHope this helps!") == "-336"
+    assert final_result("Answer: No\n\nLet me know if you have any other questions.") == "no"
+    # code is not prose: a variable named answer in a program is no Answer: line
+    assert stated_result("```python\nanswer = compute(x)\nprint(answer)\n```") == ""
+
+
+def test_a_new_answer_that_ends_like_one_in_view_but_states_no_result_is_a_new_answer(tmp_path: Path) -> None:
+    closing = "```\nLet me know if you need anything else!"
+    config = team_config(
+        scripted("a", [step(new_answer=f"```python\ndef f(x):\n    return x + 1\n{closing}")],
+                 [step(vote="agent1", reason="mine")], [step(vote="agent1", reason="mine")]),
+        scripted("b", [step(new_answer="I am not sure.")],
+                 [step(new_answer=f"```python\ndef f(x):\n    return x * 2\n{closing}")],
+                 [step(vote="agent2", reason="mine")]),
+        orchestrator={"final_answer_strategy": "winner_reuse"},
+    )
+    result = run_team(config, tmp_path)
+    assert result.status == "completed", result.reason
+    trace = records(result)
+    assert_trace_invariants(trace)
+    assert "agent2.2" in result.answers  # not recorded as agreement with agent1.1
+    assert not [r for r in of_type(trace, "VoteProposed") if r["payload"]["agreement"]]
+
+
+def test_the_word_answer_used_in_a_sentence_states_no_result() -> None:
+    """Vote work written by the local model (bench/results): "answer" as a noun is no ``Answer:`` line. Read as
+    one, "correct" was the vote's own result, which no answer holds, so the vote supported nothing."""
+    for text in ["Checked: 26 * 9 = 234.\nThe final answer is correct.", "The answer provided by agent1 is correct.",
+                 "Correct answer found by agent3.", "The answer is correct and well-explained.",
+                 "Answer: <answer>", "(Answer Yes or No)"]:
+        assert stated_result(text) == "", text
+    assert stated_result("Answer: 457\nThe answer provided by agent1 is correct.") == "457"  # read before it
+    assert stated_result("So the answer is indeed 121.") == "121"
+
+
+@pytest.mark.parametrize("firsts", [
+    ("Answer: the mother", "So Sarah is her **Mother**.", "Mother."),
+    ("Answer: Yes", "**Yes**", "Answer: yes, it follows."),
+    ("Answer: b, a, c", "Answer: [b, a, c]", "The sorted list is: 'b', 'a', 'c'"),
+], ids=["words", "yes-no", "list"])
+def test_unanimous_first_answers_of_words_end_a_prior_rule_run_at_three_calls(
+        tmp_path: Path, firsts: tuple[str, str, str]) -> None:
+    config = team_config(
+        *(scripted(name, [step(new_answer=text)], [step(vote="agent1", reason="ok")])
+          for name, text in zip(("a", "b", "c"), firsts, strict=True)),
+        orchestrator={"final_answer_strategy": "winner_reuse", "winner_rule": "prior"},
+    )
+    result = run_team(config, tmp_path)
+    assert result.status == "completed" and result.winner == "a", result.reason
+    assert result.usage["model_calls"] == 3 and result.final_answer == firsts[0]
+    trace = records(result)
+    assert_trace_invariants(trace)
+    assert len(of_type(trace, "UnanimousFirstAnswers")) == 1 and not of_type(trace, "RecordVote")
+
+
+def test_first_answers_ending_in_code_are_not_unanimous(tmp_path: Path) -> None:
+    code = "```python\ndef f(x):\n    return x {}\n```\nHope this helps!"
+    config = team_config(
+        *(scripted(name, [step(new_answer=code.format(op))], [step(vote="agent1", reason="ok")])
+          for name, op in (("a", "+ 1"), ("b", "- 1"), ("c", "* 2"))),
+        orchestrator={"final_answer_strategy": "winner_reuse", "winner_rule": "prior"},
+    )
+    result = run_team(config, tmp_path)
+    assert result.status == "completed", result.reason
+    trace = records(result)
+    assert not of_type(trace, "UnanimousFirstAnswers") and len(of_type(trace, "RecordVote")) == 3
+    assert {r["payload"]["result"] for r in of_type(trace, "AnswerAccepted")} == {""}
+
+
+# -- never below the bare greedy call (issue 36) ---------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", [{}, {"tool_mode": "json_schema"}], ids=["native-tools", "two-phase"])
+def test_a_bare_prior_first_answer_is_asked_as_one_greedy_call_is(tmp_path: Path, mode: dict[str, str]) -> None:
+    """``prior_first_answer: bare``: the prior agent's first request is the question alone, no team prompt and
+    no tools, as bench.quality asks its greedy baseline; the other agents are asked as the team asks."""
+    question = "Does it follow? (Answer Yes or No)"
+
+    def model(body: dict[str, Any]) -> list[bytes]:
+        if "tools" not in body:
+            return chat_text("All parents are lawyers, so yes.\nAnswer: Yes")
+        return tool_reply("Checked.", "new_answer", {"content": "Answer: yes"})
+
+    with TeamServer(model) as server:
+        config = team_config(chat_agent("prior", server, model="greedy", temperature=0.0, **mode),
+                             chat_agent("b", server, **mode), chat_agent("c", server, **mode),
+                             orchestrator={"final_answer_strategy": "winner_reuse", "winner_rule": "prior",
+                                           "prior_first_answer": "bare"})
+        result = run_team(config, tmp_path, question)
+        bodies = server.bodies()
+    assert result.status == "completed" and result.winner == "prior", result.reason
+    greedy = [b for b in bodies if b["model"] == "greedy"]
+    assert len(greedy) == 1 and greedy[0]["messages"] == [{"role": "user", "content": question}]
+    assert "tools" not in greedy[0] and greedy[0]["temperature"] == 0.0
+    others = [b for b in bodies if b["model"] == "m"]
+    assert len(others) == 2 and all("several agents" in b["messages"][0]["content"] for b in others)
+    # the trace says how each was asked; the bare reply is the prior's first answer, as written
+    trace = records(result)
+    assert_trace_invariants(trace)
+    asked = {r["to"].split("#")[0]: r["payload"]["bare"] for r in of_type(trace, "StartTurn")}
+    assert asked == {"prior": True, "b": False, "c": False}
+    assert result.answers["agent1.1"] == "All parents are lawyers, so yes.\nAnswer: Yes"
+    assert result.usage["model_calls"] == 3  # the three first answers agree: yes
+
+
+def test_a_bare_prior_first_answer_needs_the_prior_rule() -> None:
+    with pytest.raises(ConfigError, match="prior_first_answer: bare needs winner_rule: prior"):
+        team_config(scripted("a", [step(new_answer="4")]), orchestrator={"prior_first_answer": "bare"})

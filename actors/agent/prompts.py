@@ -118,6 +118,14 @@ def turn_messages(
     ]
 
 
+def bare_messages(task: str, system_message: str | None, history: tuple[tuple[str, str], ...] = (),
+                  attachments: tuple[Attachment, ...] = ()) -> list[ChatMessage]:
+    """The question as one call of the model is asked: no team prompt, no workflow, no answers; only what the
+    user gave (the agent's own system message, the conversation so far, attachments) with it."""
+    opening = [ChatMessage(role="system", content=system_message)] if system_message else []
+    return [*opening, *_history(history), ChatMessage(role="user", content=task, attachments=attachments)]
+
+
 def injection_message(view: AnswerView, own_label: str) -> ChatMessage:
     return ChatMessage(
         role="user",

@@ -177,6 +177,9 @@ class TurnRunner:
         """
         self._pending_view = None
         self._ours = []
+        if start.bare and not start.view.answers and not start.vote_only:
+            await self._bare_turn(start)
+            return
         checking = bool(self.io.check_tools and start.view.answers)
         two_phase = (bool(getattr(self.backend, "decides_separately", False))
                      and not self.io.extra_tools and not self.settings.client_tools and not checking)
@@ -290,6 +293,28 @@ class TurnRunner:
             if not self._corrected(start.turn_id, cause, (attempts := attempts + 1), problem):
                 return
             correction = prompts.correction_message(problem, start.vote_only)
+            self._ours.append(correction.content)
+            messages.append(correction)
+
+    async def _bare_turn(self, start: StartTurn) -> None:
+        """The prior agent's first answer asked as one call of its model would be (``orchestrator.
+        prior_first_answer: bare``): the question alone, no tools; the reply is the answer. The prior is
+        then the very baseline the team must not fall below, not a variant of it under the team's prompt."""
+        cause = start.msg_id
+        messages = prompts.bare_messages(start.task, self.settings.own_system_message, start.history,
+                                         self.settings.attachments)
+        attempts = 0
+        while True:
+            self._deliver_notes(start.turn_id, cause, messages)  # the user's words, as in any turn
+            request = ModelRequest(messages=tuple(messages), temperature=self.settings.temperature,
+                                   max_tokens=self.settings.max_tokens)
+            text = (await self._call(start.turn_id, cause, request)).text.strip()
+            if text:
+                self._answer(start.turn_id, cause, text, start.view)
+                return
+            if not self._corrected(start.turn_id, cause, (attempts := attempts + 1), "Your reply was empty."):
+                return
+            correction = prompts.think_again_message("Your reply was empty.")
             self._ours.append(correction.content)
             messages.append(correction)
 

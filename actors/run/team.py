@@ -105,6 +105,7 @@ def agent_specs(
             config=agent,
             settings=TurnSettings(
                 system_message=voting_guidance.system_message(agent.system_message, rules),
+                own_system_message=agent.system_message,
                 temperature=agent.backend.temperature,
                 max_tokens=agent.backend.max_tokens,
                 max_attempts=rules.max_attempts_per_turn,
