@@ -68,6 +68,8 @@ def cmd_votes(app: TuiControl, args: str) -> str:
         lines.append("tally: " + ", ".join(f"{state.label_of(a)} ({a}) {n}" for a, n in state.tally.items()))
     if state.withdrawn_votes:
         lines.append(f"({state.withdrawn_votes} earlier votes withdrawn by newer answers)")
+    if state.decision():
+        lines.append(state.decision())
     return "\n".join(lines)
 
 

@@ -349,8 +349,9 @@ def timeline_lines(state: RunState, width: int, height: int) -> list[StyleAndTex
     shown: list[StyleAndTextTuples] = []
     for item in reversed(state.timeline):
         text = f"{item.at:6.1f}s {item.text}"
-        shown[:0] = [[("class:dim" if j else "", ("        " if j else "") + line)]
-                     for j, line in enumerate(wrap(text, width - 1)[:2])]
+        # continuation lines are indented under the text, and wrapped with their indent counted
+        wrapped = textwrap.wrap(text, max(12, width - 1), subsequent_indent=" " * 8, break_long_words=True) or [""]
+        shown[:0] = [[("class:dim" if j else "", line)] for j, line in enumerate(wrapped)]
         if len(shown) >= height:
             break
     return shown[-height:] if height > 0 else []
@@ -467,12 +468,12 @@ class Screen:
         return min(len(wrap(final_text(state), columns - 2)) + 2, max(4, rows // 3))
 
     def _output_height(self, rows: int) -> int:
-        """As tall as the output, up to all the screen but the header, 3 rows of panels, the final
-        answer's box, the hints and the command line: a longer one scrolls."""
+        """As tall as the output, up to half the screen (the panels stay in view under it) and never
+        more than leaves 3 rows of panels beside the final answer's box: a longer one scrolls."""
         if not self._view.output:
             return 0
         columns, _ = self._size()
-        room = max(4, rows - 4 - 3 - self._final_height(rows))
+        room = max(4, min(rows // 2, rows - 4 - 3 - self._final_height(rows)))
         return min(len(wrap(self._view.output, columns - 2)) + 2, room)
 
     # -- parts --------------------------------------------------------------------------------
