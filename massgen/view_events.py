@@ -174,15 +174,15 @@ class RunSettingsEvent(_Event):
     winner_rule: str = "support"  # how the judge picks among answers without a majority
 
 
-ViewEvent = (Event | RunSettingsEvent | TurnStartedEvent | ModelCallStartedEvent | ModelCallEvent | ToolCallStartedEvent
-             | ToolCallFinishedEvent | NoteSentEvent | NoteDeliveredEvent | SteeringEvent | TallyEvent | PresentingEvent | McpEvent
-             | SnapshotEvent | RunFinishedEvent)
+ViewEvent = (Event | RunSettingsEvent | TurnStartedEvent | ModelCallStartedEvent | ModelCallEvent
+             | ToolCallStartedEvent | ToolCallFinishedEvent | NoteSentEvent | NoteDeliveredEvent | SteeringEvent
+             | TallyEvent | PresentingEvent | McpEvent | SnapshotEvent | RunFinishedEvent)
 
 
 # The records a screen draws beyond ``EventSource``; every other type stands for no finer event.
 ViewSource: TypeAlias = (
-    RunStarted | TurnStarted | ModelCallStarted | ModelCallFinished | ToolCallRequested | ToolCallResult | SendNote | NoteDelivered
-    | CancelRun | AnswerNow | SetRunTimeout | KillAgent | RestartAgent | TallyUpdated | PresentFinal
+    RunStarted | TurnStarted | ModelCallStarted | ModelCallFinished | ToolCallRequested | ToolCallResult | SendNote
+    | NoteDelivered | CancelRun | AnswerNow | SetRunTimeout | KillAgent | RestartAgent | TallyUpdated | PresentFinal
     | McpToolsListed | McpServerFailed | McpToolsWithdrawn | SnapshotTaken | RunFinished
 )
 _VIEWED = RecordSubset[ViewSource](ViewSource)

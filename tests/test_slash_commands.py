@@ -7,21 +7,20 @@ views from the trace and refuses, without writing anything, what needs a live se
 
 from __future__ import annotations
 
+import ast
 from collections import Counter
 from pathlib import Path
-
-import ast
 
 from support import run_team
 from upstream_wheel import upstream_package
 
 from massgen import LogProjection
 from massgen.cli.repl.commands import COMMANDS as REPL_COMMANDS
+from massgen.cli.repl.commands import run_command
 from massgen.cli.repl.views import events_text, trace_text
 from massgen.cli.slash_commands import REPLAY_REFUSAL, SCREEN_ONLY, UNOFFERED, parse_line
 from massgen.cli.tui.app import TuiApp
 from massgen.cli.tui.commands import COMMANDS, SCREEN_COMMANDS, agent_commands, command_names, run_screen_command
-from massgen.cli.repl.commands import run_command
 from massgen.configs import load_config
 from massgen.logs import read_trace
 
@@ -142,5 +141,6 @@ def test_the_line_repl_names_where_a_screen_only_view_is() -> None:
     for name in SCREEN_ONLY:
         assert name in SCREEN_COMMANDS and name not in REPL_COMMANDS, name
     assert set(SCREEN_COMMANDS) - set(REPL_COMMANDS) - {"help", "status", "answers", "votes"} == set(SCREEN_ONLY)
-    assert run_command(None, "/c") == "/cost is a view of the full-screen display (massgen --display textual on a terminal)"  # type: ignore[arg-type]
+    where = "/cost is a view of the full-screen display (massgen --display textual on a terminal)"
+    assert run_command(None, "/c") == where  # type: ignore[arg-type]
     assert run_command(None, "/k") == UNOFFERED["k"]  # type: ignore[arg-type]

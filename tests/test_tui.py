@@ -327,7 +327,7 @@ def test_long_help_and_a_40_line_final_answer_scroll_to_their_last_line(
     screen.keys("PageDown")  # a page down: the view starts where the last one ended (or at the last page)
     shown = screen.expect("-40 of 40")
     down = position(shown)
-    assert down[0] > first and down[0] >= last - 1 or down[1] == 40
+    assert (down[0] > first and down[0] >= last - 1) or down[1] == 40
     screen.keys("Up")  # one line back
     shown = screen.expect(f"· lines {down[0] - 1}-{down[1] - 1} of 40")
     assert "line 40 of the long answer" not in box_text(shown, f"· lines {down[0] - 1}-")

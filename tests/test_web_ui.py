@@ -346,7 +346,7 @@ def test_three_agents_show_lanes_votes_and_the_final_answer(server: ServerProces
 
 def test_a_finished_run_names_its_winner_numbers_turns_per_agent_and_shows_its_answer_at_the_top(
         server: ServerProcess, tab: Tab) -> None:
-    run_id, trace = finished_three_agent_run(server, tab, "What is 2+2? (winner)")
+    _run_id, trace = finished_three_agent_run(server, tab, "What is 2+2? (winner)")
     page = tab.page
     winner = of_trace(trace, "RunFinished")[-1]["payload"]["winner"]
     assert winner == "alpha" and page.locator("[data-testid=status-alpha]").inner_text() == "winner"
