@@ -182,11 +182,11 @@ class Tab:
                 raise AssertionError(f"timed out waiting for {js}")
             self.page.wait_for_timeout(50)
 
-    def shot(self, name: str) -> None:
+    def shot(self, name: str, full_page: bool = True) -> None:
         folder = os.environ.get("MASSGEN_UI_SCREENSHOTS")
         if folder:
             # Bytes, written here: with path=, Playwright writes through an executor thread the leak check sees.
-            (Path(folder) / name).write_bytes(self.page.screenshot(full_page=True))
+            (Path(folder) / name).write_bytes(self.page.screenshot(full_page=full_page))
 
     def close(self) -> None:
         """Close the tab, then check that it raised no page error and talked only to its server."""
@@ -363,7 +363,7 @@ def test_a_finished_run_names_its_winner_numbers_turns_per_agent_and_shows_its_a
         box = page.locator("[data-testid=final-answer]").bounding_box()
         assert box is not None and box["y"] + 20 <= height, (width, box)
     page.set_viewport_size({"width": 1280, "height": 800})
-    tab.shot("web_ui_final_800.png")
+    tab.shot("web_ui_final_800.png", full_page=False)  # what a 1280 x 800 window shows, unscrolled
 
 
 def test_a_split_vote_says_no_majority_and_how_the_tie_was_broken(server: ServerProcess, tab: Tab) -> None:

@@ -132,7 +132,7 @@ class TuiApp:
         if state.finished is None:
             self.view.show("final answer", "the turn has not finished; F4 shows its final answer once it has")
         else:
-            self.view.show(final_title(state), final_text(state))
+            self.view.show(final_title(state), final_text(state), is_final=True)
 
     def redraw(self) -> None:
         app = self._app

@@ -432,7 +432,7 @@ class Screen:
         self.root = HSplit([
             Window(LinesControl(lambda w, h: header_lines(self._state(), self._now(), w)), height=2),
             DynamicContainer(self._body),
-            ConditionalContainer(DynamicContainer(self._final), Condition(lambda: self._state().finished is not None)),
+            ConditionalContainer(DynamicContainer(self._final), Condition(self._final_shown)),
             ConditionalContainer(DynamicContainer(self._output), output_shown),
             Window(LinesControl(lambda w, h: [self._hint(w)]), height=1),
             self.command_window,
@@ -460,9 +460,13 @@ class Screen:
         """The votes and timeline strip under the panels, on a terminal too narrow for a side column."""
         return 6 if rows < 30 else 9
 
+    def _final_shown(self) -> bool:
+        """The final answer's box, unless the answer view (F4) shows the same answer, whole."""
+        return self._state().finished is not None and not (self._view.output and self._view.output_is_final)
+
     def _final_height(self, rows: int) -> int:
         state = self._state()
-        if state.finished is None:
+        if not self._final_shown():
             return 0
         columns, _ = self._size()
         return min(len(wrap(final_text(state), columns - 2)) + 2, max(4, rows // 3))
