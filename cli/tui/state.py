@@ -251,6 +251,7 @@ class RunState:
                 panel = self._agent(event.agent, event.label)
                 panel.state = "voting" if event.vote_only else "working"
                 panel.incarnation = event.incarnation
+                panel.calling_since = None  # a cancelled turn's call may have ended unrecorded
                 seen = ", ".join(event.view_labels) or "no answers yet"
                 again = f" (incarnation {event.incarnation})" if event.incarnation > 1 else ""
                 panel.add("mark", ("vote-only turn" if event.vote_only else "new turn") + f"{again}, sees {seen}")
