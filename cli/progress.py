@@ -68,7 +68,7 @@ def describe(raw: Mapping[str, Any] | TraceRecord, projection: LogProjection) ->
         case messages.TurnCorrection():
             return f"{label(record.sender_name)} corrected: {message.problem[:70]}"
         case messages.McpServerFailed():  # bad MCP config is reported here, at start, as well as in the trace
-            return f"{label(message.agent)}: {message.error[:100]}"
+            return f"{label(message.agent)}: {message.error}"  # whole: its stderr tail is capped where it is read
         case messages.McpToolsWithdrawn():
             return f"{label(message.agent)}: tools of MCP server {message.server} withdrawn"
         case messages.PresentFinal():

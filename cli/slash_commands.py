@@ -17,7 +17,27 @@ from typing import Generic, TypeVar
 AppT_contra = TypeVar("AppT_contra", contravariant=True)
 AppT = TypeVar("AppT")
 
-ALIASES = {"exit": "quit", "q": "quit", "?": "help", "answernow": "answer-now", "stop": "cancel"}
+# Our own short names, then upstream MassGen 0.1.97's (``frontend/interactive_controller.py``,
+# ``SlashCommandDispatcher.dispatch``, and the Textual display's fallback table), each to the command of
+# ours that does what upstream's does.
+ALIASES = {
+    "exit": "quit", "q": "quit", "?": "help", "answernow": "answer-now", "stop": "cancel",
+    "h": "help", "clear": "reset", "i": "inspect", "o": "events", "v": "votes", "vote": "votes",
+    "s": "status", "c": "cost", "w": "workspace", "files": "workspace", "m": "metrics", "p": "mcp",
+    "b": "answers", "t": "timeline", "hist": "history", "vim": "vi",
+}
+# Upstream commands with no counterpart here: one line saying so, and what to use instead.
+UNOFFERED = {
+    "browser": "upstream's /browser (tabs of answers, votes, workspace and timeline) is not offered here: "
+               "/answers, /votes, /workspace and /timeline show each",
+    "u": "upstream's /u (/browser, tabs of answers, votes, workspace and timeline) is not offered here: "
+         "/answers, /votes, /workspace and /timeline show each",
+    "skills": "upstream's /skills manager is not offered: this edition has no skills to toggle",
+    "k": "upstream's /k (/skills manager) is not offered: this edition has no skills to toggle",
+}
+# The views only the full-screen display has (``cli/tui/commands.py``): the line REPL names where they are.
+SCREEN_ONLY = ("inspect", "output", "timeline", "metrics", "cost", "workspace", "mcp", "history", "note", "zoom",
+               "search", "tools")
 REPLAY_REFUSAL = "this is a replay: nothing can be steered"
 
 
@@ -46,6 +66,10 @@ def run_line(app: AppT, line: str, commands: Mapping[str, Command[AppT]], *, rep
     name, args = parse_line(line)
     command = commands.get(name)
     if command is None:
+        if name in UNOFFERED:
+            return "", UNOFFERED[name]
+        if name in SCREEN_ONLY:
+            return "", f"/{name} is a view of the full-screen display (massgen --display textual on a terminal)"
         return "", f"unknown command /{name}; /help lists them"
     if replay and command.live_only:
         return name, REPLAY_REFUSAL
@@ -61,4 +85,11 @@ def help_text(intro: Iterable[str], commands: Iterable[Command[AppT]]) -> str:
     """``/help``: the intro's lines, a blank line, then a line a command: its usage, and what it does."""
     listed = list(commands)
     width = max((len(c.usage) for c in listed), default=0) + 2
-    return "\n".join([*intro, "", *(f"  {c.usage:<{width}}{c.help}" for c in listed)])
+    names = {c.name for c in listed}
+    short: dict[str, list[str]] = {}
+    for alias, name in ALIASES.items():
+        if name in names:
+            short.setdefault(name, []).append("/" + alias)
+    aliases = "Aliases (upstream MassGen's too): " + ", ".join(
+        f"{' '.join(found)} = /{name}" for name, found in short.items())
+    return "\n".join([*intro, "", *(f"  {c.usage:<{width}}{c.help}" for c in listed), "", aliases])

@@ -103,6 +103,7 @@ if TYPE_CHECKING:
     from massgen.sessions import open_or_create
     from massgen.view_events import McpEvent as McpEvent
     from massgen.view_events import ModelCallEvent as ModelCallEvent
+    from massgen.view_events import ModelCallStartedEvent as ModelCallStartedEvent
     from massgen.view_events import NoteDeliveredEvent as NoteDeliveredEvent
     from massgen.view_events import NoteSentEvent as NoteSentEvent
     from massgen.view_events import PresentingEvent as PresentingEvent

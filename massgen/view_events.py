@@ -21,6 +21,7 @@ from massgen.messages import (
     McpToolsListed,
     McpToolsWithdrawn,
     ModelCallFinished,
+    ModelCallStarted,
     NoteDelivered,
     PresentFinal,
     RestartAgent,
@@ -47,6 +48,15 @@ class TurnStartedEvent(_AgentEvent):
     incarnation: int
     vote_only: bool
     view_labels: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ModelCallStartedEvent(_AgentEvent):
+    """A model call went out: until its ``ModelCallEvent`` the agent waits on its model (a screen
+    shows that it works, also when the reply will hold only tool calls and streams no text)."""
+
+    type: ClassVar[str] = "model_call_started"
+    call_index: int
 
 
 @dataclass(frozen=True)
@@ -161,17 +171,18 @@ class RunSettingsEvent(_Event):
     deadline_s: float
     strategy: str
     turn: int = 1
+    winner_rule: str = "support"  # how the judge picks among answers without a majority
 
 
-ViewEvent = (Event | RunSettingsEvent | TurnStartedEvent | ModelCallEvent | ToolCallStartedEvent | ToolCallFinishedEvent
-             | NoteSentEvent | NoteDeliveredEvent | SteeringEvent | TallyEvent | PresentingEvent | McpEvent
-             | SnapshotEvent | RunFinishedEvent)
+ViewEvent = (Event | RunSettingsEvent | TurnStartedEvent | ModelCallStartedEvent | ModelCallEvent
+             | ToolCallStartedEvent | ToolCallFinishedEvent | NoteSentEvent | NoteDeliveredEvent | SteeringEvent
+             | TallyEvent | PresentingEvent | McpEvent | SnapshotEvent | RunFinishedEvent)
 
 
 # The records a screen draws beyond ``EventSource``; every other type stands for no finer event.
 ViewSource: TypeAlias = (
-    RunStarted | TurnStarted | ModelCallFinished | ToolCallRequested | ToolCallResult | SendNote | NoteDelivered
-    | CancelRun | AnswerNow | SetRunTimeout | KillAgent | RestartAgent | TallyUpdated | PresentFinal
+    RunStarted | TurnStarted | ModelCallStarted | ModelCallFinished | ToolCallRequested | ToolCallResult | SendNote
+    | NoteDelivered | CancelRun | AnswerNow | SetRunTimeout | KillAgent | RestartAgent | TallyUpdated | PresentFinal
     | McpToolsListed | McpServerFailed | McpToolsWithdrawn | SnapshotTaken | RunFinished
 )
 _VIEWED = RecordSubset[ViewSource](ViewSource)
@@ -200,10 +211,13 @@ def _view_event(record: TraceRecord, message: ViewSource, projection: LogProject
             timeouts = message.config.get("timeout_settings") or {}
             orchestrator = message.config.get("orchestrator") or {}
             return RunSettingsEvent(deadline_s=float(timeouts.get("orchestrator_timeout_seconds", 0) or 0),
-                                    strategy=str(orchestrator.get("final_answer_strategy", "")), turn=message.turn)
+                                    strategy=str(orchestrator.get("final_answer_strategy", "")), turn=message.turn,
+                                    winner_rule=str(orchestrator.get("winner_rule") or "support"))
         case TurnStarted():
             return TurnStartedEvent(agent=message.agent, label=label(message.agent), incarnation=message.incarnation,
                                     vote_only=message.vote_only, view_labels=message.view_labels)
+        case ModelCallStarted():
+            return ModelCallStartedEvent(agent=sender, label=label(sender), call_index=message.call_index)
         case ModelCallFinished():
             return ModelCallEvent(agent=sender, label=label(sender), input_tokens=message.input_tokens,
                                   output_tokens=message.output_tokens, cost_usd=message.cost_usd, error=message.error)

@@ -7,6 +7,10 @@ photographed by Debian's chromium-headless-shell through Playwright (both alread
 the Web UI's tests). ``--replay`` does the same for ``massgen logs show RUN --tui``.
 
     .venv/bin/python scripts/tui_capture.py [--out docs] [--columns 160] [--rows 45]
+
+Other screens: ``--config FILE --question Q --wait-for TEXT`` runs another team, and ``--keys
+F4,End --then-wait TEXT`` presses keys (tmux names; ``/help`` and other text is typed and
+entered) before the capture, e.g. the answer view of a long final answer.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from __future__ import annotations
 import argparse
 import html
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -98,7 +103,8 @@ def page(ansi: str, columns: int) -> str:
             f"width:{columns}ch;white-space:pre}}</style><pre>{ansi_to_html(ansi)}</pre>")
 
 
-def capture(argv: list[str], wait_for: str, columns: int, rows: int, workdir: Path) -> tuple[str, str]:
+def capture(argv: list[str], wait_for: str, columns: int, rows: int, workdir: Path,
+            keys: tuple[str, ...] = (), then_wait: str = "") -> tuple[str, str]:
     socket = workdir / "capture.sock"
     tmux = ["tmux", "-S", str(socket)]
     command = f"{' '.join(argv)}; sleep 600"
@@ -106,16 +112,26 @@ def capture(argv: list[str], wait_for: str, columns: int, rows: int, workdir: Pa
                    check=True, env={**__import__("os").environ, "PROMPT_TOOLKIT_NO_CPR": "1",
                                     "MASSGEN_LOG_BASE_DIR": str(workdir / "logs")})
     subprocess.run([*tmux, "set-option", "-t", "c", "status", "off"], check=True)
-    try:
+    def wait(needle: str) -> None:
         deadline = time.monotonic() + 60
         while True:
             text = subprocess.run([*tmux, "capture-pane", "-p", "-t", "c"], capture_output=True, text=True,
                                   check=True).stdout
-            if wait_for in text:
-                break
+            if needle in text:
+                return
             if time.monotonic() > deadline:
-                raise SystemExit(f"{wait_for!r} never showed:\n{text}")
+                raise SystemExit(f"{needle!r} never showed:\n{text}")
             time.sleep(0.1)
+
+    try:
+        wait(wait_for)
+        for key in keys:
+            if key.startswith("/"):
+                subprocess.run([*tmux, "send-keys", "-t", "c", "-l", key], check=True)
+                key = "Enter"
+            subprocess.run([*tmux, "send-keys", "-t", "c", key], check=True)
+        if then_wait:
+            wait(then_wait)
         time.sleep(0.5)  # the frame after the last record
         text = subprocess.run([*tmux, "capture-pane", "-p", "-t", "c"], capture_output=True, text=True,
                               check=True).stdout
@@ -144,12 +160,18 @@ def main() -> int:
     parser.add_argument("--columns", type=int, default=160)
     parser.add_argument("--rows", type=int, default=45)
     parser.add_argument("--name", default="tui_live")
+    parser.add_argument("--config", default="@examples/basic/scripted_three_agents")
+    parser.add_argument("--question", default="Which is larger, 9.11 or 9.9?")
+    parser.add_argument("--wait-for", default="final answer (agent2.1")
+    parser.add_argument("--keys", default="", help="comma-separated tmux key names (or /commands) to press")
+    parser.add_argument("--then-wait", default="", help="text to wait for after the keys")
     args = parser.parse_args()
     out = Path(args.out)
     with tempfile.TemporaryDirectory() as tmp:
-        argv = [sys.executable, "-m", "massgen.cli.main", "--config", "@examples/basic/scripted_three_agents",
-                "'Which is larger, 9.11 or 9.9?'"]
-        text, ansi = capture(argv, "final answer (agent2.1", args.columns, args.rows, Path(tmp))
+        argv = [sys.executable, "-m", "massgen.cli.main", "--config", shlex.quote(args.config),
+                shlex.quote(args.question)]
+        keys = tuple(k for k in args.keys.split(",") if k)
+        text, ansi = capture(argv, args.wait_for, args.columns, args.rows, Path(tmp), keys, args.then_wait)
     (out / f"{args.name}.txt").write_text(text.rstrip("\n") + "\n", encoding="utf-8")
     png(page(ansi, args.columns), out / f"{args.name}.png")
     print(f"wrote {out / args.name}.txt and .png")

@@ -7,15 +7,18 @@ views from the trace and refuses, without writing anything, what needs a live se
 
 from __future__ import annotations
 
+import ast
 from collections import Counter
 from pathlib import Path
 
 from support import run_team
+from upstream_wheel import upstream_package
 
 from massgen import LogProjection
 from massgen.cli.repl.commands import COMMANDS as REPL_COMMANDS
+from massgen.cli.repl.commands import run_command
 from massgen.cli.repl.views import events_text, trace_text
-from massgen.cli.slash_commands import REPLAY_REFUSAL, parse_line
+from massgen.cli.slash_commands import REPLAY_REFUSAL, SCREEN_ONLY, UNOFFERED, parse_line
 from massgen.cli.tui.app import TuiApp
 from massgen.cli.tui.commands import COMMANDS, SCREEN_COMMANDS, agent_commands, command_names, run_screen_command
 from massgen.configs import load_config
@@ -35,7 +38,7 @@ def test_every_repl_command_is_the_same_command_in_the_terminal_ui() -> None:
         assert COMMANDS[name] is (SCREEN_COMMANDS.get(name) or command), name
     assert list(COMMANDS)[:len(SCREEN_COMMANDS)] == list(SCREEN_COMMANDS)  # the screen's views listed first
     assert command_names() == {name: c.help for name, c in COMMANDS.items()}
-    assert agent_commands() == {"inspect", "zoom", "follow", "kill", "restart"}
+    assert agent_commands() == {"inspect", "output", "zoom", "follow", "kill", "restart"}
 
 
 def test_a_replay_answers_from_the_trace_and_refuses_what_needs_a_live_session(tmp_path: Path) -> None:
@@ -78,3 +81,66 @@ def test_events_and_trace_wrap_at_words_to_the_terminal_and_lose_no_word(tmp_pat
         assert all(kept[word] >= n for word, n in words.items())
         # a continuation line is indented under the record's body, never flush with the next record
         assert all(line.startswith(("+", "#", " ")) for line in lines)
+
+
+# What each of upstream's dispatch branches does, as our command of that meaning (None: not offered here).
+UPSTREAM_MEANING = {
+    "_handle_quit": "quit", "_handle_reset": "reset", "_handle_help": "help", "_handle_status": "status",
+    "_handle_config": "config", "_handle_context": "context", "_handle_inspect": "inspect",
+    "_handle_cancel": "cancel", "_handle_events": "events", "_handle_vote": "votes", "_handle_cost": "cost",
+    "_handle_workspace": "workspace", "_handle_metrics": "metrics", "_handle_mcp": "mcp",
+    "_handle_answers": "answers", "_handle_timeline": "timeline", "_handle_files": "workspace",
+    "_handle_browser": None, "_handle_skills": None, "_handle_vim": "vi",
+}
+
+
+def upstream_commands() -> dict[str, str]:
+    """Every name upstream MassGen 0.1.97's slash-command dispatcher answers -> the handler it runs,
+    read from its source (``SlashCommandDispatcher.dispatch``), plus ``/output`` of its help text."""
+    source = (upstream_package() / "frontend" / "interactive_controller.py").read_text(encoding="utf-8")
+    dispatch = next(n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.FunctionDef) and n.name == "dispatch")
+    found: dict[str, str] = {}
+    for branch in ast.walk(dispatch):
+        if not isinstance(branch, ast.If) or not isinstance(branch.test, ast.Compare):
+            continue
+        names = [c.value for c in ast.walk(branch.test.comparators[0]) if isinstance(c, ast.Constant)]
+        call = branch.body[0]
+        if isinstance(call, ast.Return) and isinstance(call.value, ast.Call):
+            handler = getattr(call.value.func, "attr", "")
+            found.update({str(name).removeprefix("/"): handler for name in names})
+    assert "/output [agent]" in source  # listed in upstream's help, though its dispatcher has no branch for it
+    return {**found, "output": "output"}
+
+
+def test_every_upstream_slash_command_and_alias_means_here_what_it_means_upstream(tmp_path: Path) -> None:
+    upstream = upstream_commands()
+    assert {"vote", "i", "h", "c", "w", "m", "p", "b", "clear", "v", "o", "t", "u", "k"} <= set(upstream)
+    config, _ = load_config("@examples/basic/scripted_three_agents")
+    result = run_team(config, tmp_path, question="Which is larger, 9.11 or 9.9?")
+    app = TuiApp(None, "replay", replay=read_trace(result.log_dir))
+    for name, handler in sorted(upstream.items()):
+        meaning = UPSTREAM_MEANING.get(handler, handler)
+        title, shown = run_screen_command(app, f"/{name}")
+        if meaning is None:  # not offered: one line that says so and what to use instead
+            assert title == "command" and shown == UNOFFERED[name] and "not offered" in shown, name
+            assert "\n" not in shown
+            continue
+        assert parse_line(f"/{name}")[0] == meaning, name
+        assert title == f"/{meaning}" and "unknown command" not in shown, (name, shown)
+    assert run_screen_command(app, "/b")[1] == run_screen_command(app, "/answers")[1]
+    assert "agent2.1 (agent_b, round 1)" in run_screen_command(app, "/b")[1]
+    assert "agent1 (agent_a) -> agent2.1" in run_screen_command(app, "/vote")[1]
+    assert "$" in run_screen_command(app, "/c")[1] and "logs:" in run_screen_command(app, "/w")[1]
+    assert "/output [agent]" in run_screen_command(app, "/h")[1]
+    assert "/b = /answers" in run_screen_command(app, "/h")[1]  # /help lists the aliases
+    full = run_screen_command(app, "/output agent1")[1]
+    assert full.startswith("agent1 (agent_a)") and "Comparing 9.11 and 9.9 digit by digit" in full
+
+
+def test_the_line_repl_names_where_a_screen_only_view_is() -> None:
+    for name in SCREEN_ONLY:
+        assert name in SCREEN_COMMANDS and name not in REPL_COMMANDS, name
+    assert set(SCREEN_COMMANDS) - set(REPL_COMMANDS) - {"help", "status", "answers", "votes"} == set(SCREEN_ONLY)
+    where = "/cost is a view of the full-screen display (massgen --display textual on a terminal)"
+    assert run_command(None, "/c") == where  # type: ignore[arg-type]
+    assert run_command(None, "/k") == UNOFFERED["k"]  # type: ignore[arg-type]

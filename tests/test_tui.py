@@ -8,6 +8,7 @@ first incarnation, so steering lands while the turn runs.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -233,7 +234,7 @@ def test_keys_act_while_64_agents_stream_and_the_final_screen_keeps_up_with_the_
     screen.keys("Escape")
     screen.expect("agents 61-64 of 64")
     screen.type("/status")  # a command typed while the crowd streams answers at once
-    shown = screen.expect("/status · Esc closes", f"{'agent2':<8} {'crowd_2':<16}")
+    shown = screen.expect("| /status · ", f"{'agent2':<8} {'crowd_2':<16}")
     assert "· finished" not in shown and "and so on" in shown  # all of it while the run streamed
 
     screen.keys("Escape")
@@ -249,5 +250,170 @@ def test_keys_act_while_64_agents_stream_and_the_final_screen_keeps_up_with_the_
     assert "▶ agent64 crowd_64 · done" in shown  # the focused panel's last state is the trace's
     kills = of_type(trace, "KillAgent")
     assert len(kills) == 1 and kills[0]["payload"]["name"] == "crowd_64"
+    screen.type("/quit")
+    assert screen.exit_code() == 0
+
+
+# -- long text, a sign of life, and saying what happened (issue 38) ------------------------------------
+
+LONG_ANSWER = "\n".join(f"line {n} of the long answer" for n in range(1, 41))
+
+
+def write_team(tmp_path: Path, name: str, agents: list[dict[str, object]], **orchestrator: object) -> Path:
+    config = {
+        "agents": agents,
+        "orchestrator": {"restart": {"backoff_base_seconds": 0.02, "backoff_max_seconds": 0.2}, **orchestrator},
+        "timeout_settings": {"orchestrator_timeout_seconds": 60 * FACTOR, "turn_timeout_seconds": 45 * FACTOR,
+                             "idle_stream_timeout_seconds": 45 * FACTOR, "straggler_grace_seconds": 45 * FACTOR},
+    }
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(config), encoding="utf-8")
+    return path
+
+
+def box_text(screen: str, title: str) -> str:
+    """The lines of the box whose top border holds ``title``, up to its bottom border."""
+    lines = screen.splitlines()
+    top = next(i for i, line in enumerate(lines) if title in line and "┌" in line)
+    column = lines[top].index("┌")
+    box: list[str] = []
+    for line in lines[top + 1:]:
+        if line[column:column + 1] == "└":
+            break
+        box.append(line[column:])
+    return "\n".join(box)
+
+
+def position(screen: str) -> tuple[int, int]:
+    """The first and last line an output box shows, from its title ("lines 3-24 of 40")."""
+    found = re.search(r"· lines (\d+)-(\d+) of \d+", screen)
+    assert found is not None, screen
+    return int(found.group(1)), int(found.group(2))
+
+
+def long_answer_team(tmp_path: Path) -> Path:
+    both = ["agent1", "agent2"]
+    return write_team(tmp_path, "long", [
+        {**scripted("long", [step(new_answer="the long one")],
+                    [step(when_answers=both), step(vote="agent1", reason="it is complete")]), },
+        scripted("short", [step(new_answer="short")],
+                 [step(when_answers=both), step(vote="agent1", reason="it has every line")]),
+    ], final_answer_strategy="winner_present")
+
+
+def test_long_help_and_a_40_line_final_answer_scroll_to_their_last_line(
+        tmp_path: Path, screens: list[TmuxScreen]) -> None:
+    team = long_answer_team(tmp_path)
+    team_data = yaml.safe_load(team.read_text())
+    team_data["agents"][0]["backend"]["present"] = LONG_ANSWER
+    team.write_text(yaml.safe_dump(team_data), encoding="utf-8")
+    screen = TmuxScreen(tmp_path, massgen_argv("--config", str(team), "Write forty lines"), columns=160, rows=48,
+                        env=env(tmp_path))
+    screens.append(screen)
+    final = box_text(screen.expect("final answer (agent1.1, by long)", "question>"), "final answer (")
+    assert "line 1 of the long answer" in final and "line 40 of the long answer" not in final
+    assert "more lines: F4 shows the whole answer" in final
+
+    # F4: the answer view; the page keys reach its last line, and the title says where the view is.
+    screen.keys("F4")
+    shown = screen.expect("final answer (agent1.1, by long) · completed", "lines 1-", "of 40 · PgUp/PgDn")
+    assert "line 40 of the long answer" not in box_text(shown, "lines 1-")
+    screen.keys("End")
+    shown = screen.expect("-40 of 40 · PgUp/PgDn")
+    assert "line 40 of the long answer" in box_text(shown, "-40 of 40")
+    screen.keys("Home")
+    shown = screen.expect("lines 1-")
+    first, last = position(shown)
+    screen.keys("PageDown")  # a page down: the view starts where the last one ended (or at the last page)
+    shown = screen.expect("-40 of 40")
+    down = position(shown)
+    assert (down[0] > first and down[0] >= last - 1) or down[1] == 40
+    screen.keys("Up")  # one line back
+    shown = screen.expect(f"· lines {down[0] - 1}-{down[1] - 1} of 40")
+    assert "line 40 of the long answer" not in box_text(shown, f"· lines {down[0] - 1}-")
+
+    # /inspect final scrolls the same way.
+    screen.keys("Escape")
+    screen.type("/inspect final")
+    screen.expect("/inspect · lines 1-")
+    screen.keys("End")
+    assert "line 40 of the long answer" in box_text(screen.expect("-40 of 40 · PgUp"), "/inspect")
+
+    # /help is longer than its box: PgDn reaches its last line (the aliases), PgUp comes back.
+    screen.keys("Escape")
+    screen.type("/help")
+    shown = screen.expect("/help · lines 1-", "Type a question and press Enter")
+    assert "Aliases (upstream MassGen's too)" not in shown
+    for _ in range(4):
+        screen.keys("PageDown")
+    shown = screen.expect("Aliases (upstream MassGen's too)", "/b = /answers")
+    assert "Type a question and press Enter" not in shown
+    screen.keys("Home")
+    screen.expect("/help · lines 1-", "Type a question and press Enter")
+    screen.keys("Escape")
+    screen.type("/quit")
+    assert screen.exit_code() == 0
+
+
+def test_a_panel_shows_a_sign_of_life_while_its_model_works_on_a_tool_call_only_reply(
+        tmp_path: Path, screens: list[TmuxScreen]) -> None:
+    team = write_team(tmp_path, "mute", [
+        scripted("quick", [step(new_answer="4")], [step(when_answers=["agent1", "agent2"]), step(vote="agent2")]),
+        # streams nothing: 30 s on its model, then a reply of one tool call (its answer)
+        scripted("mute", [step(delay=30, incarnations=[1]), step(new_answer="2+2=4")],
+                 [step(when_answers=["agent2"]), step(vote="agent2", reason="mine")]),
+    ])
+    screen = TmuxScreen(tmp_path, massgen_argv("--config", str(team), "What is 2+2?"), env=env(tmp_path))
+    screens.append(screen)
+    panel = box_text(screen.expect("agent2 mute", "model working"), "agent2 mute")
+    assert "no answer yet · 0 calls · " in panel and "model working" in panel
+    # nothing arrives, yet the seconds count up
+    later = box_text(screen.expect("model working 3s", timeout=30 * FACTOR), "agent2 mute")
+    assert "model working 3s" in later
+    screen.type("/kill agent2")
+    shown = screen.expect("final answer (agent2.", "question>")
+    assert "model working" not in shown  # no call is out once the run is over
+    screen.type("/quit")
+    assert screen.exit_code() == 0
+
+
+def test_a_split_vote_says_how_it_was_decided_and_no_vote_is_withdrawn_that_was_never_cast(
+        tmp_path: Path, screens: list[TmuxScreen]) -> None:
+    everyone = ["agent1", "agent2", "agent3"]
+    team = write_team(tmp_path, "split", [
+        scripted(f"self_{n}", [step(new_answer=f"{n + 3}")],
+                 [step(when_answers=everyone), step(vote=f"agent{n}", reason="mine")]) for n in (1, 2, 3)
+    ])
+    screen = TmuxScreen(tmp_path, massgen_argv("--config", str(team), "Pick a number"), env=env(tmp_path))
+    screens.append(screen)
+    shown = screen.expect("final answer (agent1.1, by self_1)", "question>")
+    votes = " ".join(box_text(shown, "votes · round").replace("│", " ").split())
+    assert "no majority (1-1-1): tie broken for agent1 by winner_rule support" in votes
+    assert "consensus" not in shown
+    screen.type("/votes")
+    assert "no majority (1-1-1): tie broken for agent1" in screen.expect("/votes · Esc closes")
+    screen.keys("Escape")
+    screen.type("/timeline")
+    timeline = screen.expect("/timeline · Esc closes")
+    assert "round 3: no majority (1-1-1): tie broken for agent1 by winner_rule support" in timeline
+    assert "round 1 begins (new answer agent" in timeline
+    assert "withdrawn" not in timeline  # nobody had voted when the answers came
+    screen.type("/quit")
+    assert screen.exit_code() == 0
+
+
+def test_a_turn_cancelled_before_any_answer_shows_why_it_has_none(
+        tmp_path: Path, screens: list[TmuxScreen]) -> None:
+    team = write_team(tmp_path, "idle", [
+        scripted("slow", [step(text="thinking it through\n"), step(delay=30), step(new_answer="late")]),
+    ])
+    screen = TmuxScreen(tmp_path, massgen_argv("--config", str(team)), env=env(tmp_path))
+    screens.append(screen)
+    screen.expect("question>")
+    screen.type("What is 2+2?")
+    screen.expect("thinking it through", "turn 1 (note, or /command)>")
+    screen.type("/cancel")
+    final = box_text(screen.expect("no answer · interrupted", "question>"), "no answer · interrupted")
+    assert "no answer (interrupted): cancelled by user (/cancel)" in final, final
     screen.type("/quit")
     assert screen.exit_code() == 0

@@ -116,3 +116,22 @@ def test_a_box_keeps_every_line_inside_its_border_at_its_exact_width() -> None:
     assert rows[2] == "│short" + " " * 13 + "│"
     assert rows[4] == "└" + "─" * 18 + "┘"
     assert fit([("", "漢字")], 3) == [("", "漢"), ("", " ")]  # a wide character never straddles the edge
+
+
+def test_the_decision_says_whether_every_vote_most_votes_or_the_judges_rule_chose_the_winner(
+        tmp_path: Path) -> None:
+    everyone = ["agent1", "agent2", "agent3"]
+
+    def decided(votes: tuple[str, str, str], name: str) -> RunState:
+        agents = [scripted(f"v{n}", [step(new_answer=f"{n + 3}")],
+                           [step(when_answers=everyone), step(vote=target, reason="r")])
+                  for n, target in enumerate(votes, 1)]
+        result = run_team(team_config(*agents), tmp_path / name)
+        return TraceFolder().replay(read_trace(result.log_dir))
+
+    assert decided(("agent2", "agent2", "agent2"), "all").decision() == "consensus: agent2 (3 of 3 votes)"
+    assert decided(("agent1", "agent1", "agent3"), "most").decision() == "majority: agent1 (2 of 3 votes)"
+    split = decided(("agent1", "agent2", "agent3"), "split")
+    assert split.decision() == "no majority (1-1-1): tie broken for agent1 by winner_rule support"
+    assert [i.text for i in split.timeline if "withdrawn" in i.text] == []  # nobody had voted to withdraw
+    assert all(a.calling_since is None for a in split.agents.values())  # no call is out once the run is over

@@ -98,6 +98,16 @@ CHANGED_PRESENTATION = {
 }
 
 
+# Three agents each vote for their own answer: a 1-1-1 split the judge's winner_rule settles.
+SPLIT = {
+    "agents": [{"id": f"self_{n}", "backend": {"type": "scripted", "on_exhausted": "repeat_last", "script": [
+        [{"new_answer": f"{n + 3}"}],
+        [{"when_answers": ["agent1", "agent2", "agent3"]}, {"vote": f"agent{n}", "reason": "mine"}]]}}
+        for n in (1, 2, 3)],
+    "timeout_settings": _TIMEOUTS,
+}
+
+
 def _write(directory: Path, name: str, data: dict[str, Any]) -> None:
     directory.mkdir(parents=True, exist_ok=True)
     (directory / f"{name}.yaml").write_text(yaml.safe_dump(data), encoding="utf-8")
@@ -116,6 +126,7 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     _write(path, "three_slowly", three(pieces=12, gap=0.2))
     _write(path, "steer", STEER)
     _write(path, "changed_presentation", CHANGED_PRESENTATION)
+    _write(path, "split", SPLIT)
     return path
 
 
@@ -184,11 +195,11 @@ class Tab:
                 raise AssertionError(f"timed out waiting for {js}")
             self.page.wait_for_timeout(50)
 
-    def shot(self, name: str) -> None:
+    def shot(self, name: str, full_page: bool = True) -> None:
         folder = os.environ.get("MASSGEN_UI_SCREENSHOTS")
         if folder:
             # Bytes, written here: with path=, Playwright writes through an executor thread the leak check sees.
-            (Path(folder) / name).write_bytes(self.page.screenshot(full_page=True))
+            (Path(folder) / name).write_bytes(self.page.screenshot(full_page=full_page))
 
     def close(self) -> None:
         """Close the tab, then check that it raised no page error and talked only to its server."""
@@ -229,6 +240,10 @@ def tab(browser: Any, server: ServerProcess) -> Iterator[Tab]:
     opened = Tab(browser, ui_url(server))
     yield opened
     opened.close()
+
+
+def of_trace(trace: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
+    return [r for r in trace if r["type"] == kind]
 
 
 def run_dir(server: ServerProcess, run_id: str) -> Path:
@@ -288,6 +303,8 @@ def last_done_by(trace: list[dict[str, Any]], agent: str) -> str:
             status = "dead"
         elif r["type"] == "AgentExcluded" and p["name"] == agent:
             status = "excluded"
+        elif r["type"] == "RunFinished" and p["winner"] == agent:
+            status = "winner"  # whatever it did last, the winner's lane says it won
         elif r["type"] == "RunFinished" and status in _BUSY:
             status = "stopped"  # the run stopped it mid-turn or between turns
     return status
@@ -326,7 +343,7 @@ def test_three_agents_show_lanes_votes_and_the_final_answer(server: ServerProces
     assert "calculator" in card.inner_text() and "unknown tool" in card.inner_text()
     votes = page.locator("[data-testid=votes] tr.vote:not(.struck)")
     assert votes.count() == 3 and all("agent1.1" in t for t in votes.all_inner_texts())
-    assert page.locator("[data-testid=tally]").inner_text() == "tally: agent1 3 · converged on agent1"
+    assert page.locator("[data-testid=tally]").inner_text() == "tally: agent1 3 · consensus: agent1 (3 of 3 votes)"
     final = page.locator("[data-testid=final-answer]")
     assert final.inner_text().strip() == "The answer is 4. <img src=http://example.invalid/x.png> <b>not bold</b>"
     assert final.locator("strong").count() == 1 and final.locator("img, b").count() == 0
@@ -338,6 +355,40 @@ def test_three_agents_show_lanes_votes_and_the_final_answer(server: ServerProces
     answer = page.evaluate(f"fetch('/ui/api/runs/{run_id}/answers/agent2.1').then(r => r.json())")
     assert (answer["agent"], answer["content"]) == ("beta", "Counting: one, two, three, four.\n\nfour")
     tab.shot("web_ui_finished.png")
+
+
+def test_a_finished_run_names_its_winner_numbers_turns_per_agent_and_shows_its_answer_at_the_top(
+        server: ServerProcess, tab: Tab) -> None:
+    _run_id, trace = finished_three_agent_run(server, tab, "What is 2+2? (winner)")
+    page = tab.page
+    winner = of_trace(trace, "RunFinished")[-1]["payload"]["winner"]
+    assert winner == "alpha" and page.locator("[data-testid=status-alpha]").inner_text() == "winner"
+    # each lane counts its own turns: every agent's first turn is turn 1 (the trace's turn ids are global)
+    for agent in ("alpha", "beta", "gamma"):
+        heads = page.locator(f"[data-testid=lane-body-{agent}] .turn-head").all_inner_texts()
+        numbered = [h.split(" · ")[0].lower() for h in heads if not h.lower().startswith("final")]
+        assert numbered == [f"{'vote-only turn' if h.lower().startswith('vote') else 'turn'} {i}"
+                            for i, h in enumerate(heads, 1) if not h.lower().startswith("final")], heads
+    # the final answer is in view without scrolling, on a laptop screen and on a narrow window
+    for width, height in ((1280, 800), (800, 800)):
+        page.set_viewport_size({"width": width, "height": height})
+        page.evaluate("window.scrollTo(0, 0)")
+        box = page.locator("[data-testid=final-answer]").bounding_box()
+        assert box is not None and box["y"] + 20 <= height, (width, box)
+    page.set_viewport_size({"width": 1280, "height": 800})
+    tab.shot("web_ui_final_800.png", full_page=False)  # what a 1280 x 800 window shows, unscrolled
+
+
+def test_a_split_vote_says_no_majority_and_how_the_tie_was_broken(server: ServerProcess, tab: Tab) -> None:
+    client = chat_in_background(server, "massgen/path:split.yaml", "Pick a number (split)")
+    run_id = run_id_of_question(tab, "Pick a number (split)")
+    client.join(30 * FACTOR)
+    wait_until(lambda: trace_of(run_dir(server, run_id))[-1]["type"] == "RunFinished", 30, "the run to finish")
+    tab.open(run_id)
+    tab.wait("window.__mgStats.end !== null")
+    tally = tab.page.locator("[data-testid=tally]").inner_text()
+    assert tally.endswith(" · no majority (1-1-1): tie broken for agent1 by winner_rule support"), tally
+    assert "converged" not in tally and "consensus" not in tally
 
 
 def test_replay_scrubbed_to_the_first_vote_shows_that_moment_exactly(server: ServerProcess, tab: Tab) -> None:

@@ -204,6 +204,10 @@ class StdioServer:
         self._killed = True
         with anyio.move_on_after(REAP_S):
             await self.exited.wait()
+        # Let asyncio's child watcher reap it while this loop still runs: reaped after the loop closed,
+        # it warns "Loop ... that handles pid ... is closed" on stderr, in the middle of a run's output.
+        with anyio.move_on_after(REAP_S):
+            await process.wait()
 
 
 def _signal_group(pgid: int, sig: signal.Signals) -> None:

@@ -36,7 +36,7 @@ from massgen.cli.repl.prompt import open_history
 from massgen.cli.repl.session import Conversation, history_path
 from massgen.cli.tui.commands import agent_commands, command_names, run_screen_command
 from massgen.cli.tui.keys import key_bindings, scroll_to_match
-from massgen.cli.tui.layout import Screen, application_style
+from massgen.cli.tui.layout import Screen, application_style, final_text, final_title
 from massgen.cli.tui.state import RunState, TraceFolder
 from massgen.cli.tui.view import ViewChoices
 
@@ -125,6 +125,14 @@ class TuiApp:
 
     def request_quit(self) -> None:
         self._quitting = True
+
+    def show_final(self) -> None:
+        """F4: the whole final answer in the scrollable output (upstream's "View Full Answer")."""
+        state = self.state
+        if state.finished is None:
+            self.view.show("final answer", "the turn has not finished; F4 shows its final answer once it has")
+        else:
+            self.view.show(final_title(state), final_text(state), is_final=True)
 
     def redraw(self) -> None:
         app = self._app

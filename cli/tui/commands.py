@@ -19,7 +19,7 @@ from typing import Protocol
 from massgen.cli.repl.commands import COMMANDS as REPL_COMMANDS
 from massgen.cli.repl.commands import ReplControl
 from massgen.cli.slash_commands import Command, help_text, in_front, run_line
-from massgen.cli.tui.state import AgentState, RunState
+from massgen.cli.tui.state import MAX_ENTRIES, MAX_ENTRY_CHARS, AgentState, RunState
 from massgen.cli.tui.view import ViewChoices
 
 
@@ -68,6 +68,8 @@ def cmd_votes(app: TuiControl, args: str) -> str:
         lines.append("tally: " + ", ".join(f"{state.label_of(a)} ({a}) {n}" for a, n in state.tally.items()))
     if state.withdrawn_votes:
         lines.append(f"({state.withdrawn_votes} earlier votes withdrawn by newer answers)")
+    if state.decision():
+        lines.append(state.decision())
     return "\n".join(lines)
 
 
@@ -109,6 +111,37 @@ def cmd_inspect(app: TuiControl, args: str) -> str:
         lines.append(f"tool {card.summary}: args {json.dumps(card.arguments, ensure_ascii=False, default=str)}")
         if card.result is not None:
             lines.append(("  error: " if card.is_error else "  result: ") + card.result[:400])
+    return "\n".join(lines)
+
+
+def cmd_output(app: TuiControl, args: str) -> str:
+    """``/output [agent]`` (upstream's "full agent output"): everything the panel holds, scrollable."""
+    state = app.state
+    if not state.agents:
+        return "no turn yet; type a question"
+    if args.strip():
+        found = _agent(app, args)
+        if isinstance(found, str):
+            return found
+    else:
+        agents = list(state.agents.values())
+        found = agents[min(app.view.focus, len(agents) - 1)]
+    lines = [f"{found.label} ({found.agent}) · {found.state} · {found.calls} calls · {found.chars} chars streamed"]
+    for entry in found.entries:
+        if entry.kind == "text":
+            lines.append(entry.text.strip("\n"))
+        elif entry.kind == "reasoning":
+            lines += ["┆ " + line for line in entry.text.strip("\n").split("\n")]
+        elif entry.kind == "mark":
+            lines.append("• " + entry.text)
+        elif entry.card is not None:
+            card = entry.card
+            lines.append(f"⚙ {card.summary} args {json.dumps(card.arguments, ensure_ascii=False, default=str)}")
+            if card.result is not None:
+                lines.append(("  error: " if card.is_error else "  result: ") + card.result)
+    if len(found.entries) >= MAX_ENTRIES or any(len(e.text) >= MAX_ENTRY_CHARS for e in found.entries):
+        lines.append(f"(the screen keeps {MAX_ENTRIES} entries of {MAX_ENTRY_CHARS} characters; the trace "
+                     f"has all of it: {state.log_dir or 'the run log'})")
     return "\n".join(lines)
 
 
@@ -213,8 +246,10 @@ def cmd_tools(app: TuiControl, args: str) -> str:
 def cmd_help(app: TuiControl, args: str) -> str:
     return help_text(("Type a question and press Enter; while a turn runs, a line of text is a note to every agent.",
                       "Keys: Tab/Shift-Tab switch panels, F2 zoom, PgUp/PgDn scroll (Home/End), Ctrl-F search,",
-                      "F3 open or close tool cards, Esc closes this, Ctrl-C cancels the turn (twice quits), "
-                      "Ctrl-D quits."), COMMANDS.values())
+                      "F3 open or close tool cards, F4 the whole final answer, Esc closes this, Ctrl-C cancels "
+                      "the turn (twice quits), Ctrl-D quits.",
+                      "A long output like this one scrolls: PgUp/PgDn, ↑/↓ on an empty line, Home/End."),
+                     COMMANDS.values())
 
 
 SCREEN_COMMANDS: dict[str, Command[TuiControl]] = {c.name: c for c in (
@@ -224,6 +259,8 @@ SCREEN_COMMANDS: dict[str, Command[TuiControl]] = {c.name: c for c in (
     Command("timeline", "/timeline [N]", "what happened, in order (last N)", cmd_timeline),
     Command("inspect", "/inspect LABEL", "an agent (agent2), an answer (agent2.1) or final, in full",
             cmd_inspect, takes_agent=True),
+    Command("output", "/output [agent]", "everything an agent's panel holds (the focused one's), scrollable",
+            cmd_output, takes_agent=True),
     Command("metrics", "/metrics", "events, calls, tokens, streamed text and tools per agent", cmd_metrics),
     Command("cost", "/cost", "what the run cost, per agent", cmd_cost),
     Command("workspace", "/workspace", "the log directory and the answers' workspace snapshots",

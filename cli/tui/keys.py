@@ -28,6 +28,8 @@ class KeyTarget(Protocol):
 
     def on_eof(self) -> None: ...
 
+    def show_final(self) -> None: ...
+
     def redraw(self) -> None: ...
 
 
@@ -64,26 +66,54 @@ def key_bindings(app: KeyTarget) -> KeyBindings:
     def _tools(event: KeyPressEvent) -> None:
         view.open_tools = not view.open_tools
 
+    @bindings.add("f4")
+    def _answer(event: KeyPressEvent) -> None:
+        app.show_final()
+
+    # While a command's output is open the page keys (and the arrows, on an empty line) scroll it;
+    # otherwise they scroll the focused panel.
+    output_open = Condition(lambda: bool(view.output))
+
     @bindings.add("pageup")
     def _up(event: KeyPressEvent) -> None:
+        if view.output:
+            view.scroll_output(-view.output_page)
+            return
         agent = focused_agent()
         if agent is not None:
             view.scroll_by(agent, _PAGE)
 
     @bindings.add("pagedown")
     def _down(event: KeyPressEvent) -> None:
+        if view.output:
+            view.scroll_output(view.output_page)
+            return
         agent = focused_agent()
         if agent is not None:
             view.scroll_by(agent, -_PAGE)
 
+    @bindings.add("up", filter=empty & output_open)
+    def _line_up(event: KeyPressEvent) -> None:
+        view.scroll_output(-1)
+
+    @bindings.add("down", filter=empty & output_open)
+    def _line_down(event: KeyPressEvent) -> None:
+        view.scroll_output(1)
+
     @bindings.add("home", filter=empty)
     def _top(event: KeyPressEvent) -> None:
+        if view.output:
+            view.output_scroll = 0
+            return
         agent = focused_agent()
         if agent is not None:
             view.scroll[agent] = 10**6  # clamped when drawn: the oldest text
 
     @bindings.add("end", filter=empty)
     def _bottom(event: KeyPressEvent) -> None:
+        if view.output:
+            view.output_scroll = 10**6  # clamped when drawn: the last page
+            return
         agent = focused_agent()
         if agent is not None:
             view.scroll[agent] = 0

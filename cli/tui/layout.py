@@ -65,9 +65,9 @@ STYLE = Style.from_dict({
 _STATE_STYLE = {"winner": "class:winner", "failed": "#f87171 bold", "restarting": "#fb923c",
                 "presenting": "#c084fc bold", "voted": "#60a5fa", "answered": "#fbbf24"}
 _SIDE_WIDTH = 40
-_HINTS = ("Tab panels", "F2 zoom", "PgUp/PgDn scroll", "Ctrl-F search", "F3 tool cards", "/help commands",
-          "Ctrl-C cancels, twice quits")
-_HINTS_DROPPED_FIRST = ("F3 tool cards", "Ctrl-F search", "PgUp/PgDn scroll", "F2 zoom",
+_HINTS = ("Tab panels", "F2 zoom", "PgUp/PgDn scroll", "Ctrl-F search", "F3 tool cards", "F4 answer",
+          "/help commands", "Ctrl-C cancels, twice quits")
+_HINTS_DROPPED_FIRST = ("F3 tool cards", "Ctrl-F search", "F4 answer", "PgUp/PgDn scroll", "F2 zoom",
                         "Ctrl-C cancels, twice quits", "/help commands")
 _MIN_PANEL_HEIGHT = 6
 _MIN_PANEL_WIDTH = 24
@@ -267,8 +267,22 @@ def agent_title(agent: AgentState, focused: bool, narrow: bool = False) -> str:
     return ("▶ " if focused else "") + f"{name} · {agent.state}"
 
 
-def agent_facts(agent: AgentState, narrow: bool = False) -> str:
-    """The panel's first line: its answers, its vote and its calls."""
+_SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+
+
+def working_sign(agent: AgentState, now: float | None) -> str:
+    """While the agent's model call is out: a spinner, how long it has been out, and how many chunks and
+    tool calls arrived since (a reply of tool calls only streams no text, yet the agent works)."""
+    if agent.calling_since is None or now is None:
+        return ""
+    waited = max(0.0, now - agent.calling_since)
+    spinner = _SPINNER[int(now * 4) % len(_SPINNER)]
+    arrived = f", {agent.call_activity} in" if agent.call_activity else ""
+    return f"{spinner} model working {waited:.0f}s{arrived}"
+
+
+def agent_facts(agent: AgentState, narrow: bool = False, now: float | None = None) -> str:
+    """The panel's first line: its answers, its vote and its calls; a sign of life while its model works."""
     parts = [agent.agent] if narrow else []
     parts.append(("✔ " + " ".join(agent.answers)) if agent.answers else "no answer yet")
     if agent.voted_for:
@@ -276,6 +290,9 @@ def agent_facts(agent: AgentState, narrow: bool = False) -> str:
     parts.append(f"{agent.calls} calls")
     if agent.restarts:
         parts.append(f"{agent.restarts} restarts")
+    sign = working_sign(agent, now)
+    if sign:
+        parts.append(sign)
     return " · ".join(parts)
 
 
@@ -311,7 +328,8 @@ def votes_lines(state: RunState, width: int, one_line: bool = False) -> list[Sty
     if state.withdrawn_votes:
         lines.append([("class:dim", f"({state.withdrawn_votes} earlier votes withdrawn)")])
     if state.converged and state.leader:
-        lines.append([("class:winner", f"consensus: {state.label_of(state.leader)}")])
+        for i, line in enumerate(wrap(state.decision(), width - 2)):
+            lines.append([("class:winner", ("" if i == 0 else "  ") + line)])
     elif state.finished is not None and state.finished.winner_label:
         lines.append([("class:winner", f"winner: {state.finished.winner_label}")])
     return lines
@@ -331,26 +349,38 @@ def timeline_lines(state: RunState, width: int, height: int) -> list[StyleAndTex
     shown: list[StyleAndTextTuples] = []
     for item in reversed(state.timeline):
         text = f"{item.at:6.1f}s {item.text}"
-        shown[:0] = [[("class:dim" if j else "", ("        " if j else "") + line)]
-                     for j, line in enumerate(wrap(text, width - 1)[:2])]
+        # continuation lines are indented under the text, and wrapped with their indent counted
+        wrapped = textwrap.wrap(text, max(12, width - 1), subsequent_indent=" " * 8, break_long_words=True) or [""]
+        shown[:0] = [[("class:dim" if j else "", line)] for j, line in enumerate(wrapped)]
         if len(shown) >= height:
             break
     return shown[-height:] if height > 0 else []
 
 
-def final_lines(state: RunState, width: int, height: int) -> list[StyleAndTextTuples]:
+def final_text(state: RunState) -> str:
+    """The final answer in full, or why there is none; with the run's status when it did not complete."""
     end = state.finished
     if end is None:
-        return []
-    text = end.final_answer if end.final_answer is not None else f"no answer: {end.reason}"
-    lines: list[StyleAndTextTuples] = [[("class:final", line)] for line in wrap(text.strip("\n"), width)]
+        return ""
+    if end.final_answer is None:
+        return f"no answer ({end.status}): {end.reason}"
+    text = end.final_answer.strip("\n")
     if end.presentation_not_used:  # the presentation the user asked for is not this text: say why
-        lines.append([("class:dim", f"(the winning answer as written, not its presentation: "
-                                    f"{end.presentation_not_used})")])
+        text += f"\n(the winning answer as written, not its presentation: {end.presentation_not_used})"
     if end.partial or end.status != "completed":
-        lines.append([("class:dim", f"({end.status}: {end.reason})")])
+        text += f"\n({end.status}: {end.reason})"
+    return text
+
+
+def final_lines(state: RunState, width: int, height: int) -> list[StyleAndTextTuples]:
+    """The final answer's box: as much as fits, and how many lines more F4 shows."""
+    end = state.finished
+    if end is None or height <= 0:
+        return []
+    lines: list[StyleAndTextTuples] = [[("class:final", line)] for line in wrap(final_text(state), width)]
     if len(lines) > height:
-        lines = [*lines[: height - 1], [("class:dim", "… (/answers or /inspect for all of it)")]]
+        more = len(lines) - height + 1
+        lines = [*lines[: height - 1], [("class:dim", f"… {more} more lines: F4 shows the whole answer")]]
     return lines
 
 
@@ -404,7 +434,7 @@ class Screen:
         self.root = HSplit([
             Window(LinesControl(lambda w, h: header_lines(self._state(), self._now(), w)), height=2),
             DynamicContainer(self._body),
-            ConditionalContainer(DynamicContainer(self._final), Condition(lambda: self._state().finished is not None)),
+            ConditionalContainer(DynamicContainer(self._final), Condition(self._final_shown)),
             ConditionalContainer(DynamicContainer(self._output), output_shown),
             Window(LinesControl(lambda w, h: [self._hint(w)]), height=1),
             self.command_window,
@@ -432,19 +462,25 @@ class Screen:
         """The votes and timeline strip under the panels, on a terminal too narrow for a side column."""
         return 6 if rows < 30 else 9
 
+    def _final_shown(self) -> bool:
+        """The final answer's box, unless the answer view (F4) shows the same answer, whole."""
+        return self._state().finished is not None and not (self._view.output and self._view.output_is_final)
+
     def _final_height(self, rows: int) -> int:
         state = self._state()
-        if state.finished is None:
+        if not self._final_shown():
             return 0
-        text = state.finished.final_answer or state.finished.reason
         columns, _ = self._size()
-        return min(len(wrap(text, columns - 2)) + 2, max(4, rows // 3))
+        return min(len(wrap(final_text(state), columns - 2)) + 2, max(4, rows // 3))
 
     def _output_height(self, rows: int) -> int:
+        """As tall as the output, up to half the screen (the panels stay in view under it) and never
+        more than leaves 3 rows of panels beside the final answer's box: a longer one scrolls."""
         if not self._view.output:
             return 0
         columns, _ = self._size()
-        return min(len(wrap(self._view.output, columns - 2)) + 2, max(4, rows // 3))
+        room = max(4, min(rows // 2, rows - 4 - 3 - self._final_height(rows)))
+        return min(len(wrap(self._view.output, columns - 2)) + 2, room)
 
     # -- parts --------------------------------------------------------------------------------
     #
@@ -556,7 +592,7 @@ class Screen:
 
         def lines(width: int, height: int) -> list[StyleAndTextTuples]:
             facts: list[StyleAndTextTuples] = [[("class:facts", line)]
-                                               for line in wrap(agent_facts(agent, narrow), width)]
+                                               for line in wrap(agent_facts(agent, narrow, self._now()), width)]
             facts = facts[: max(0, height - 1)]
             body = panel_lines(agent, width, height - len(facts), view.scroll.get(agent.agent, 0), view.search,
                                view.open_tools)
@@ -579,15 +615,27 @@ class Screen:
     def _output(self) -> AnyContainer:
         _, rows = self._size()
         height = self._output_height(rows)
+        view = self._view
+        shown = [0, 0, 0]  # the first and last line on screen, of how many: for the title
 
         def lines(width: int, height: int) -> list[StyleAndTextTuples]:
-            wrapped = wrap(self._view.output, width)
-            if len(wrapped) > height:
-                wrapped = [*wrapped[: height - 1], f"… {len(wrapped) - height + 1} more lines (Esc closes)"]
-            return [[("class:output", line)] for line in wrapped]
+            wrapped = wrap(view.output, width)
+            # Clamped here, where the height is known: PgUp after End, or Home, moves at once.
+            view.output_scroll = min(view.output_scroll, max(0, len(wrapped) - height))
+            view.output_page = max(1, height - 1)
+            first = view.output_scroll
+            window = wrapped[first:first + height]
+            shown[:] = [first + 1, first + len(window), len(wrapped)]
+            return [[("class:output", line)] for line in window]
 
-        return self._kept(("output", height), lambda: box(
-            lines, lambda: self._view.output_title + " · Esc closes", height=Dimension.exact(height)))
+        def title() -> str:
+            first, last, total = shown
+            if total > last - first + 1:
+                return (f"{view.output_title} · lines {first}-{last} of {total} · "
+                        "PgUp/PgDn ↑/↓ Home/End scroll · Esc closes")
+            return view.output_title + " · Esc closes"
+
+        return self._kept(("output", height), lambda: box(lines, title, height=Dimension.exact(height)))
 
     def _hint(self, width: int) -> StyleAndTextTuples:
         view = self._view

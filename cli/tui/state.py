@@ -23,6 +23,7 @@ from massgen import (
     LogProjection,
     McpEvent,
     ModelCallEvent,
+    ModelCallStartedEvent,
     NoteDeliveredEvent,
     NoteSentEvent,
     PresentingEvent,
@@ -97,6 +98,10 @@ class AgentState:
     cost_usd: float = 0.0
     restarts: int = 0
     chars: int = 0
+    # While a model call is out: when it went out (trace time), and how many chunks and tool calls
+    # arrived since. A screen shows a sign of life from these and its clock.
+    calling_since: float | None = None
+    call_activity: int = 0
 
     def add(self, kind: EntryKind, text: str = "", card: ToolCard | None = None) -> None:
         last = self.entries[-1] if self.entries else None
@@ -146,6 +151,7 @@ class RunState:
     last_ts: float | None = None
     deadline_s: float = 0.0
     strategy: str = ""
+    winner_rule: str = "support"
     calls: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
@@ -178,6 +184,23 @@ class RunState:
     def label_of(self, agent: str) -> str:
         found = self.agents.get(agent)
         return found.label if found is not None else agent
+
+    def decision(self) -> str:
+        """What the judge decided, as it happened: every vote (consensus), most of them (majority), or a
+        split the judge's rule settled; "" until the round converged."""
+        if not self.converged or self.leader is None:
+            return ""
+        label = self.label_of(self.leader)
+        total, won = sum(self.tally.values()), self.tally.get(self.leader, 0)
+        if total and won == total:
+            return f"consensus: {label} ({won} of {total} votes)"
+        if won * 2 > total:
+            return f"majority: {label} ({won} of {total} votes)"
+        split = "-".join(str(n) for n in sorted(self.tally.values(), reverse=True)) or "no votes"
+        top = max(self.tally.values(), default=0)
+        if won == top and list(self.tally.values()).count(top) > 1:
+            return f"no majority ({split}): tie broken for {label} by winner_rule {self.winner_rule}"
+        return f"no majority ({split}): {label} chosen by winner_rule {self.winner_rule}"
 
     def agent_named(self, name: str) -> AgentState | None:
         """An agent by id or by its label (``agent2``)."""
@@ -216,16 +239,19 @@ class RunState:
                 self._mark(ts, f"run started: {len(event.agents)} agents")
             case RunSettingsEvent():
                 self.deadline_s, self.strategy, self.turn = event.deadline_s, event.strategy, event.turn
+                self.winner_rule = event.winner_rule
             case ChunkEvent():
                 panel = self._agent(event.agent, event.label)
                 panel.add("reasoning" if event.kind == "reasoning" else "text", event.text)
                 panel.chars += len(event.text)
+                panel.call_activity += 1
                 if panel.state in ("starting", "working", "voting"):
                     panel.state = "streaming"
             case TurnStartedEvent():
                 panel = self._agent(event.agent, event.label)
                 panel.state = "voting" if event.vote_only else "working"
                 panel.incarnation = event.incarnation
+                panel.calling_since = None  # a cancelled turn's call may have ended unrecorded
                 seen = ", ".join(event.view_labels) or "no answers yet"
                 again = f" (incarnation {event.incarnation})" if event.incarnation > 1 else ""
                 panel.add("mark", ("vote-only turn" if event.vote_only else "new turn") + f"{again}, sees {seen}")
@@ -245,24 +271,32 @@ class RunState:
                 self.votes.append(event)
                 self._mark(ts, f"{event.voter_label} voted for {event.target_label}")
             case VotesInvalidatedEvent():
-                self.withdrawn_votes += len(self.votes)
+                withdrawn = len(self.votes)
+                self.withdrawn_votes += withdrawn
                 self.votes, self.tally, self.converged, self.leader = [], {}, False, None
                 self.round = max(self.round, event.round)
                 for panel in self.agents.values():
                     panel.voted_for = None
-                self._mark(ts, f"round {event.round}: votes withdrawn ({event.reason})")
+                if withdrawn:
+                    self._mark(ts, f"round {event.round}: {withdrawn} vote{'s' if withdrawn != 1 else ''} "
+                                   f"withdrawn ({event.reason})")
+                else:  # nobody had voted yet: nothing was withdrawn, a new round just begins
+                    self._mark(ts, f"round {event.round} begins ({event.reason})")
             case TallyEvent():
                 self.tally, self.converged, self.leader = dict(event.counts), event.converged, event.winner
                 self.round = max(self.round, event.round)
-                if event.converged:
-                    self._mark(ts, f"consensus: {self.label_of(event.winner or '')} wins round {event.round}")
+                decision = self.decision()
+                if decision:
+                    self._mark(ts, f"round {event.round}: {decision}")
             case RestartEvent():
                 panel = self._agent(event.agent, event.label)
                 panel.state, panel.restarts = "restarting", panel.restarts + 1
+                panel.calling_since = None
                 panel.add("mark", f"restarting in {event.delay_s:.1f}s: {event.reason}")
                 self._mark(ts, f"{event.label} restarting ({event.reason})")
             case FailureEvent():
                 panel = self._agent(event.agent, event.label)
+                panel.calling_since = None
                 if event.permanent:
                     panel.state = "failed"
                 panel.add("mark", ("failed for good: " if event.permanent else "failed: ") + event.reason)
@@ -282,8 +316,12 @@ class RunState:
                 if event.agent:
                     self._agent(event.agent).add("mark", f"deadline ({event.scope}): {event.detail}")
                 self._mark(ts, f"deadline: {who} {event.scope} ({event.detail})")
+            case ModelCallStartedEvent():
+                panel = self._agent(event.agent, event.label)
+                panel.calling_since, panel.call_activity = ts, 0
             case ModelCallEvent():
                 panel = self._agent(event.agent, event.label)
+                panel.calling_since = None
                 panel.calls += 1
                 panel.tokens += event.input_tokens + event.output_tokens
                 panel.cost_usd += event.cost_usd
@@ -296,7 +334,9 @@ class RunState:
             case ToolCallStartedEvent():
                 card = ToolCard(event.call_id, event.name, dict(event.arguments))
                 self.tool_calls[event.call_id] = card
-                self._agent(event.agent, event.label).add("tool", card=card)
+                panel = self._agent(event.agent, event.label)
+                panel.add("tool", card=card)
+                panel.call_activity += 1
             case ToolCallFinishedEvent():
                 known = self.tool_calls.get(event.call_id)
                 if known is None:  # a result whose request this view never saw (a resumed run)
@@ -357,6 +397,7 @@ class RunState:
         self.calls, self.cost_usd = event.model_calls, event.cost_usd
         self.input_tokens, self.output_tokens = event.input_tokens, event.output_tokens
         for agent, panel in self.agents.items():
+            panel.calling_since = None  # the run is over: no call of it is out any more
             if agent == event.winner:
                 panel.state = "winner"
             elif panel.state not in ("failed", "excluded"):

@@ -1,6 +1,6 @@
 // The page: one EventSource per open run, folded by reducer.js; live controls are POSTs.
 import { html, render, useState, useEffect, useRef, useLayoutEffect, useMemo } from './vendor/preact-htm.js';
-import { apply, bestSoFar, foldTo, initial, seqsOf } from './reducer.js';
+import { apply, bestSoFar, decision, foldTo, initial, seqsOf } from './reducer.js';
 import { markdown, wordDiff } from './text.js';
 
 const api = (path) => `/ui/api${path}`;
@@ -110,9 +110,11 @@ function Outcome({ t }) {
   return t.outcome ? html`<div class="outcome">→ ${t.outcome}</div>` : null;
 }
 
-function Turn({ t }) {
+// Turns are numbered per agent (its first turn is turn 1); the trace's turn id is the tooltip.
+function Turn({ t, n }) {
+  const name = t.kind === 'final presentation' ? t.kind : `${t.kind} ${n}`;
   return html`<div class="turn">
-    <div class="turn-head">${t.kind} ${t.id}${t.view.length ? html` · saw ${t.view.join(', ')}` : ''}</div>
+    <div class="turn-head" title=${`turn_id ${t.id} in the trace`}>${name}${t.view.length ? html` · saw ${t.view.join(', ')}` : ''}</div>
     ${t.reasoning && html`<div class="reasoning">${t.reasoning}</div>`}
     ${t.text && html`<div class="text">${t.text}</div>`}
     ${t.tools.map((c) => html`<div class=${`tool ${c.error ? 'tool-error' : ''}`}>
@@ -149,7 +151,7 @@ function Lane({ a, live, runId, pick, tokens }) {
       ${a.votedFor && html` <span class="muted">voted ${a.votedFor}</span>`}</div>
     ${a.error && html`<div class="error">${a.error}</div>`}
     <div class="lane-body" ref=${body} onScroll=${onScroll} data-testid=${`lane-body-${a.id}`}>
-      ${a.turns.map((t) => html`<${Turn} key=${t.id} t=${t} />`)}
+      ${a.turns.map((t, i) => html`<${Turn} key=${t.id} t=${t} n=${i + 1} />`)}
     </div>
     ${paused && html`<button class="follow" onClick=${resume}>↓ follow</button>`}
   </section>`;
@@ -201,7 +203,7 @@ function Votes({ s }) {
   return html`<section class="panel" data-testid="votes"><h3>Votes</h3>
     ${s.tally && html`<div class="muted" data-testid="tally">tally: ${Object.entries(s.tally.counts).map(
       ([agent, n]) => `${(s.agents[agent] || {}).label || agent} ${n}`).join(', ') || 'no vote counts yet'}${
-      s.tally.converged && s.tally.winner ? ` · converged on ${(s.agents[s.tally.winner] || {}).label || s.tally.winner}` : ''}</div>`}
+      decision(s) ? ` · ${decision(s)}` : ''}</div>`}
     <table><tbody>${s.votes.map((v) => html`<tr class=${v.valid ? 'vote' : 'vote struck'} key=${v.seq}>
       <td>${v.voterLabel}</td><td>→ <b>${v.targetLabel}</b></td><td class="reason">${v.reason}</td><td class="muted">r${v.round}</td>
     </tr>`)}</tbody></table></section>`;
@@ -335,10 +337,11 @@ function RunView({ runId, ended }) {
   return html`<div class="run" data-testid="run">
     <${Header} s=${s} conn=${pos == null ? feed.conn : 'replay'} live=${running} now=${now} />
     ${running ? html`<${Controls} runId=${runId} s=${s} />` : html`<${Scrubber} entries=${feed.entries} pos=${pos} setPos=${setPos} />`}
+    <${Final} s=${s} />
     <div class="lanes">${s.order.map((id) => html`<${Lane} key=${id} a=${s.agents[id]} live=${running} runId=${runId} pick=${setPicked} />`)}</div>
     <${Graph} s=${s} />
     <div class="grid">
-      <div><${Final} s=${s} /><${Votes} s=${s} /><${Notes} s=${s} /><${Diff} s=${s} picked=${picked} /></div>
+      <div><${Votes} s=${s} /><${Notes} s=${s} /><${Diff} s=${s} picked=${picked} /></div>
       <${Timeline} s=${s} />
     </div>
     <${Inspector} entries=${feed.entries} limit=${pos ?? Infinity} />

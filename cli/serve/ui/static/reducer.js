@@ -88,7 +88,8 @@ export function apply(s, e, limit = Infinity) {
       const cfg = p.config || {};
       s = { ...s, runId: e.run_id, question: p.question, order: [...p.agents], agents, live: [...p.agents], phase: 'coordinating',
             deadlineS: (cfg.timeout_settings || {}).orchestrator_timeout_seconds ?? null,
-            budget: (cfg.orchestrator || {}).budget || null };
+            budget: (cfg.orchestrator || {}).budget || null,
+            winnerRule: (cfg.orchestrator || {}).winner_rule || 'support' };
       return note(s, e, 'run', `run started with ${p.agents.length} agents`);
     }
     case 'ChildStarted':
@@ -244,7 +245,10 @@ export function apply(s, e, limit = Infinity) {
       // The supervisor stops every agent with the run: whoever was still mid-turn (or between turns)
       // is stopped; an agent's last answer, vote, presentation or failure stays what it shows.
       const agents = {};
-      for (const [id, a] of Object.entries(s.agents)) agents[id] = BUSY.has(a.status) ? { ...a, status: 'stopped' } : a;
+      // The winner's lane says so, whatever it did last (presented, or was stopped presenting).
+      for (const [id, a] of Object.entries(s.agents)) {
+        agents[id] = id === p.winner ? { ...a, status: 'winner' } : BUSY.has(a.status) ? { ...a, status: 'stopped' } : a;
+      }
       s = { ...s, phase: 'finished', final: { ...p }, agents };
       return note(s, e, 'finish', `run ${p.status}: ${p.reason}`);
     }
@@ -265,6 +269,24 @@ export function foldTo(entries, limit = Infinity) {
     s = apply(s, e, limit);
   }
   return s;
+}
+
+// What the judge decided, in words that say what happened (as the terminal's votes box says it):
+// every vote, most votes, or a split its winner_rule settled; '' until the round converged.
+export function decision(s) {
+  const t = s.tally;
+  if (!t || !t.converged || !t.winner) return '';
+  const label = (s.agents[t.winner] || {}).label || t.winner;
+  const counts = Object.values(t.counts);
+  const total = counts.reduce((n, c) => n + c, 0);
+  const won = t.counts[t.winner] || 0;
+  if (total && won === total) return `consensus: ${label} (${won} of ${total} votes)`;
+  if (won * 2 > total) return `majority: ${label} (${won} of ${total} votes)`;
+  const split = [...counts].sort((a, b) => b - a).join('-') || 'no votes';
+  const top = Math.max(0, ...counts);
+  const rule = s.winnerRule || 'support';
+  if (won === top && counts.filter((c) => c === top).length > 1) return `no majority (${split}): tie broken for ${label} by winner_rule ${rule}`;
+  return `no majority (${split}): ${label} chosen by winner_rule ${rule}`;
 }
 
 // "best so far": the trace says so (RunFinished.partial: a deadline, the budget or cancel ended the run
