@@ -34,6 +34,7 @@ from massgen.configs.schema import TeamConfig
 from massgen.files import RunFiles
 from massgen.logs import LogProjection
 from massgen.logs.layout import default_log_base as default_log_base  # re-exported
+from massgen.logs.layout import run_root_of
 from massgen.logs.layout import new_log_dir as new_log_dir  # re-exported
 from massgen.messages import (
     AnswerNow,
@@ -89,6 +90,8 @@ def result_from_projection(projection: LogProjection, log_dir: Path) -> RunResul
             "cost_usd": finished.get("cost_usd", 0.0),
         },
         elapsed_s=float(finished.get("elapsed_s", 0.0)),
+        log_root=run_root_of(log_dir),
+        labels={agent_id: view.label for agent_id, view in projection.agents.items()},
     )
 
 
