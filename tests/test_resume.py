@@ -10,7 +10,7 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import pytest
 import yaml
@@ -57,6 +57,12 @@ def real_calls(trace: list[dict[str, Any]]) -> Counter[str]:
                    if r["type"] == "ModelReplyRecorded" and r["payload"]["replayed_from"] is None)
 
 
+def attempt_dir_line(stdout: IO[str]) -> str:
+    """The ATTEMPT_DIR of a starting ``--automation`` run (after LOG_DIR, the run's root, and STATUS)."""
+    start = dict(stdout.readline().split(": ", 1) for _ in range(3))
+    return start["ATTEMPT_DIR"].strip()
+
+
 def kill_when(config: Path, tmp_path: Path, record_type: str, nth: int) -> Path:
     """Start a real run and SIGKILL it once the nth record of ``record_type`` is on disk."""
     env = {**os.environ, "MASSGEN_LOG_BASE_DIR": str(tmp_path / "logs")}
@@ -64,7 +70,7 @@ def kill_when(config: Path, tmp_path: Path, record_type: str, nth: int) -> Path:
                              QUESTION], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
                             cwd=tmp_path)
     assert proc.stdout is not None
-    log_dir = tmp_path / proc.stdout.readline().split(": ", 1)[1].strip()
+    log_dir = tmp_path / attempt_dir_line(proc.stdout)
     trace = log_dir / "trace.jsonl"
     deadline = time.monotonic() + 30 * FACTOR
     try:
@@ -171,7 +177,7 @@ def test_a_resumed_run_can_itself_be_killed_and_resumed(
     proc = subprocess.Popen([sys.executable, "-m", "massgen.cli.main", "--automation", "--resume", str(first)],
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env, cwd=tmp_path)
     assert proc.stdout is not None
-    second = tmp_path / proc.stdout.readline().split(": ", 1)[1].strip()
+    second = tmp_path / attempt_dir_line(proc.stdout)
     deadline = time.monotonic() + 30 * FACTOR
     while time.monotonic() < deadline and proc.poll() is None:
         if (second / "trace.jsonl").exists() and (second / "trace.jsonl").read_text().count('"RecordVote"') >= 3:
