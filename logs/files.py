@@ -18,8 +18,8 @@ from massgen.logs.projection import LogProjection
 from massgen.logs.reading import read_trace_file, trace_path
 from massgen.logs.upstream_status import upstream_status
 
-__all__ = ["TRACE_FILE", "TraceWarning", "link_run_status", "publish_turn_final", "read_trace", "rebuild_from_trace", "render_all",
-           "write_all", "write_atomic"]
+__all__ = ["TRACE_FILE", "TraceWarning", "link_run_status", "publish_turn_final", "read_trace", "rebuild_from_trace",
+           "render_all", "write_all", "write_atomic"]
 
 
 class TraceWarning(UserWarning):

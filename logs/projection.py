@@ -56,8 +56,8 @@ STATUS_QUESTION_CHARS = 4096
 # ``_fold`` is a type error.
 ProjectedMessage: TypeAlias = (
     RunStarted | TurnStarted | AnswerAccepted | RecordVote | InvalidateVotes | RunResumed | ModelCallStarted
-    | ModelCallFinished | ChildFailed | AgentRestarting | AgentMarkedFailed | AgentExcluded | AgentRejoined | PresentFinal
-    | SnapshotTaken | ContextChanged | RunFinished
+    | ModelCallFinished | ChildFailed | AgentRestarting | AgentMarkedFailed | AgentExcluded | AgentRejoined
+    | PresentFinal | SnapshotTaken | ContextChanged | RunFinished
 )
 _PROJECTED = RecordSubset[ProjectedMessage](ProjectedMessage)
 

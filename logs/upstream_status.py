@@ -38,11 +38,12 @@ _ROUND_ENDS = {"AnswerAccepted": "answer", "RecordVote": "vote", "FinalPresented
 _OUTCOMES = ("answer", "vote", "presentation", "post_evaluation", "restarted", "error", "timeout")
 
 # A correction's problem (actors/agent/workflow_checks.py) -> upstream's enforcement reason.
-_ENFORCEMENT_REASONS = (("did not call new_answer or vote", "no_workflow_tool"), ("reply was empty", "no_workflow_tool"),
-                        ("workflow calls; make exactly one", "vote_and_answer"),
-                        ("not valid JSON", "invalid_arguments"), ("New answers are closed", "answer_limit"),
-                        ("needs a non-empty 'content'", "empty_answer"),
-                        ("no answers to vote for", "vote_no_answers"), ("vote agent_id must be one of", "invalid_vote_id"))
+_ENFORCEMENT_REASONS = (
+    ("did not call new_answer or vote", "no_workflow_tool"), ("reply was empty", "no_workflow_tool"),
+    ("workflow calls; make exactly one", "vote_and_answer"), ("not valid JSON", "invalid_arguments"),
+    ("New answers are closed", "answer_limit"), ("needs a non-empty 'content'", "empty_answer"),
+    ("no answers to vote for", "vote_no_answers"), ("vote agent_id must be one of", "invalid_vote_id"),
+)
 _WORKFLOW_ERRORS = ("vote_no_answers", "vote_and_answer", "invalid_vote_id", "answer_limit", "answer_novelty",
                     "answer_duplicate")
 

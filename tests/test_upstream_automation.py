@@ -154,10 +154,11 @@ def missing_keys(shape: Shape | None, ours: Any, path: str, seen: set[str]) -> l
 
 
 def nested_paths(shape: Shape | None, path: str) -> set[str]:
+    """Every path of upstream's shape whose value is a dict (or a list of them), as missing_keys names them."""
     if shape is None:
         return set()
-    return {path} | {p for key, sub in shape.items()
-                     for p in nested_paths(sub, f"{path}.{key}" if key not in ("*", "[]") else f"{path}{'.*' if key == '*' else '[]'}")}
+    step = {"*": ".*", "[]": "[]"}
+    return {path} | {p for key, sub in shape.items() for p in nested_paths(sub, f"{path}{step.get(key, '.' + key)}")}
 
 
 def test_status_json_has_every_key_upstreams_tracker_writes(run: dict[str, Any]) -> None:

@@ -34,8 +34,8 @@ from massgen.configs.schema import TeamConfig
 from massgen.files import RunFiles
 from massgen.logs import LogProjection
 from massgen.logs.layout import default_log_base as default_log_base  # re-exported
-from massgen.logs.layout import run_root_of
 from massgen.logs.layout import new_log_dir as new_log_dir  # re-exported
+from massgen.logs.layout import run_root_of
 from massgen.messages import (
     AnswerNow,
     CancelRun,
