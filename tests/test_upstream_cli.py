@@ -111,6 +111,8 @@ def test_status_json_says_in_progress_while_the_run_goes_on(tmp_path: Path) -> N
             time.sleep(0.05)
         assert seen["is_complete"] is False and seen["finish_reason"] == "in_progress"
         assert seen["results"]["winner"] is None and seen["coordination"]["phase"] == "initial_answer"
+        assert seen["agents"]["slow"]["status"] == "streaming"  # upstream's word for an agent at work
+        assert seen["agents"]["slow"]["round_history"][0]["outcome"] == ""  # its open round, as upstream's
         rest = process.communicate(timeout=60)[0]
     finally:
         process.kill()
