@@ -77,8 +77,8 @@ def one_run(fault: str, workdir: Path) -> tuple[int, float, str, float, int]:
         calls = len(server.requests)
     fields = dict(ln.split(": ", 1) for ln in done.stdout.splitlines() if ": " in ln)
     run_s = float("nan")
-    if "LOG_DIR" in fields:
-        trace = [json.loads(ln) for ln in (Path(fields["LOG_DIR"]) / "trace.jsonl").read_text().splitlines()]
+    if "ATTEMPT_DIR" in fields:  # LOG_DIR is the run's root; the trace is in the attempt
+        trace = [json.loads(ln) for ln in (Path(fields["ATTEMPT_DIR"]) / "trace.jsonl").read_text().splitlines()]
         run_s = next((float(r["payload"]["elapsed_s"]) for r in trace if r["type"] == "RunFinished"), run_s)
     return done.returncode, wall, fields.get("RUN_STATUS", "?"), run_s, calls
 

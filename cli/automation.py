@@ -2,19 +2,27 @@
 
 At the start (flushed at once, so a background caller can follow the run)::
 
-    LOG_DIR: <the run's log directory, absolute>
-    STATUS: <LOG_DIR>/status.json        rewritten while the run goes on
+    LOG_DIR: <the run's log_<stamp> root, absolute>    as upstream: the folder holding turn_N/
+    STATUS: <LOG_DIR>/turn_N/attempt_M/status.json     rewritten while the run goes on
+    ATTEMPT_DIR: <LOG_DIR>/turn_N/attempt_M            this version's: trace.jsonl, status.json, final/
     QUESTION: <the question, on one line>
+    [Coordination in progress - monitor status.json for real-time updates]
 
-At the end, upstream's lines, then this version's::
+At the end, upstream's lines in upstream's order, then this version's::
 
     WINNER: <agent id> | none
-    ANSWER_FILE: <LOG_DIR>/final/<winner>/answer.txt | none
+    ANSWER_FILE: <ATTEMPT_DIR>/final/<winner>/answer.txt | none
     DURATION: 12.3s
+    TIMELINE:                              each counted vote, then the tally
+      [VOTE] agent_a -> agent_b
+             Reason: <its first 50 characters>
+      [RESULTS]
+        agent_b: 3 votes (winner)
     ANSWER_PREVIEW: <the answer's first 200 characters, on one line>
-    ANSWER: <the answer file>              only when there is an answer
-    OUTPUT_FILE: <path>                    only with --output-file
     COMPLETED: 3 agents, 12.3s total
+    ANSWER: <LOG_DIR>/turn_N/final/<winner>/answer.txt   only when there is an answer
+    OUTPUT_FILE: <path>                    only with --output-file
+    FINAL_DIR: <ATTEMPT_DIR>/final         only when there is an answer
     RUN_STATUS: completed | partial | timeout | budget | interrupted | failed
     WINNER_LABEL: agent2.1 | none          the answer's anonymous label
     REASON: <why the run ended early>      only when RUN_STATUS is not completed
@@ -32,6 +40,7 @@ from typing import IO
 from massgen import LogLayout, RunResult
 
 PREVIEW_CHARS = 200
+_REASON_CHARS = 50  # upstream's TIMELINE shows this much of each vote's reason
 
 
 def _one_line(text: str) -> str:
@@ -39,24 +48,50 @@ def _one_line(text: str) -> str:
 
 
 def print_start(log_dir: Path, question: str, out: IO[str]) -> None:
-    absolute = log_dir.resolve()
-    out.write(f"LOG_DIR: {absolute}\nSTATUS: {LogLayout(absolute).status}\nQUESTION: {_one_line(question)}\n")
+    layout = LogLayout(log_dir.resolve())
+    out.write(f"LOG_DIR: {layout.run_root}\nSTATUS: {layout.status}\nATTEMPT_DIR: {layout.log_dir}\n"
+              f"QUESTION: {_one_line(question)}\n"
+              "[Coordination in progress - monitor status.json for real-time updates]\n")
     out.flush()
+
+
+def timeline(result: RunResult) -> list[str]:
+    """Upstream's TIMELINE block: each counted vote (voter -> agent voted for, the reason's head), then the
+    tally, most votes first, the winner marked (and "tie-broken" when the top count was shared)."""
+    votes = result.vote_results()
+    lines = ["TIMELINE:"]
+    for voted_for, voters in votes["voter_details"].items():
+        for voter in voters:
+            lines.append(f"  [VOTE] {_one_line(str(voter['voter']))} -> {_one_line(voted_for)}")
+            reason = _one_line(str(voter["reason"]))
+            if reason:
+                head = reason[:_REASON_CHARS] + ("..." if len(reason) > _REASON_CHARS else "")
+                lines.append(f"         Reason: {head}")
+    if votes["vote_counts"]:
+        lines.append("  [RESULTS]")
+        for agent, count in sorted(votes["vote_counts"].items(), key=lambda item: -item[1]):
+            mark = " (winner)" if agent == result.winner else ""
+            tie = " (tie-broken)" if votes["is_tie"] and agent == result.winner else ""
+            lines.append(f"    {_one_line(agent)}: {count} vote{'s' if count != 1 else ''}{mark}{tie}")
+    return lines
 
 
 def print_end(result: RunResult, agents: int, out: IO[str], output_file: Path | None = None) -> None:
     layout = LogLayout(result.log_dir.resolve())
-    answer_file = layout.final_answer(result.winner) if result.final_answer is not None else None
+    has_answer = result.final_answer is not None
+    answer_file = layout.final_answer(result.winner) if has_answer else None
     lines = [f"WINNER: {result.winner or 'none'}", f"ANSWER_FILE: {answer_file or 'none'}",
-             f"DURATION: {result.elapsed_s:.1f}s"]
+             f"DURATION: {result.elapsed_s:.1f}s", *timeline(result)]
     if result.final_answer is not None:
         preview = _one_line(result.final_answer)
         lines.append(f"ANSWER_PREVIEW: {preview[:PREVIEW_CHARS]}{'...' if len(preview) > PREVIEW_CHARS else ''}")
-        lines.append(f"ANSWER: {answer_file}")
+    lines.append(f"COMPLETED: {agents} agents, {result.elapsed_s:.1f}s total")
+    if has_answer:
+        lines.append(f"ANSWER: {layout.turn_final_answer(result.winner)}")
         if output_file is not None:
             lines.append(f"OUTPUT_FILE: {output_file.resolve()}")
-    lines += [f"COMPLETED: {agents} agents, {result.elapsed_s:.1f}s total", f"RUN_STATUS: {result.status}",
-              f"WINNER_LABEL: {result.winner_label or 'none'}"]
+        lines.append(f"FINAL_DIR: {layout.final_dir}")
+    lines += [f"RUN_STATUS: {result.status}", f"WINNER_LABEL: {result.winner_label or 'none'}"]
     if result.status != "completed":
         lines.append(f"REASON: {_one_line(result.reason)}")
     if result.presentation_not_used:

@@ -53,8 +53,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="watch the run in a browser: starts `massgen serve --ui` on a free local port and "
                              "prints the run's URL")
     parser.add_argument("--automation", action="store_true",
-                        help="no display; print LOG_DIR, STATUS (the status.json path) and ANSWER (the answer "
-                             "file) lines")
+                        help="no display; print LOG_DIR (the run's log_<stamp> folder), STATUS (the status.json "
+                             "path) and ANSWER (the answer file) lines, as upstream MassGen does")
     parser.add_argument("--orchestrator-timeout", type=float, metavar="SECONDS",
                         help="deadline for the whole run (overrides timeout_settings)")
     parser.add_argument("--validate", metavar="FILE", help="check a config file and exit")
@@ -62,7 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="let the agents read this directory (rw: the final presenter may also write it); "
                         "@path and @path:w in the question do the same for one path")
     parser.add_argument("--resume", metavar="LOG_DIR",
-                        help="start a new attempt of a run from its log directory, keeping its answers")
+                        help="start a new attempt of a run, keeping its answers: its LOG_DIR (the newest attempt) "
+                             "or one attempt directory (turn_N/attempt_M)")
     parser.add_argument("--ray", metavar="ADDRESS",
                         help="run the agents on a Ray cluster: auto or HOST:PORT (needs the [ray] extra)")
     parser.add_argument("--list-examples", action="store_true", help="list the shipped example configs")
@@ -276,19 +277,19 @@ def _resume(args: argparse.Namespace) -> int:
         if args.config:
             config, _ = resolve(args.config)
         elif point.redacted:
-            print(f"massgen: {args.resume}: the trace holds the run's config with its secrets redacted "
+            print(f"massgen: {point.log_dir}: the trace holds the run's config with its secrets redacted "
                   f"({', '.join(point.redacted)}); give the run's config again with --config FILE",
                   file=sys.stderr)
             return exit_codes.CONFIG_ERROR
         else:
-            config = validate_data(point.config, f"{args.resume}/trace.jsonl (the run's config)")
+            config = validate_data(point.config, f"{point.log_dir}/trace.jsonl (the run's config)")
     except (ResumeError, ConfigError) as exc:
         print(f"massgen: {exc}", file=sys.stderr)
         return exit_codes.CONFIG_ERROR
     for note in point.notes:
-        print(f"massgen: {args.resume}/trace.jsonl: {note}", file=sys.stderr)
+        print(f"massgen: {point.log_dir}/trace.jsonl: {note}", file=sys.stderr)
     if point.finished_status is not None:
-        print(f"massgen: note: {args.resume} had finished ({point.finished_status}); "
+        print(f"massgen: note: {point.log_dir} had finished ({point.finished_status}); "
               "the new attempt continues from its last state", file=sys.stderr)
     state = point.state
     mid_turn = sum(1 for a in state.agents.values() if a.replay and not a.voted and a.status == "live")

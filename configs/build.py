@@ -4,7 +4,10 @@ The same arguments as upstream's (``num_agents``, ``backend``, ``model``, ``mode
 ``use_docker``, ``context_paths``), the same agent ids (``agent_a``, ``agent_b``, ...) and the same
 model syntax (``gpt-5``, or ``provider/model`` such as ``groq/llama-3.3-70b``). The dict is shaped
 like the YAML, so ``massgen.run(query, config_dict=...)`` and ``massgen --validate`` take it.
-Upstream's quickstart extras (code-based tools, skills, Docker images) are not part of it here.
+Its sections are upstream's: ``agents``, ``orchestrator``, ``timeout_settings`` and ``ui``, with
+upstream's values for every key that means the same here (``UPSTREAM_TIMEOUTS``, ``UPSTREAM_UI``,
+the answer cap). Upstream's quickstart extras (code-based tools, skills, fairness caps, checklist
+voting, multimodal tools, Docker images) are left out, so running the dict applies all it says.
 """
 
 from __future__ import annotations
@@ -32,6 +35,15 @@ _COMPATIBLE = {
 }
 DEFAULT_MODEL = "gpt-5.4"  # upstream's default: two agents of it
 MAX_AGENTS = 10
+# Upstream's quickstart sections (config_builder._generate_quickstart_config), as this schema takes them.
+UPSTREAM_MAX_ANSWERS = 5  # orchestrator.max_new_answers_per_agent
+UPSTREAM_TIMEOUTS = {
+    "orchestrator_timeout_seconds": 3600,
+    "initial_round_timeout_seconds": 1200,  # a first answer
+    "subsequent_round_timeout_seconds": 900,  # a round with answers in view
+    "round_timeout_grace_seconds": 300,
+}
+UPSTREAM_UI = {"display_type": "textual_terminal", "logging_enabled": True}
 
 
 def backend_spec(provider: str | None, model: str) -> dict[str, Any]:
@@ -91,14 +103,15 @@ def build_config(
         specs = [backend_spec(backend, name.split("/", 1)[-1] if backend else name) for _ in range(count)]
     if not 1 <= len(specs) <= MAX_AGENTS:
         raise ConfigError(f"num_agents: between 1 and {MAX_AGENTS} agents, not {len(specs)}")
-    config: dict[str, Any] = {
-        "agents": [{"id": f"agent_{chr(ord('a') + i)}", "backend": spec} for i, spec in enumerate(specs)],
+    orchestrator: dict[str, Any] = {
+        "max_new_answers_per_agent": UPSTREAM_MAX_ANSWERS,
+        "context_paths": upstream_context_paths(context_paths or []),
     }
-    orchestrator: dict[str, Any] = {}
-    if context_paths:
-        orchestrator["context_paths"] = upstream_context_paths(context_paths)
     if use_docker:
         orchestrator["command_execution"] = "docker"
-    if orchestrator:
-        config["orchestrator"] = orchestrator
-    return config
+    return {
+        "agents": [{"id": f"agent_{chr(ord('a') + i)}", "backend": spec} for i, spec in enumerate(specs)],
+        "orchestrator": orchestrator,
+        "timeout_settings": dict(UPSTREAM_TIMEOUTS),
+        "ui": dict(UPSTREAM_UI),
+    }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import tempfile
 import warnings
 from pathlib import Path
@@ -17,8 +18,8 @@ from massgen.logs.projection import LogProjection
 from massgen.logs.reading import read_trace_file, trace_path
 from massgen.logs.upstream_status import upstream_status
 
-__all__ = ["TRACE_FILE", "TraceWarning", "read_trace", "rebuild_from_trace", "render_all", "write_all",
-           "write_atomic"]
+__all__ = ["TRACE_FILE", "TraceWarning", "link_run_status", "publish_turn_final", "read_trace", "rebuild_from_trace",
+           "render_all", "write_all", "write_atomic"]
 
 
 class TraceWarning(UserWarning):
@@ -80,8 +81,42 @@ def render_all(projection: LogProjection) -> dict[str, str]:
 
 
 def write_all(log_dir: Path, projection: LogProjection) -> None:
-    for relative, text in render_all(projection).items():
+    files = render_all(projection)
+    for relative, text in files.items():
         write_atomic(log_dir / relative, text)
+    publish_turn_final(log_dir, files)
+
+
+def link_run_status(log_dir: Path) -> None:
+    """``<log_<stamp>>/status.json``: a link to this attempt's live ``status.json``, so ``$LOG_DIR/status.json``
+    (upstream's LOG_DIR is the run root) is the live status, as upstream's skills and review_watcher.sh read
+    it; upstream itself writes status.json only in the attempt. Relinked by each new turn or attempt;
+    nothing when the log directory is not in the ``turn_N/attempt_M`` layout or links cannot be made."""
+    turn = layout.turn_dir_of(log_dir)
+    if turn is None:
+        return
+    root = turn.parent
+    staging = root / f".{layout.STATUS_FILE}.{os.getpid()}.link"
+    try:
+        staging.unlink(missing_ok=True)
+        staging.symlink_to(Path(turn.name) / log_dir.name / layout.STATUS_FILE)
+        os.replace(staging, root / layout.STATUS_FILE)
+    except OSError:
+        staging.unlink(missing_ok=True)  # a file system without links: the attempt's STATUS path still works
+
+
+def publish_turn_final(log_dir: Path, files: dict[str, str]) -> None:
+    """Copy the attempt's ``final/`` to ``turn_N/final/``, replacing an older attempt's, as upstream MassGen
+    does after each run: its ``ANSWER:`` line and scripts read the turn-level copy. Written with the
+    attempt's files, so it is a copy of them; nothing when the attempt has no final answer yet or the
+    log directory is not in the ``turn_N/attempt_M`` layout."""
+    turn = layout.turn_dir_of(log_dir)
+    finals = {relative: text for relative, text in files.items() if relative.startswith(f"{layout.FINAL_DIR}/")}
+    if turn is None or not finals:
+        return
+    shutil.rmtree(turn / layout.FINAL_DIR, ignore_errors=True)
+    for relative, text in finals.items():
+        write_atomic(turn / relative, text)
 
 
 def read_trace(log_dir: str | Path) -> list[dict[str, Any]]:

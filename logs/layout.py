@@ -1,10 +1,13 @@
 """Every path in a log directory, in one place.
 
-    <base>/log_<stamp>/turn_N/attempt_M/    one attempt of one turn of a run (a "log directory")
-        trace.jsonl                         the trace: the primary log (messages/trace.py)
-        status.json, vote.json, coordination_events.json, execution_metadata.yaml
-        agent_outputs/<agent>.txt           every answer of one agent
-        final/<winner or best_so_far>/answer.txt
+    <base>/log_<stamp>/                     the run's root: upstream MassGen's LOG_DIR
+      turn_N/
+        final/<winner>/answer.txt           a copy of the newest finished attempt's final/ (upstream's ANSWER)
+        attempt_M/                          one attempt of one turn of a run (a "log directory")
+          trace.jsonl                       the trace: the primary log (messages/trace.py)
+          status.json, vote.json, coordination_events.json, execution_metadata.yaml
+          agent_outputs/<agent>.txt         every answer of one agent
+          final/<winner or best_so_far>/answer.txt
 
 ``<base>`` is ``$MASSGEN_LOG_BASE_DIR`` or ``.massgen/massgen_logs``. A REPL session keeps
 its turns under one ``log_<stamp>``; ``--resume`` adds ``attempt_M+1`` beside the attempt
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,6 +35,8 @@ ANSWER_FILE = "answer.txt"
 BEST_SO_FAR = "best_so_far"  # the final answer's folder when no agent won
 RUN_PREFIX = "log_"
 ATTEMPT_GLOB = f"{RUN_PREFIX}*/turn_*/attempt_*"
+_TURN = re.compile(r"turn_([0-9]+)")
+_ATTEMPT = re.compile(r"attempt_([0-9]+)")
 
 
 def default_log_base() -> Path:
@@ -75,6 +81,34 @@ def next_attempt_dir(log_dir: Path, attempt: int) -> Path:
     return path
 
 
+def turn_dir_of(log_dir: Path) -> Path | None:
+    """The ``turn_N`` folder holding the attempt ``log_dir``; None for a log directory named by the user."""
+    if _ATTEMPT.fullmatch(log_dir.name) and _TURN.fullmatch(log_dir.parent.name):
+        return log_dir.parent
+    return None
+
+
+def run_root_of(log_dir: Path) -> Path:
+    """The ``log_<stamp>`` root of the attempt ``log_dir`` (upstream's LOG_DIR); ``log_dir`` itself when it
+    is not in the ``turn_N/attempt_M`` layout (a directory the user named)."""
+    turn = turn_dir_of(log_dir)
+    return turn.parent if turn is not None else log_dir
+
+
+def newest_attempt(path: Path) -> Path | None:
+    """The newest attempt with a trace inside a run root (of its highest turn) or a turn folder; None if none."""
+    def number(part: Path, pattern: re.Pattern[str]) -> int:
+        match = pattern.fullmatch(part.name)
+        return int(match[1]) if match else -1
+
+    found = [trace.parent for trace in (*path.glob(f"turn_*/attempt_*/{TRACE_FILE}"),
+                                        *path.glob(f"attempt_*/{TRACE_FILE}"))]
+    found = [d for d in found if number(d, _ATTEMPT) >= 0 and (d.parent == path or number(d.parent, _TURN) >= 0)]
+    if not found:
+        return None
+    return max(found, key=lambda d: (number(d.parent, _TURN), number(d, _ATTEMPT)))
+
+
 @dataclass(frozen=True)
 class LogLayout:
     """The files of one log directory (one attempt), by what they are."""
@@ -89,9 +123,23 @@ class LogLayout:
     def status(self) -> Path:
         return self.log_dir / STATUS_FILE
 
+    @property
+    def final_dir(self) -> Path:
+        return self.log_dir / FINAL_DIR
+
+    @property
+    def run_root(self) -> Path:
+        return run_root_of(self.log_dir)
+
     def final_answer(self, winner: str | None) -> Path:
         """``final/<winner>/answer.txt``; ``final/best_so_far/answer.txt`` when no agent won."""
         return self.log_dir / final_answer_name(winner)
+
+    def turn_final_answer(self, winner: str | None) -> Path:
+        """The turn-level copy ``turn_N/final/<winner>/answer.txt`` (upstream's ANSWER); the attempt's own
+        file when the log directory is not in the ``turn_N/attempt_M`` layout."""
+        turn = turn_dir_of(self.log_dir)
+        return (turn if turn is not None else self.log_dir) / final_answer_name(winner)
 
 
 def agent_output_name(agent_id: str) -> str:

@@ -30,6 +30,7 @@ from massgen.messages import (
     InvalidateVotes,
     KillAgent,
     ModelCallFinished,
+    ModelCallStarted,
     PresentFinal,
     RecordVote,
     RestartAgent,
@@ -54,9 +55,9 @@ STATUS_QUESTION_CHARS = 4096
 # (and, when in TimelineMessage, is listed in the timeline). Adding one here without a case in
 # ``_fold`` is a type error.
 ProjectedMessage: TypeAlias = (
-    RunStarted | TurnStarted | AnswerAccepted | RecordVote | InvalidateVotes | RunResumed | ModelCallFinished
-    | ChildFailed | AgentRestarting | AgentMarkedFailed | AgentExcluded | AgentRejoined | PresentFinal
-    | SnapshotTaken | ContextChanged | RunFinished
+    RunStarted | TurnStarted | AnswerAccepted | RecordVote | InvalidateVotes | RunResumed | ModelCallStarted
+    | ModelCallFinished | ChildFailed | AgentRestarting | AgentMarkedFailed | AgentExcluded | AgentRejoined
+    | PresentFinal | SnapshotTaken | ContextChanged | RunFinished
 )
 _PROJECTED = RecordSubset[ProjectedMessage](ProjectedMessage)
 
@@ -78,7 +79,8 @@ class AgentView:
     def as_dict(self) -> dict[str, Any]:
         return {
             "label": self.label,
-            "status": self.status,
+            # this version's word for what the agent is doing; status.json's "status" is upstream's word
+            "state": self.status,
             "incarnation": self.incarnation,
             "answers": len(self.answers),
             "latest_answer": f"{self.label}.{len(self.answers)}" if self.answers else None,
@@ -113,6 +115,9 @@ class LogProjection:
         self.votes: list[dict[str, Any]] = []
         self.events: list[dict[str, Any]] = []
         self.snapshots: list[dict[str, Any]] = []
+        # Each model call: agent, turn_id, tokens, cost, when it started and ended (status.json's round_history).
+        self.calls: list[dict[str, Any]] = []
+        self._calls_open: dict[tuple[str, int, int], float] = {}
         self.context_changes: dict[str, Any] | None = None
         # Calls and tokens an attempt resumed from had already spent (RunResumed).
         self.carried_usage = {"model_calls": 0, "input_tokens": 0, "output_tokens": 0}
@@ -204,12 +209,19 @@ class LogProjection:
                     if agent := self.agents.get(carried.agent):
                         agent.restarts, agent.incarnation = carried.restarts, carried.incarnation
                         agent.status = "failed" if carried.status == "failed" else agent.status
+            case ModelCallStarted():
+                self._calls_open[(sender_name(record.sender), message.turn_id, message.call_index)] = float(record.ts)
             case ModelCallFinished():
                 agent = self._agent_of(record.sender)
+                name = sender_name(record.sender)
+                started = self._calls_open.pop((name, message.turn_id, message.call_index), float(record.ts))
                 if agent and message.finish_reason != "replayed":  # answered from an earlier trace: no call made
                     agent.model_calls += 1
                     agent.input_tokens += message.input_tokens
                     agent.output_tokens += message.output_tokens
+                    self.calls.append({"agent": name, "turn_id": message.turn_id, "input_tokens": message.input_tokens,
+                                       "output_tokens": message.output_tokens, "cost_usd": message.cost_usd,
+                                       "started": started, "ts": float(record.ts)})
             case ChildFailed():
                 if agent := self.agents.get(message.name):
                     agent.last_error = message.error

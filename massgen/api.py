@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import inspect
 import os
 from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
@@ -117,6 +118,37 @@ def upstream_config(
     return team
 
 
+def config_used(
+    config: ConfigLike = None,
+    config_dict: Mapping[str, Any] | None = None,
+    model: str | None = None,
+    models: Sequence[str] | None = None,
+    num_agents: int | None = None,
+) -> str:
+    """Upstream's ``config_used``: where the team of ``run(...)`` came from, in its words: ``config_dict``,
+    ``multi-agent:<models>``, ``agent:<model>x<n>``, the config file's path, or (here) ``TeamConfig``,
+    the discovered file, ``the default team``; ``model`` applied to a config adds `` (model <model>)``."""
+    if config_dict is not None:
+        return "config_dict"
+    if models:
+        return f"multi-agent:{','.join(models)}"
+    if model is not None and config is None:
+        return f"agent:{model}x{num_agents or 1}"
+    from massgen.configs import TeamConfig
+    from massgen.configs.defaults import discovered_config_paths
+    from massgen.configs.loader import resolve_config_path
+
+    if isinstance(config, TeamConfig):
+        source = "TeamConfig"
+    elif isinstance(config, Mapping):
+        source = "config_dict"
+    elif isinstance(config, str | os.PathLike):
+        source = str(resolve_config_path(os.fspath(config)).resolve())
+    else:
+        source = next((str(p.resolve()) for p in discovered_config_paths() if p.is_file()), "the default team")
+    return source if model is None else f"{source} (model {model})"
+
+
 _ENDS = RecordSubset[RunFinished](RunFinished)  # the stream's end
 _RUN_EXTRAS = frozenset({"system_message", "base_url", "context_paths", "backend", "backends"})
 
@@ -145,8 +177,10 @@ class _Started:
     query: str
     session: Session | None
     output_file: str | os.PathLike[str] | None
+    config_used: str
 
     def finished(self, result: RunResult) -> RunResult:
+        result = dataclasses.replace(result, config_used=self.config_used)
         _write_output(result, self.output_file)
         if self.session is not None:
             self.session.add_turn(self.query, result)
@@ -177,11 +211,13 @@ def _start(
     """The arguments of ``run`` and ``run_sync``, declared once (see ``run``); the team, started."""
     session, config, history = _session(session_id, config, history)
     team_config = upstream_config(config, config_dict, model, models, num_agents, use_docker, **kwargs)
+    source = config_used(config, config_dict, model, models, num_agents)
     history = (*history_pairs(conversation_history or ()), *history)
     team = new_team(team_config, query, history=history, log_dir=log_dir, timeout=timeout,
                     context_paths=parse_at_references, subscribers=[_verbose_printer] if verbose else [])
     team.start()  # spawns the actors and returns; nothing here waits on them
-    return _Started(team=team, query=query, session=session, output_file=output_file)
+    return _Started(team=team, query=query, session=session, output_file=output_file,
+                    config_used=source)
 
 
 _P = ParamSpec("_P")
@@ -251,6 +287,7 @@ async def stream(
     out the streamed text of the agents. ``session_id``: as for ``run``.
     """
     session, config, history = _session(session_id, config, history)
+    source = config_used(config)
     loop = asyncio.get_running_loop()
     queue: asyncio.Queue[Event | None] = asyncio.Queue()
 
@@ -278,7 +315,7 @@ async def stream(
             if event is None:
                 break
             yield event
-        result = await asyncio.shield(waiting)
+        result = dataclasses.replace(await asyncio.shield(waiting), config_used=source)
         finished = True
         if session is not None:
             session.add_turn(query, result)

@@ -32,6 +32,12 @@ class RunResult:
     # Why the final answer is the winning answer as written, not its presentation ("" when it is the
     # presentation, or none was asked for): every surface shows it (RunFinished.presentation_not_used).
     presentation_not_used: str = ""
+    # The run's log_<stamp> root, holding turn_N/attempt_M (None: log_dir is a directory the caller named).
+    log_root: Path | None = None
+    # Each agent's anonymous label (agent id -> "agent1"), as the agents saw each other.
+    labels: dict[str, str] = field(default_factory=dict)
+    # Where the team came from, in upstream's words ("config_dict", "multi-agent:a,b", "agent:MxN", a path).
+    config_used: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -39,8 +45,8 @@ class RunResult:
 
     @property
     def log_directory(self) -> str:
-        """The log directory as a string: the name upstream MassGen's result dict uses."""
-        return str(self.log_dir)
+        """The run's ``log_<stamp>`` root, as upstream MassGen's ``log_directory`` (``log_dir`` is the attempt)."""
+        return str(self.log_root or self.log_dir)
 
     def raise_for_status(self) -> RunResult:
         """Raise the ``RunError`` for an ending with a non-zero exit code (failed, partial, timeout,
@@ -57,10 +63,14 @@ class RunResult:
             "winner": self.winner,
             "winner_label": self.winner_label,
             "votes": [dict(v) for v in self.votes],
-            "answers": dict(self.answers),
+            # upstream's list: each answer's label, agent, snapshot folder (None here) and text
+            "answers": self.answer_list(),
             "log_directory": self.log_directory,
-            "log_dir": self.log_directory,
-            "usage": dict(self.usage),
+            "log_dir": str(self.log_dir),
+            # this version's counts, and upstream's names for the same tokens
+            "usage": {**self.usage, "prompt_tokens": self.usage.get("input_tokens", 0),
+                      "completion_tokens": self.usage.get("output_tokens", 0),
+                      "total_tokens": self.usage.get("input_tokens", 0) + self.usage.get("output_tokens", 0)},
             "status": self.status,
             "reason": self.reason,
             "partial": self.partial,
@@ -70,8 +80,38 @@ class RunResult:
             # upstream's names: the winner, the final/ folder, the counted votes, the id to find the run by
             "selected_agent": self.winner,
             "final_answer_path": str(self.log_dir / "final"),
-            "vote_results": {"vote_counts": self.vote_counts(), "winner": self.winner},
+            "vote_results": self.vote_results(),
             "session_id": self.run_id,
+            "config_used": self.config_used,
+        }
+
+    def answer_list(self) -> list[dict[str, Any]]:
+        """Upstream's ``answers``: ``{"label", "agent_id", "answer_path", "content"}`` per answer, in order."""
+        by_label = {label: agent for agent, label in self.labels.items()}
+        return [{"label": label, "agent_id": by_label.get(label.rsplit(".", 1)[0]), "answer_path": None,
+                 "content": content} for label, content in self.answers.items()]
+
+    def vote_results(self) -> dict[str, Any]:
+        """Upstream's ``vote_results``: the counted votes of the deciding round by agent voted for, who voted
+        and why (``voter_details``), whether the top count was shared (``is_tie``), how many votes were
+        counted (``total_votes``), and ``agent_mapping`` (anonymous label -> agent id). ``winner`` is
+        the run's winner: the judge's pick (docs/architecture.md), which can differ from the top count."""
+        counted = [v for v in self.votes if v.get("valid", True)]
+        details: dict[str, list[dict[str, str]]] = {}
+        for vote in counted:
+            details.setdefault(str(vote["target"]), []).append(
+                {"voter": str(vote["voter"]), "reason": str(vote.get("reason") or "No reason provided")})
+        counts = self.vote_counts()
+        top = max(counts.values(), default=0)
+        return {
+            "vote_counts": counts,
+            "voter_details": details,
+            "winner": self.winner,
+            "is_tie": sum(1 for n in counts.values() if n == top) > 1,
+            "total_votes": len(counted),
+            "agents_with_answers": len({label.rsplit(".", 1)[0] for label in self.answers}),
+            "agents_voted": len({str(v["voter"]) for v in counted}),
+            "agent_mapping": {label: agent for agent, label in self.labels.items()},
         }
 
     def vote_counts(self) -> dict[str, int]:

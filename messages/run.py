@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from massgen.messages.envelope import Message
 
@@ -23,6 +23,8 @@ class RunStarted(Message):
     attempt: int = 1
     # The attempt directory this run resumes, whose accepted answers it starts with.
     resumed_from: str | None = None
+    # Each agent's workspace folder (agents that work with files only), for status.json's workspace_paths.
+    workspaces: dict[str, str] = Field(default_factory=dict)
 
 
 class RunOutcome(BaseModel):

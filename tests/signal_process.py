@@ -69,7 +69,9 @@ def stop_one_shot(tmp_path: Path, signum: int, config: Path = SLOW_TEAM, *, when
     )
     assert proc.stdout is not None
     try:
-        log_dir = tmp_path / proc.stdout.readline().split(": ", 1)[1].strip()
+        # LOG_DIR (the run's root), STATUS, then ATTEMPT_DIR: the folder with the trace
+        start = dict(proc.stdout.readline().split(": ", 1) for _ in range(3))
+        log_dir = tmp_path / start["ATTEMPT_DIR"].strip()
         trace = wait_for_trace(log_dir / "trace.jsonl", when, proc)
         for number in range(times):
             if number:

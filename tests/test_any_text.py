@@ -27,7 +27,7 @@ def test_a_question_with_bytes_that_are_not_utf8_is_traced_escaped_and_answered(
     out = done.stdout.decode()
     assert done.returncode == 0, done.stderr.decode()
     assert "RUN_STATUS: completed" in out.splitlines()
-    log_dir = Path(out.splitlines()[0].split(": ", 1)[1])
+    log_dir = Path(next(ln for ln in out.splitlines() if ln.startswith("ATTEMPT_DIR: ")).split(": ", 1)[1])
     trace = [json.loads(line) for line in (log_dir / "trace.jsonl").read_text(encoding="utf-8").splitlines()]
     assert trace[0]["payload"]["question"] == "caf\\xe9?"
     answer_file = Path(next(ln for ln in out.splitlines() if ln.startswith("ANSWER_FILE: ")).split(": ", 1)[1])

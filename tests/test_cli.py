@@ -38,7 +38,7 @@ def test_automation_mode_prints_machine_readable_lines(tmp_path: Path) -> None:
     assert done.returncode == 0
     fields = lines(done.stdout)
     assert fields["RUN_STATUS"] == "completed" and fields["WINNER_LABEL"] == "agent2.1"
-    log_dir = tmp_path / fields["LOG_DIR"]
+    log_dir = tmp_path / fields["ATTEMPT_DIR"]
     assert log_dir.is_dir() and log_dir.parts[-2:] == ("turn_1", "attempt_1")
     assert (tmp_path / fields["ANSWER_FILE"]).read_text().startswith("9.9 is larger.")
     assert json.loads((log_dir / "status.json").read_text())["result"]["status"] == "completed"
@@ -50,7 +50,7 @@ def test_every_agent_failing_exits_2_with_logs(tmp_path: Path) -> None:
     fields = lines(done.stdout)
     assert fields["RUN_STATUS"] == "failed" and fields["ANSWER_FILE"] == "none"
     assert "no agent produced an answer" in fields["REASON"]
-    assert (tmp_path / fields["LOG_DIR"] / "execution_metadata.yaml").is_file()
+    assert (tmp_path / fields["ATTEMPT_DIR"] / "execution_metadata.yaml").is_file()
 
 
 def test_the_run_deadline_exits_3_with_the_best_answer_marked(tmp_path: Path) -> None:
@@ -106,13 +106,13 @@ def test_resume_starts_a_new_attempt_with_the_answers_of_the_stopped_run(tmp_pat
     first = massgen("--automation", "--config", str(CONFIGS / "slow_team.yaml"), "--orchestrator-timeout", "1",
                     "What is 2+2?", tmp_path=tmp_path)
     assert first.returncode == 3
-    old_dir = tmp_path / lines(first.stdout)["LOG_DIR"]
+    old_dir = tmp_path / lines(first.stdout)["ATTEMPT_DIR"]
 
     resumed = massgen("--automation", "--resume", str(old_dir), "--config", str(CONFIGS / "resume_team.yaml"),
                       tmp_path=tmp_path)
     assert resumed.returncode == 0, resumed.stderr
     fields = lines(resumed.stdout)
-    new_dir = tmp_path / fields["LOG_DIR"]
+    new_dir = tmp_path / fields["ATTEMPT_DIR"]
     assert new_dir == old_dir.parent / "attempt_2"
     assert fields["RUN_STATUS"] == "completed" and fields["WINNER_LABEL"] == "agent1.1"
     assert "resuming with 1 earlier answers" in resumed.stderr

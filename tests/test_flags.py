@@ -66,7 +66,7 @@ def test_model_and_base_url_make_a_single_agent_on_that_server(
     code, fields = automation(capsys, "--model", "chatcompletion/zero-model", "--base-url", zero.base_url,
                               "--system-message", "Answer in one line.", "What is 2+2?")
     assert code == 0 and fields["RUN_STATUS"] == "completed"
-    agents = run_config(fields["LOG_DIR"])["agents"]
+    agents = run_config(fields["ATTEMPT_DIR"])["agents"]
     assert len(agents) == 1 and agents[0]["system_message"] == "Answer in one line."
     backend = agents[0]["backend"]
     assert (backend["type"], backend["model"], backend["base_url"]) == ("chatcompletion", "zero-model",
@@ -79,7 +79,7 @@ def test_backend_picks_the_type_for_a_model_name(zero: ZeroLatencyServer, capsys
     code, fields = automation(capsys, "--backend", "vllm", "--model", "Qwen/Qwen2.5-7B-Instruct",
                               "--base-url", zero.base_url, "q")
     assert code == 0
-    backend = run_config(fields["LOG_DIR"])["agents"][0]["backend"]
+    backend = run_config(fields["ATTEMPT_DIR"])["agents"][0]["backend"]
     assert backend["type"] == "vllm" and backend["model"] == "Qwen/Qwen2.5-7B-Instruct"
 
 
@@ -88,7 +88,7 @@ def test_model_with_config_makes_a_same_model_team(zero: ZeroLatencyServer,
     code, fields = automation(capsys, "--config", EXAMPLE, "--backend", "chatcompletion", "--model", "zero",
                               "--base-url", zero.base_url, "q")
     assert code == 0
-    agents = run_config(fields["LOG_DIR"])["agents"]
+    agents = run_config(fields["ATTEMPT_DIR"])["agents"]
     assert [a["id"] for a in agents] == ["agent_a", "agent_b", "agent_c"]
     assert {(a["backend"]["type"], a["backend"]["model"]) for a in agents} == {("chatcompletion", "zero")}
 

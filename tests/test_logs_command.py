@@ -14,8 +14,8 @@ CONFIGS = Path(__file__).parent / "configs"
 
 def run_counted(capsys: pytest.CaptureFixture[str], question: str = "What is 2+2?") -> Path:
     assert main(["--automation", "--config", str(CONFIGS / "counted_team.yaml"), question]) == 0
-    fields = dict(line.split(": ", 1) for line in capsys.readouterr().out.splitlines())
-    return Path(fields["LOG_DIR"])
+    fields = dict(line.split(": ", 1) for line in capsys.readouterr().out.splitlines() if ": " in line)
+    return Path(fields["ATTEMPT_DIR"])
 
 
 def logs(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:

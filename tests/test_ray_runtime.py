@@ -228,7 +228,7 @@ def test_the_ray_flag_runs_the_team_on_a_running_cluster(tmp_path: Path) -> None
     assert out["exit"] == 0 and out["cli"]["exit"] == 0, out["cli"]["stderr"] if "cli" in out else out["stderr"]
     lines = dict(line.split(": ", 1) for line in out["cli"]["stdout"].splitlines() if ": " in line)
     assert lines["RUN_STATUS"] == "completed" and lines["WINNER_LABEL"] == "agent2.1"
-    trace = read_trace(tmp_path / lines["LOG_DIR"])
+    trace = read_trace(tmp_path / lines["ATTEMPT_DIR"])
     assert sorted(r["payload"]["name"] for r in of_type(trace, "Placed")) == ["agent_a", "agent_b", "agent_c"]
     assert_trace_invariants(trace)
     assert_causal_order(trace)

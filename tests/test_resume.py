@@ -10,7 +10,7 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import pytest
 import yaml
@@ -57,6 +57,12 @@ def real_calls(trace: list[dict[str, Any]]) -> Counter[str]:
                    if r["type"] == "ModelReplyRecorded" and r["payload"]["replayed_from"] is None)
 
 
+def attempt_dir_line(stdout: IO[str]) -> str:
+    """The ATTEMPT_DIR of a starting ``--automation`` run (after LOG_DIR, the run's root, and STATUS)."""
+    start = dict(stdout.readline().split(": ", 1) for _ in range(3))
+    return start["ATTEMPT_DIR"].strip()
+
+
 def kill_when(config: Path, tmp_path: Path, record_type: str, nth: int) -> Path:
     """Start a real run and SIGKILL it once the nth record of ``record_type`` is on disk."""
     env = {**os.environ, "MASSGEN_LOG_BASE_DIR": str(tmp_path / "logs")}
@@ -64,7 +70,7 @@ def kill_when(config: Path, tmp_path: Path, record_type: str, nth: int) -> Path:
                              QUESTION], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
                             cwd=tmp_path)
     assert proc.stdout is not None
-    log_dir = tmp_path / proc.stdout.readline().split(": ", 1)[1].strip()
+    log_dir = tmp_path / attempt_dir_line(proc.stdout)
     trace = log_dir / "trace.jsonl"
     deadline = time.monotonic() + 30 * FACTOR
     try:
@@ -94,7 +100,7 @@ def uninterrupted(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, 
     config = slowed_example(tmp_path)
     done = massgen("--automation", "--config", str(config), QUESTION, tmp_path=tmp_path)
     assert done.returncode == 0, done.stderr
-    log_dir = tmp_path / fields(done.stdout)["LOG_DIR"]
+    log_dir = tmp_path / fields(done.stdout)["ATTEMPT_DIR"]
     answer = (tmp_path / fields(done.stdout)["ANSWER_FILE"]).read_text()
     return config, answer, real_calls(read_trace(log_dir))
 
@@ -123,7 +129,7 @@ def test_a_killed_run_resumes_to_the_same_answer_without_repeating_a_finished_ca
     out = fields(resumed.stdout)
     assert out["RUN_STATUS"] == "completed" and out["WINNER_LABEL"] == "agent2.1"
     assert (tmp_path / out["ANSWER_FILE"]).read_text() == expected_answer
-    new_dir = tmp_path / out["LOG_DIR"]
+    new_dir = tmp_path / out["ATTEMPT_DIR"]
     assert new_dir == old_dir.parent / "attempt_2"
     trace = read_trace(new_dir)
     started, resumed_state = trace[0], next(r for r in trace if r["type"] == "RunResumed")
@@ -158,7 +164,7 @@ def test_resume_after_a_torn_last_line_and_a_corrupt_middle_line_says_what_it_sk
     assert f"resuming with {answers} earlier answers" in resumed.stderr
     out = fields(resumed.stdout)
     assert (tmp_path / out["ANSWER_FILE"]).read_text() == expected_answer
-    state = next(r for r in read_trace(tmp_path / out["LOG_DIR"]) if r["type"] == "RunResumed")["payload"]
+    state = next(r for r in read_trace(tmp_path / out["ATTEMPT_DIR"]) if r["type"] == "RunResumed")["payload"]
     assert state["skipped"] == [f"line {middle + 1}: not JSON (Expecting value at column 1)"]
 
 
@@ -171,7 +177,7 @@ def test_a_resumed_run_can_itself_be_killed_and_resumed(
     proc = subprocess.Popen([sys.executable, "-m", "massgen.cli.main", "--automation", "--resume", str(first)],
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env, cwd=tmp_path)
     assert proc.stdout is not None
-    second = tmp_path / proc.stdout.readline().split(": ", 1)[1].strip()
+    second = tmp_path / attempt_dir_line(proc.stdout)
     deadline = time.monotonic() + 30 * FACTOR
     while time.monotonic() < deadline and proc.poll() is None:
         if (second / "trace.jsonl").exists() and (second / "trace.jsonl").read_text().count('"RecordVote"') >= 3:
@@ -185,9 +191,9 @@ def test_a_resumed_run_can_itself_be_killed_and_resumed(
 
     assert resumed.returncode == 0, resumed.stderr
     out = fields(resumed.stdout)
-    assert (tmp_path / out["LOG_DIR"]).name == "attempt_3"
+    assert (tmp_path / out["ATTEMPT_DIR"]).name == "attempt_3"
     assert (tmp_path / out["ANSWER_FILE"]).read_text() == expected_answer
-    made = sum((real_calls(read_trace(d)) for d in (first, second, tmp_path / out["LOG_DIR"])), Counter())
+    made = sum((real_calls(read_trace(d)) for d in (first, second, tmp_path / out["ATTEMPT_DIR"])), Counter())
     assert made == expected_calls
 
 
@@ -198,7 +204,7 @@ def test_resume_without_config_says_which_secrets_the_trace_redacted(tmp_path: P
     config = tmp_path / "keyed.yaml"
     config.write_text(json.dumps(data))
     done = massgen("--automation", "--config", str(config), "q", tmp_path=tmp_path)
-    log_dir = tmp_path / fields(done.stdout)["LOG_DIR"]
+    log_dir = tmp_path / fields(done.stdout)["ATTEMPT_DIR"]
     assert "sk-secret" not in (log_dir / "trace.jsonl").read_text()
 
     refused = massgen("--resume", str(log_dir), tmp_path=tmp_path)
@@ -220,14 +226,14 @@ def test_a_turn_cut_short_is_redone_with_its_finished_calls_answered_from_the_tr
     config.write_text(json.dumps(data))
     whole = massgen("--automation", "--config", str(config), QUESTION, tmp_path=tmp_path)
     assert whole.returncode == 0, whole.stderr
-    expected = real_calls(read_trace(tmp_path / fields(whole.stdout)["LOG_DIR"]))
+    expected = real_calls(read_trace(tmp_path / fields(whole.stdout)["ATTEMPT_DIR"]))
 
     old_dir = kill_when(config, tmp_path, "TurnCorrection", 1)
     resumed = massgen("--automation", "--resume", str(old_dir), tmp_path=tmp_path)
 
     assert resumed.returncode == 0, resumed.stderr
     assert "1 agents redoing their turn from recorded calls" in resumed.stderr
-    trace = read_trace(tmp_path / fields(resumed.stdout)["LOG_DIR"])
+    trace = read_trace(tmp_path / fields(resumed.stdout)["ATTEMPT_DIR"])
     replays = [r for r in trace if r["type"] == "ModelReplyRecorded" and r["payload"]["replayed_from"]]
     old = {r["seq"]: r for r in read_trace(old_dir)}
     assert len(replays) == 1 and old[replays[0]["payload"]["replayed_from"]]["payload"]["text"] == \

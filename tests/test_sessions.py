@@ -42,7 +42,7 @@ def test_a_session_is_continued_in_a_new_process_with_its_first_turn(tmp_path: P
     assert first.returncode == 0 and "session: work (turn 1" in first.stderr
     second = massgen_process(tmp_path, "--continue", "--automation", "And which is smaller?")
     assert second.returncode == 0, second.stderr
-    log_dir = dict(line.split(": ", 1) for line in second.stdout.splitlines())["LOG_DIR"]
+    log_dir = dict(line.split(": ", 1) for line in second.stdout.splitlines() if ": " in line)["ATTEMPT_DIR"]
     assert started(tmp_path / log_dir)["history"] == [[FIRST, ANSWER]]  # the first process's turn is context
 
     stored = json.loads((tmp_path / "sessions" / "work" / "session.json").read_text())
@@ -76,7 +76,7 @@ def test_the_api_and_the_command_line_share_one_store(tmp_path: Path, capsys: py
     second = massgen.run_sync("Are you sure?", session_id="api")  # the session's config is used again
     assert started(second.log_dir)["history"] == [[FIRST, first.final_answer]]
     assert main(["--session-id", "api", "--automation", "Third?"]) == 0
-    log_dir = dict(line.split(": ", 1) for line in capsys.readouterr().out.splitlines())["LOG_DIR"]
+    log_dir = dict(line.split(": ", 1) for line in capsys.readouterr().out.splitlines() if ": " in line)["ATTEMPT_DIR"]
     assert [q for q, _ in started(log_dir)["history"]] == [FIRST, "Are you sure?"]
 
     async def streamed() -> list[Any]:

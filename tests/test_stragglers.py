@@ -88,7 +88,8 @@ def _assert_dropped_as_straggler(tmp_path: Path, faulty: dict[str, object]) -> l
     assert not of_type(trace, "AgentRejoined")
     assert not [r for r in of_type(trace, "AgentMarkedFailed") if "straggler" in r["payload"]["reason"]]
     status = json.loads((result.log_dir / "status.json").read_text())
-    assert status["agents"]["slow"]["status"] == "excluded"  # not "done", not failed for the whole run
+    assert status["agents"]["slow"]["state"] == "excluded"  # not "done", not failed for the whole run
+    assert status["agents"]["slow"]["status"] == "timeout"  # upstream's word for an agent cut by its deadline
     assert "straggler" in status["agents"]["slow"]["last_error"]
     return trace
 
@@ -117,7 +118,8 @@ def test_a_late_first_answer_rejoins_the_next_round(tmp_path: Path) -> None:
     assert sorted(final_votes) == ["one", "slow", "two"]  # round 3 counted the straggler again
     assert not of_type(trace, "AgentMarkedFailed")
     status = json.loads((result.log_dir / "status.json").read_text())
-    assert status["agents"]["slow"]["status"] == "done" and status["agents"]["slow"]["answers"] == 1
+    assert status["agents"]["slow"]["state"] == "done" and status["agents"]["slow"]["answers"] == 1
+    assert status["agents"]["slow"]["status"] == "voted"  # upstream's word for how it ended
     projection = LogProjection()  # what `--stream-events`, the API and serve show of it
     events = [e for r in trace for e in (projection.apply(r), events_from_record(r, projection))[1]]
     seen = [(e.type, e.agent, e.as_dict()["round"]) for e in events if isinstance(e, ExcludedEvent | RejoinedEvent)]

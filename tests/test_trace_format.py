@@ -100,7 +100,10 @@ def test_a_trace_of_format_1_rebuilds_to_the_files_it_was_written_with(tmp_path:
                     event["answers"] = len(event["answers"])
             expected = json.dumps(events, indent=2, ensure_ascii=False) + "\n"
         if relative == "status.json":  # since issue 22 it also carries upstream's keys: old ones unchanged
-            assert _holds(json.loads(text), json.loads(expected)), relative
+            old = json.loads(expected)
+            for agent in old["agents"].values():  # since issue 38 "status" is upstream's word, ours is "state"
+                agent["state"] = agent.pop("status")
+            assert _holds(json.loads(text), old), relative
             continue
         assert expected == text, relative
 

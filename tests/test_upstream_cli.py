@@ -69,10 +69,11 @@ def test_upstreams_shell_snippet_finds_the_log_dir_the_live_status_and_the_answe
     done = subprocess.run(["bash", "-c", command], capture_output=True, text=True, timeout=120, cwd=tmp_path,
                           env={**env_for(tmp_path), "WORK_DIR": str(tmp_path)})
     assert (tmp_path / "rc").read_text().strip() == "0", (tmp_path / "output.log").read_text()
-    log_dir, status_file, answer_file = map(Path, done.stdout.splitlines())
-    assert log_dir.is_absolute() and (log_dir / "trace.jsonl").is_file()
+    root, status_file, answer_file = map(Path, done.stdout.splitlines())
+    log_dir = root / "turn_1" / "attempt_1"  # LOG_DIR is the run's log_<stamp> root, as upstream's
+    assert root.is_absolute() and (log_dir / "trace.jsonl").is_file()
     assert status_file == log_dir / "status.json"
-    assert answer_file == log_dir / "final" / "agent_b" / "answer.txt"
+    assert answer_file == root / "turn_1" / "final" / "agent_b" / "answer.txt"  # upstream's turn-level copy
     assert answer_file.read_text().startswith("9.9 is larger.")
     status = json.loads(status_file.read_text())
     assert status["is_complete"] is True and status["finish_reason"] == "completed"
@@ -84,10 +85,10 @@ def test_upstreams_shell_snippet_finds_the_log_dir_the_live_status_and_the_answe
     finished = read_trace(log_dir)[-1]
     assert finished["type"] == "RunFinished" and finished["payload"]["winner"] == "agent_b"
     out = fields((tmp_path / "output.log").read_text())
-    assert out["WINNER"] == "agent_b" and out["ANSWER_FILE"] == str(answer_file)
+    assert out["WINNER"] == "agent_b" and out["ANSWER_FILE"] == str(log_dir / "final" / "agent_b" / "answer.txt")
     assert out["RUN_STATUS"] == "completed" and out["WINNER_LABEL"] == "agent2.1"
     assert out["COMPLETED"].startswith("3 agents, ") and out["QUESTION"] == QUESTION
-    viewer = massgen("viewer", str(log_dir), tmp_path=tmp_path)  # what upstream's snippet does next
+    viewer = massgen("viewer", str(root), tmp_path=tmp_path)  # what upstream's snippet does next
     assert viewer.returncode == 0 and "9.9 is larger." in viewer.stdout
 
 
@@ -110,6 +111,8 @@ def test_status_json_says_in_progress_while_the_run_goes_on(tmp_path: Path) -> N
             time.sleep(0.05)
         assert seen["is_complete"] is False and seen["finish_reason"] == "in_progress"
         assert seen["results"]["winner"] is None and seen["coordination"]["phase"] == "initial_answer"
+        assert seen["agents"]["slow"]["status"] == "streaming"  # upstream's word for an agent at work
+        assert seen["agents"]["slow"]["round_history"][0]["outcome"] == ""  # its open round, as upstream's
         rest = process.communicate(timeout=60)[0]
     finally:
         process.kill()
@@ -217,16 +220,16 @@ def test_system_message_model_and_base_url_keep_a_scripted_teams_scripts(tmp_pat
     out = fields(done.stdout)
     assert Path(out["ANSWER"]).read_text().startswith("9.9 is larger.")
     assert "--model and --base-url: not applied to agent 'agent_a' (backend scripted calls no model)" in done.stderr
-    agents = started(out["LOG_DIR"])["config"]["agents"]
+    agents = started(out["ATTEMPT_DIR"])["config"]["agents"]
     assert {a["system_message"] for a in agents} == {"Be brief."}
     assert all(a["backend"]["script"] and a["backend"].get("base_url") is None for a in agents)
-    assert "Your reply was empty" not in (Path(out["LOG_DIR"]) / "trace.jsonl").read_text()
+    assert "Your reply was empty" not in (Path(out["ATTEMPT_DIR"]) / "trace.jsonl").read_text()
 
 
 def test_quick_gives_one_answer_per_agent_and_no_presentation(tmp_path: Path) -> None:
     done = massgen("--automation", "--quick", "--config", EXAMPLE, QUESTION, tmp_path=tmp_path)
     assert done.returncode == 0, done.stderr
-    trace = read_trace(Path(fields(done.stdout)["LOG_DIR"]))
+    trace = read_trace(Path(fields(done.stdout)["ATTEMPT_DIR"]))
     rules = trace[0]["payload"]["config"]["orchestrator"]
     assert rules["max_new_answers_per_agent"] == 1 and rules["final_answer_strategy"] == "winner_reuse"
     answers = [r["payload"]["agent"] for r in trace if r["type"] == "AnswerAccepted"]
@@ -237,9 +240,9 @@ def test_quick_gives_one_answer_per_agent_and_no_presentation(tmp_path: Path) ->
 def test_single_agent_keeps_the_named_agent_or_says_which_exist(tmp_path: Path) -> None:
     done = massgen("--automation", "--single-agent", "agent_b", "--config", EXAMPLE, QUESTION, tmp_path=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert started(fields(done.stdout)["LOG_DIR"])["agents"] == ["agent_b"]
+    assert started(fields(done.stdout)["ATTEMPT_DIR"])["agents"] == ["agent_b"]
     first = massgen("--automation", "--single-agent", "--config", EXAMPLE, QUESTION, tmp_path=tmp_path)
-    assert started(fields(first.stdout)["LOG_DIR"])["agents"] == ["agent_a"]
+    assert started(fields(first.stdout)["ATTEMPT_DIR"])["agents"] == ["agent_a"]
     wrong = massgen("--single-agent", "agent_z", "--config", EXAMPLE, QUESTION, tmp_path=tmp_path)
     assert wrong.returncode == 1
     assert "--single-agent agent_z: the config has no agent 'agent_z' (its agents: agent_a, agent_b, agent_c)" \
@@ -251,10 +254,10 @@ def test_cwd_context_read_and_no_parse_at_references(tmp_path: Path) -> None:
     done = massgen("--automation", "--cwd-context", "read", "--no-parse-at-references", "--config", EXAMPLE,
                    "Summarise @notes please", tmp_path=tmp_path)
     assert done.returncode == 0, done.stderr
-    paths = started(fields(done.stdout)["LOG_DIR"])["config"]["orchestrator"]["context_paths"]
+    paths = started(fields(done.stdout)["ATTEMPT_DIR"])["config"]["orchestrator"]["context_paths"]
     assert paths == [{"path": str(tmp_path), "permission": "read", "protected_paths": []}]
     parsed = massgen("--automation", "--config", EXAMPLE, "Summarise @notes please", tmp_path=tmp_path)
-    paths = started(fields(parsed.stdout)["LOG_DIR"])["config"]["orchestrator"]["context_paths"]
+    paths = started(fields(parsed.stdout)["ATTEMPT_DIR"])["config"]["orchestrator"]["context_paths"]
     assert [p["path"] for p in paths] == [str(tmp_path / "notes")]
 
 
@@ -272,9 +275,10 @@ def test_example_show_schema_generate_config_and_validate_json(tmp_path: Path) -
     made = massgen("--generate-config", str(target), "--config-backend", "openai", "--config-model", "gpt-5-mini",
                    "--config-agents", "2", tmp_path=tmp_path)
     assert made.returncode == 0, made.stderr
-    assert yaml.safe_load(target.read_text()) == {"agents": [
-        {"id": "agent_a", "backend": {"type": "openai", "model": "gpt-5-mini"}},
-        {"id": "agent_b", "backend": {"type": "openai", "model": "gpt-5-mini"}}]}
+    made_config = yaml.safe_load(target.read_text())
+    assert made_config["agents"] == [{"id": "agent_a", "backend": {"type": "openai", "model": "gpt-5-mini"}},
+                                     {"id": "agent_b", "backend": {"type": "openai", "model": "gpt-5-mini"}}]
+    assert list(made_config) == ["agents", "orchestrator", "timeout_settings", "ui"]  # upstream's quickstart sections
     checked = massgen("--validate", str(target), "--json", tmp_path=tmp_path)
     assert checked.returncode == 0
     assert json.loads(checked.stdout) == {"config": str(target), "valid": True, "errors": [], "warnings": [],
@@ -330,7 +334,7 @@ def test_logs_tools_counts_the_calls_from_the_trace(tmp_path: Path) -> None:
 
 def test_logs_analyze_prints_a_prompt_or_has_a_team_write_the_report(tmp_path: Path) -> None:
     run = massgen("--automation", "--config", EXAMPLE, QUESTION, tmp_path=tmp_path)
-    log_dir = Path(fields(run.stdout)["LOG_DIR"])
+    log_dir = Path(fields(run.stdout)["ATTEMPT_DIR"])
     prompt = massgen("logs", "analyze", tmp_path=tmp_path)
     assert prompt.returncode == 0
     assert f"write your findings to {log_dir / 'ANALYSIS_REPORT.md'}" in prompt.stdout
@@ -342,7 +346,7 @@ def test_logs_analyze_prints_a_prompt_or_has_a_team_write_the_report(tmp_path: P
                      "automation", tmp_path=tmp_path)
     assert report.returncode == 0, report.stderr
     assert (log_dir / "ANALYSIS_REPORT.md").read_text() == "The run went well.\n"
-    analysed = read_trace(Path(fields(report.stdout)["LOG_DIR"]))[0]["payload"]
+    analysed = read_trace(Path(fields(report.stdout)["ATTEMPT_DIR"]))[0]["payload"]
     assert analysed["config"]["orchestrator"]["context_paths"][0]["path"] == str(log_dir.resolve())
     again = massgen("logs", "analyze", str(log_dir), "--mode", "self", "--config", str(analyst),
                     tmp_path=tmp_path)
@@ -353,7 +357,7 @@ def test_logs_analyze_prints_a_prompt_or_has_a_team_write_the_report(tmp_path: P
 
 def test_export_writes_the_run_as_an_archive(tmp_path: Path) -> None:
     run = massgen("--automation", "--config", EXAMPLE, QUESTION, tmp_path=tmp_path)
-    root = Path(fields(run.stdout)["LOG_DIR"]).parents[1]
+    root = Path(fields(run.stdout)["LOG_DIR"])  # the run's log_<stamp> root
     dry = massgen("export", "--dry-run", "--json", tmp_path=tmp_path)
     assert dry.returncode == 0 and json.loads(dry.stdout)["archive"] is None
     assert not list(tmp_path.glob("*.tar.gz"))

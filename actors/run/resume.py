@@ -22,7 +22,7 @@ from pydantic import BaseModel, ValidationError
 from massgen.configs.schema import TeamConfig, redact_backend
 from massgen.errors import ResumeError as ResumeError  # re-exported: the one class, also importable here
 from massgen.logs.calls import model_calls
-from massgen.logs.layout import next_attempt_dir
+from massgen.logs.layout import newest_attempt, next_attempt_dir
 from massgen.logs.reading import TraceRead, TraceReadError, read_trace_file, trace_path
 from massgen.messages import (
     AgentExcluded,
@@ -240,10 +240,14 @@ def _fold(records: list[TraceRecord], agents: list[str], log_dir: Path, skipped:
 
 
 def resume_point(log_dir: str | Path) -> ResumePoint:
-    """Everything a resumed run needs, from ``log_dir/trace.jsonl`` alone."""
+    """Everything a resumed run needs, from ``log_dir/trace.jsonl`` alone. ``log_dir`` is an attempt, or the
+    run's ``log_<stamp>`` root (upstream's LOG_DIR) or a ``turn_N`` folder: then its newest attempt."""
     log_dir = Path(log_dir)
+    if not trace_path(log_dir).is_file() and log_dir.is_dir():
+        log_dir = newest_attempt(log_dir) or log_dir
     if not trace_path(log_dir).is_file():
-        raise ResumeError(f"{log_dir}: no trace.jsonl here; give the run's attempt directory")
+        raise ResumeError(f"{log_dir}: no trace.jsonl here; give the run's LOG_DIR or one of its attempt "
+                          "directories (turn_N/attempt_M)")
     if log_dir.is_file():
         log_dir = log_dir.parent
     try:

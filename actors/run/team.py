@@ -35,6 +35,7 @@ from massgen.files import RunFiles
 from massgen.logs import LogProjection
 from massgen.logs.layout import default_log_base as default_log_base  # re-exported
 from massgen.logs.layout import new_log_dir as new_log_dir  # re-exported
+from massgen.logs.layout import run_root_of
 from massgen.messages import (
     AnswerNow,
     CancelRun,
@@ -90,6 +91,8 @@ def result_from_projection(projection: LogProjection, log_dir: Path) -> RunResul
         },
         elapsed_s=float(finished.get("elapsed_s", 0.0)),
         presentation_not_used=str(finished.get("presentation_not_used") or ""),
+        log_root=run_root_of(log_dir),
+        labels={agent_id: view.label for agent_id, view in projection.agents.items()},
     )
 
 

@@ -25,7 +25,7 @@ from typing import IO, Any, assert_never, cast
 import pykka
 
 from massgen.logs import LogProjection, write_all, write_atomic
-from massgen.logs.files import TRACE_FILE, render_status
+from massgen.logs.files import TRACE_FILE, link_run_status, render_status
 from massgen.logs.question_ref import QuestionRef
 from massgen.messages import DeadLetter, Message, Sender
 from massgen.messages.protocols import TraceWriterInbox, members
@@ -71,6 +71,7 @@ class TraceWriter(pykka.ThreadingActor):
     def on_start(self) -> None:
         self.log_dir.mkdir(parents=True, exist_ok=True)
         self._file = open(self.log_dir / TRACE_FILE, "a", encoding="utf-8")  # noqa: SIM115
+        link_run_status(self.log_dir)
 
     def on_stop(self) -> None:
         self._close()
