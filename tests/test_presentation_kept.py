@@ -67,7 +67,7 @@ def test_a_presentation_that_changes_the_result_is_replaced_with_a_word_where_th
                          tmp_path=tmp_path)
     fields = dict(line.split(": ", 1) for line in automated.stdout.splitlines() if ": " in line)
     assert fields["RUN_STATUS"] == "completed" and fields["PRESENTATION_NOT_USED"] == why
-    trace = records_of(Path(fields["LOG_DIR"]))
+    trace = records_of(Path(fields["ATTEMPT_DIR"]))
     finished = of_type(trace, "RunFinished")[-1]["payload"]
     assert finished["presentation_not_used"] == why and finished["final_answer"] == WINNING
 

@@ -239,7 +239,8 @@ class TurnHandout:
         agreed = explicit_result(chosen.content) if chosen else ""
         changed = presentation_change(agreed, text) if state.rules.final_answer_strategy == "winner_present" else None
         if changed is not None:
-            why = f"the presentation changed the final answer ({agreed!r} to {changed!r})"
+            why = ("the presentation was empty" if not text.strip()
+                   else f"the presentation changed the final answer ({agreed!r} to {changed!r})")
             self.ending.finish("completed", f"the team converged; {why}, so the winning answer is used as written",
                                presentation_not_used=why)
             return
