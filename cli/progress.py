@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import IO, Any, TypeAlias, assert_never
 
 from massgen import LogProjection, TraceRecord, messages
+from massgen.cli.text import for_terminal
 
 _REDRAW_EVERY_S = 0.1
 _IDLE_REDRAW_S = 0.5
@@ -131,6 +132,8 @@ class ProgressDisplay:
                 case _ as unreachable:
                     assert_never(unreachable)
             line = describe(record, projection)
+            if line is not None:  # answers, reasons, ids and errors are text from models and configs
+                line = for_terminal(line)
             if line is not None:
                 self._clear()
                 self.stream.write(f"[{time.monotonic() - self.started:6.1f}s] {line}\n")
@@ -161,6 +164,7 @@ class ProgressDisplay:
         usage = projection.usage()
         text = (f"{time.monotonic() - self.started:5.1f}s | " + " | ".join(parts)
                 + (f" | votes {tally}" if tally else "") + f" | calls {usage['model_calls']}")
+        text = for_terminal(text)
         self._clear()
         if self.live:
             self.stream.write(text[:200])

@@ -23,6 +23,9 @@ class RunStarted(Message):
     attempt: int = 1
     # The attempt directory this run resumes, whose accepted answers it starts with.
     resumed_from: str | None = None
+    # What the question or history held that is not valid text (lone surrogates, NUL) and was
+    # escaped where the run took it (``messages/text.py``), as "where: what escaped".
+    escaped: tuple[str, ...] = ()
 
 
 class RunOutcome(BaseModel):
