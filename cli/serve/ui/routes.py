@@ -143,7 +143,11 @@ class WebUI:
         if not name or any(p in ("", ".", "..") or p.startswith(".") for p in parts):
             raise ApiError(404, "no such file", code="not_found")
         target = _STATIC.joinpath(*parts)
-        if not target.is_file():
+        try:
+            found = target.is_file()
+        except OSError:  # a name too long for the file system (ENAMETOOLONG) names no file either
+            found = False
+        if not found:
             raise ApiError(404, "no such file", code="not_found")
         media = mimetypes.guess_type(name)[0] or "application/octet-stream"
         if name.endswith((".js", ".mjs")):
