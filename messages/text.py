@@ -15,7 +15,7 @@ import re
 from collections import Counter
 from typing import Any
 
-__all__ = ["escape_text", "escape_value", "invalid_text_at", "what_was_escaped"]
+__all__ = ["escape_text", "escape_value", "what_was_escaped"]
 
 # Every surrogate code point is lone in a Python str (pairs decode to one code point).
 _INVALID = re.compile("[\ud800-\udfff\x00]")
@@ -61,29 +61,6 @@ def escape_value(value: Any, where: str, notes: list[str] | None = None) -> Any:
     if not _needs(value):
         return value
     return _rebuild(value, where, notes)
-
-
-def invalid_text_at(value: Any) -> tuple[str, str] | None:
-    """(path such as ``agents/0/system_message``, what it holds) of the first text ``escape_text`` would
-    change, or None: for inputs that are refused rather than escaped (a config is the user's to fix)."""
-    pending: list[tuple[str, Any]] = [("", value)]
-    while pending:
-        where, item = pending.pop()
-        if isinstance(item, str):
-            what = what_was_escaped(item)
-            if what is not None:
-                return where or "(the value)", what
-        elif isinstance(item, dict):
-            for key, inner in reversed(list(item.items())):
-                name = str(key)
-                what = what_was_escaped(name)
-                if what is not None:
-                    return f"{where}/(a key)" if where else "(a key)", what
-                pending.append((f"{where}/{name}" if where else name, inner))
-        elif isinstance(item, list | tuple):
-            pending.extend(reversed([(f"{where}/{index}" if where else str(index), inner)
-                                     for index, inner in enumerate(item)]))
-    return None
 
 
 def _needs(value: Any) -> bool:
