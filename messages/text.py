@@ -81,12 +81,12 @@ def _needs(value: Any) -> bool:
 def _rebuild(value: Any, where: str, notes: list[str] | None) -> Any:
     # Iterative post-order rebuild: each container is rebuilt after its children.
     root: list[Any] = [None]
-    stack: list[tuple[Any, str, list[Any], int | str]] = [(value, where, root, 0)]
-    fixups: list[tuple[list[Any], int | str, type, list[Any]]] = []
+    stack: list[tuple[Any, str, list[Any], int]] = [(value, where, root, 0)]
+    fixups: list[tuple[list[Any], int, type, list[Any]]] = []
     while stack:
         item, path, parent, slot = stack.pop()
         if isinstance(item, str):
-            parent[slot] = escape_text(item, path, notes)  # type: ignore[index]
+            parent[slot] = escape_text(item, path, notes)
         elif isinstance(item, dict):
             pairs: list[Any] = [None] * (2 * len(item))
             for index, (key, inner) in enumerate(item.items()):
@@ -100,11 +100,11 @@ def _rebuild(value: Any, where: str, notes: list[str] | None) -> Any:
                 stack.append((inner, f"{path}/{index}" if path else str(index), items, index))
             fixups.append((parent, slot, type(item), items))
         else:
-            parent[slot] = item  # type: ignore[index]
+            parent[slot] = item
     for parent, slot, kind, items in reversed(fixups):
         if kind is dict:
             built: Any = dict(zip(items[0::2], items[1::2], strict=True))
         else:
             built = kind(items)
-        parent[slot] = built  # type: ignore[index]
+        parent[slot] = built
     return root[0]
