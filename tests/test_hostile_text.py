@@ -273,7 +273,7 @@ def test_control_sequences_in_answers_reasons_and_questions_reach_a_real_termina
     script.write_text(
         "echo FIRST-LINE-STAYS\n"
         f'{sys.executable} -m massgen.cli.main --display simple --config team.yaml "$Q" 2>&1\n'
-        f'{sys.executable} -m massgen.cli.main --automation --config team.yaml "$Q" | grep -a PREVIEW\n'
+        f'{sys.executable} -m massgen.cli.main --automation --config team.yaml "$Q" | grep -a -e PREVIEW -e QUESTION\n'
         f"{sys.executable} -m massgen.cli.main logs show 2>&1 | grep -a -e question: -e 'final answer' -A1\n"
         f"{sys.executable} -m massgen.cli.main logs list\n"
         "echo ALL-DONE\n")
@@ -292,5 +292,6 @@ def test_control_sequences_in_answers_reasons_and_questions_reach_a_real_termina
     assert f"owned {visible} end of answer" in text  # the answer on stdout
     assert f"reason {visible}" in text  # the vote reason on stderr
     assert f"ANSWER_PREVIEW: owned {visible} end of answer" in text
+    assert "QUESTION: question \\x1b]0;QTITLE\\x07 \\x1b[2J end of question" in text  # --automation
     assert "question: question \\x1b]0;QTITLE\\x07 \\x1b[2J end of question" in text  # logs show
     assert "question \\x1b]0;QTITLE\\x07" in text.split("final answer")[-1]  # logs list
