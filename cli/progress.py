@@ -133,10 +133,8 @@ class ProgressDisplay:
                     assert_never(unreachable)
             line = describe(record, projection)
             if line is not None:  # answers, reasons, ids and errors are text from models and configs
-                line = for_terminal(line)
-            if line is not None:
                 self._clear()
-                self.stream.write(f"[{time.monotonic() - self.started:6.1f}s] {line}\n")
+                self.stream.write(f"[{time.monotonic() - self.started:6.1f}s] {for_terminal(line)}\n")
             now = time.monotonic()
             if self.live and (line is not None or now - self._last_draw >= _REDRAW_EVERY_S):
                 self._last_draw = now
