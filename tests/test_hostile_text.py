@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -22,7 +23,7 @@ import httpx
 import pytest
 import yaml
 from serve_process import ServerProcess, start_server, wait_until, write_configs
-from support import FACTOR, records, run_team, scripted, step, team_config
+from support import FACTOR, records, run_team, scripted, step, team_config, unavailable
 from tmux_screen import TmuxScreen
 from wire.server import Recorded, Reply, Stream
 from wire.team_chat import TeamChatServer, _vote_targets, tool_call
@@ -87,6 +88,33 @@ def assert_the_ui_renders(server: ServerProcess, question: str, label: str, show
         assert streamed[0]["type"] == "RunStarted" and streamed[-1]["type"] == "RunFinished"
 
 
+def assert_the_page_renders(server: ServerProcess, question: str) -> None:
+    """The run opened in a real browser (Chromium): its header, question and final answer drawn, no page error."""
+    chromium = shutil.which("chromium-headless-shell") or "/usr/bin/chromium-headless-shell"
+    if not Path(chromium).exists():
+        unavailable("chromium-headless-shell is not installed (apt-get install chromium-headless-shell)")
+    from playwright.sync_api import sync_playwright
+
+    with ui_client(server) as ui:
+        run_id = next(r["id"] for r in ui.get("/ui/api/runs").json()["runs"] if r["question"].startswith(question))
+    url = next(line for line in server.lines if "web UI at " in line).split("web UI at ", 1)[1].strip()
+    errors: list[str] = []
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium)
+        try:
+            page = browser.new_page()
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            page.set_default_timeout(30_000 * FACTOR)
+            page.goto(f"{url}&run={run_id}")
+            page.wait_for_selector("[data-testid=run-header]")
+            page.wait_for_selector("[data-testid=final-answer]")
+            assert question in page.locator("[data-testid=run-header] .question").inner_text()
+            assert page.locator("[data-testid=final-answer]").inner_text().strip()
+        finally:
+            browser.close()
+    assert not errors, errors
+
+
 # -- finding 1: a lone surrogate ------------------------------------------------------------------
 
 
@@ -117,6 +145,7 @@ def test_a_lone_surrogate_in_one_models_answer_costs_no_agent_and_every_reader_r
     try:
         label = answer["label"]
         assert_the_ui_renders(server, "What is 2+2?", label, "\\ud800")
+        assert_the_page_renders(server, "What is 2+2?")
     finally:
         server.stop()
 
@@ -152,6 +181,7 @@ def test_a_trace_written_before_the_escape_rule_still_reads_in_logs_viewer_web_u
     server = start_server(tmp_path, "--ui", "--config", "team.yaml")
     try:
         assert_the_ui_renders(server, "old \\ud800 question", "agent1.1", "4 \\udfff")
+        assert_the_page_renders(server, "old \\ud800 question")
     finally:
         server.stop()
 
