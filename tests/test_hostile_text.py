@@ -325,3 +325,19 @@ def test_control_sequences_in_answers_reasons_and_questions_reach_a_real_termina
     assert "QUESTION: question \\x1b]0;QTITLE\\x07 \\x1b[2J end of question" in text  # --automation
     assert "question: question \\x1b]0;QTITLE\\x07 \\x1b[2J end of question" in text  # logs show
     assert "question \\x1b]0;QTITLE\\x07" in text.split("final answer")[-1]  # logs list
+
+
+# -- finding 1: an MCP server's reply ------------------------------------------------------------------
+
+
+def test_an_mcp_result_with_a_nul_is_escaped_once_with_a_note_the_model_reads(tmp_path: Path) -> None:
+    server = {"name": "odd", "type": "stdio", "command": sys.executable,
+              "args": [str(Path(__file__).parent / "mcp_servers" / "odd_text.py")]}
+    config = team_config(scripted("a", [step(tool="mcp__odd__status", args={})],
+                                  [step(new_answer="status: {last_tool_result}")], mcp_servers=[server]))
+    result = run_team(config, tmp_path)
+    assert result.status == "completed"
+    [done] = [r["payload"] for r in records(result) if r["type"] == "ToolCallResult"]
+    assert done["content"] == ("up\\x00down \x1b[2J since noon\n"
+                               "[note: MCP result: 1 NUL escaped]")  # the raw ESC stays for the files
+    assert not done["is_error"]
