@@ -38,13 +38,15 @@ from pathlib import Path
 from typing import IO
 
 from massgen import LogLayout, RunResult
+from massgen.cli.text import for_terminal
 
 PREVIEW_CHARS = 200
 _REASON_CHARS = 50  # upstream's TIMELINE shows this much of each vote's reason
 
 
 def _one_line(text: str) -> str:
-    return " ".join(text.split())
+    """``text`` on one line, safe for a terminal (a model's or a user's text may hold control sequences)."""
+    return for_terminal(" ".join(text.split()))
 
 
 def print_start(log_dir: Path, question: str, out: IO[str]) -> None:

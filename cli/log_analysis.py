@@ -16,6 +16,7 @@ from typing import IO, Any
 
 from massgen import ConfigError, LogProjection, discover_config, summarize_run, tool_stats, with_context_paths
 from massgen.cli import exit_codes
+from massgen.cli.text import for_terminal
 
 REPORT = "ANALYSIS_REPORT.md"
 
@@ -48,8 +49,9 @@ def print_tools(rows: list[dict[str, Any]], log_dir: Path, out: IO[str]) -> None
         return
     out.write(f"{'tool':<40} {'calls':>5} {'ok':>4} {'failed':>6} {'total ms':>10} {'mean ms':>9}\n")
     for row in rows:
-        out.write(f"{row['tool']:<40} {row['call_count']:>5} {row['success_count']:>4} {row['failure_count']:>6} "
-                  f"{row['total_execution_time_ms']:>10.1f} {row['avg_execution_time_ms']:>9.1f}\n")
+        out.write(for_terminal(f"{row['tool']:<40} {row['call_count']:>5} {row['success_count']:>4} "
+                               f"{row['failure_count']:>6} {row['total_execution_time_ms']:>10.1f} "
+                               f"{row['avg_execution_time_ms']:>9.1f}") + "\n")
 
 
 def _turn_dir(log_dir: Path, turn: int | None) -> Path:

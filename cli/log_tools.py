@@ -25,6 +25,7 @@ from massgen import project_run as project
 from massgen import summarize_run as summarize
 from massgen.cli import exit_codes
 from massgen.cli import log_analysis as analysis
+from massgen.cli.text import for_terminal
 from massgen.cli.usage import UsageParser
 
 
@@ -136,7 +137,7 @@ def list_runs(base: Path, limit: int, analyzed: bool | None = None) -> list[dict
 def print_summary(s: dict[str, Any], out: IO[str]) -> None:
     faults = ", ".join(f"{k} {v}" for k, v in s["faults"].items() if v) or "none"
     winner = f"{s['winner']} ({s['winner_label']})" if s["winner"] else "none"
-    out.write(f"run {s['run_id']}  {s['log_dir']}\n"
+    out.write(for_terminal(f"run {s['run_id']}  {s['log_dir']}\n"
               f"question: {_short(s['question'], 100)}\n"
               f"status:   {s['status']}" + (f" ({s['reason']})" if s["reason"] else "") + "\n"
               f"winner:   {winner}\n"
@@ -145,10 +146,10 @@ def print_summary(s: dict[str, Any], out: IO[str]) -> None:
               f"calls:    {s['model_calls']}   tokens: {s['tokens']['input']} in / {s['tokens']['output']} out   "
               f"cost: ${s['cost_usd']:.4f}   time: {s['elapsed_s']:.2f} s\n"
               f"faults:   {faults}\n"
-              "agents:\n")
+              "agents:\n"))
     for agent_id, a in s["agents"].items():
-        out.write(f"  {a['label']:<8} {agent_id:<24} {a['status']:<10} answers {a['answers']}  calls "
-                  f"{a['model_calls']}  tokens {a['input_tokens']}/{a['output_tokens']}  restarts {a['restarts']}\n")
+        out.write(for_terminal(f"  {a['label']:<8} {agent_id:<24} {a['status']:<10} answers {a['answers']}  calls "
+                  f"{a['model_calls']}  tokens {a['input_tokens']}/{a['output_tokens']}  restarts {a['restarts']}\n"))
 
 
 def timeline(log_dir: Path) -> list[dict[str, Any]]:
@@ -162,8 +163,8 @@ def print_timeline(events: list[dict[str, Any]], out: IO[str], start: float | No
     skip = {"seq", "ts", "type", "from", "to", "run_id", "msg_id", "causation_id"}
     for event in events:
         detail = ", ".join(f"{k}={_short(v, 40)}" for k, v in event.items() if k not in skip)
-        out.write(f"  +{float(event['ts']) - start:7.3f}s  {event['type']:<18} {event['from']} -> {event['to']}"
-                  f"{'  ' + detail if detail else ''}\n")
+        out.write(for_terminal(f"  +{float(event['ts']) - start:7.3f}s  {event['type']:<18} {event['from']} -> "
+                               f"{event['to']}{'  ' + detail if detail else ''}") + "\n")
 
 
 def _open(log_dir: Path) -> bool:
@@ -206,8 +207,8 @@ def main(argv: Sequence[str], out: IO[str] | None = None, err: IO[str] | None = 
                 out.write(f"no {which}runs logged in {base}\n")
             for row in [] if args.json else rows:
                 winner = row["winner"] or "-"
-                out.write(f"{row['index']:>3}  {row['started_at']}  {row['status']:<11} {winner:<16} "
-                          f"{row['elapsed_s']:7.2f}s  {_short(row['question'], 50)}\n")
+                out.write(for_terminal(f"{row['index']:>3}  {row['started_at']}  {row['status']:<11} {winner:<16} "
+                                       f"{row['elapsed_s']:7.2f}s  {_short(row['question'], 50)}") + "\n")
             return exit_codes.SUCCESS
         log_dir = select(args.run, base)
         if args.command == "summary":
@@ -234,7 +235,7 @@ def main(argv: Sequence[str], out: IO[str] | None = None, err: IO[str] | None = 
                 print_summary(summary, out)
                 out.write("timeline:\n")
                 print_timeline(events, out)
-                out.write("final answer:\n" + (summary["final_answer"] or "(none)").rstrip("\n") + "\n")
+                out.write("final answer:\n" + for_terminal((summary["final_answer"] or "(none)").rstrip("\n")) + "\n")
         else:
             opened = _open(log_dir)
             if args.json:

@@ -17,6 +17,7 @@ from massgen.cli import automation as automation_lines
 from massgen.cli import exit_codes, signals
 from massgen.cli.progress import ProgressDisplay
 from massgen.cli.run_options import RunOptions
+from massgen.cli.text import for_terminal
 
 
 def print_result(result: RunResult, automation: bool, out: IO[str], err: IO[str], *, show_logs: bool = True,
@@ -27,14 +28,15 @@ def print_result(result: RunResult, automation: bool, out: IO[str], err: IO[str]
         return code
     if result.final_answer is not None:
         if result.partial:
-            err.write(f"[best answer so far ({result.winner_label}); the run ended early: {result.reason}]\n")
+            err.write(for_terminal(f"[best answer so far ({result.winner_label}); "
+                                   f"the run ended early: {result.reason}]") + "\n")
         if result.presentation_not_used:  # the user asked for a presentation: say why this is not it
-            err.write(f"[final answer: the winning answer ({result.winner_label}) as written, not its presentation: "
-                      f"{result.presentation_not_used}]\n")
+            err.write(for_terminal(f"[final answer: the winning answer ({result.winner_label}) as written, not its "
+                                   f"presentation: {result.presentation_not_used}]") + "\n")
         if show_answer:
-            out.write(result.final_answer.rstrip("\n") + "\n")
+            out.write(for_terminal(result.final_answer.rstrip("\n")) + "\n")
     else:
-        err.write(f"massgen: no answer: {result.reason}\n")
+        err.write(for_terminal(f"massgen: no answer: {result.reason}") + "\n")
     if show_logs:
         err.write(f"logs: {result.log_dir}\n")
     out.flush()

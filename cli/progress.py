@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import IO, Any, TypeAlias, assert_never
 
 from massgen import LogProjection, TraceRecord, messages
+from massgen.cli.text import for_terminal
 
 _REDRAW_EVERY_S = 0.1
 _IDLE_REDRAW_S = 0.5
@@ -131,9 +132,9 @@ class ProgressDisplay:
                 case _ as unreachable:
                     assert_never(unreachable)
             line = describe(record, projection)
-            if line is not None:
+            if line is not None:  # answers, reasons, ids and errors are text from models and configs
                 self._clear()
-                self.stream.write(f"[{time.monotonic() - self.started:6.1f}s] {line}\n")
+                self.stream.write(f"[{time.monotonic() - self.started:6.1f}s] {for_terminal(line)}\n")
             now = time.monotonic()
             if self.live and (line is not None or now - self._last_draw >= _REDRAW_EVERY_S):
                 self._last_draw = now
@@ -161,6 +162,7 @@ class ProgressDisplay:
         usage = projection.usage()
         text = (f"{time.monotonic() - self.started:5.1f}s | " + " | ".join(parts)
                 + (f" | votes {tally}" if tally else "") + f" | calls {usage['model_calls']}")
+        text = for_terminal(text)
         self._clear()
         if self.live:
             self.stream.write(text[:200])

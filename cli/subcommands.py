@@ -27,6 +27,7 @@ from typing import IO, Any
 from massgen import TRACE_FILE, default_log_base, summarize_run
 from massgen.cli import exit_codes
 from massgen.cli.log_tools import LogsError, print_summary, print_timeline, select, timeline
+from massgen.cli.text import for_terminal
 from massgen.cli.usage import UsageParser
 
 WORKSPACE_DIRS = ("snapshots", "context_baseline")  # the agents' files, beside the logs
@@ -202,7 +203,7 @@ def viewer(argv: Sequence[str], out: IO[str], err: IO[str]) -> int:
             previous = float(event["ts"])
         print_timeline([event], out, start=start)
         out.flush()
-    out.write("final answer:\n" + (summary["final_answer"] or "(none)").rstrip("\n") + "\n")
+    out.write("final answer:\n" + for_terminal((summary["final_answer"] or "(none)").rstrip("\n")) + "\n")
     return exit_codes.SUCCESS
 
 

@@ -1,15 +1,39 @@
-"""Text at the terminal's edges: argv bytes that are not UTF-8, and output that is not Unicode.
+"""Text at the terminal's edges: argv bytes that are not UTF-8, output that is not Unicode, and
+text from a model, a config or a question that would drive the terminal.
 
 Python decodes argv with ``surrogateescape``, so ``caf\\xe9`` (Latin-1 bytes) arrives as a
 string with a lone surrogate that no UTF-8 file or provider accepts. Such bytes become a
 visible escape (``caf\\\\xe9``) at the boundary; on the way out, text that still cannot
 be encoded is written escaped instead of failing the run after the work is done.
+
+A terminal obeys control sequences in what it is given: an answer holding ``ESC ] 52`` writes
+the clipboard, ``ESC ] 0`` sets the window title, ``ESC [ 2J`` clears the screen. Every text
+that did not come from this program (answers, vote reasons, questions, agent ids, errors) goes
+through ``for_terminal`` before it is written to stdout or stderr: control characters become
+visible escapes (``\\x1b``), the readable text stays as it is. Files on disk keep the raw text.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import sys
+
+__all__ = ["escape_unencodable_output", "for_terminal", "from_argv"]
+
+# C0 controls but tab and newline, DEL, C1 controls (8-bit CSI/OSC), bidirectional overrides
+# (text that reads one way and is stored another), and lone surrogates.
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def _visible(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def for_terminal(text: str) -> str:
+    """``text`` safe to write to a terminal: every control character as a visible escape, newlines kept."""
+    return _UNSAFE.sub(_visible, text.replace("\r\n", "\n"))
 
 
 def from_argv(arg: str) -> str:

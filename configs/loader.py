@@ -17,6 +17,7 @@ from pydantic import ValidationError
 from massgen.configs import compat, safe_yaml, upstream_examples
 from massgen.configs.schema import TeamConfig
 from massgen.errors import ConfigError as ConfigError  # re-exported: the one class, also importable here
+from massgen.messages.text import escape_value
 
 EXAMPLES_DIR = Path(__file__).resolve().parent / "examples"
 EXAMPLE_PREFIX = "@examples/"
@@ -138,8 +139,14 @@ def validate_data(data: Any, source: str, env: dict[str, str] | None = None) -> 
         raise ConfigError(f"{source}: expected a mapping at the top level, got {type(data).__name__}")
     expanded = _expand_env(_backend_cwd_variables(data), "", dict(os.environ) if env is None else env, source)
     translated, notices = compat.translate(expanded)
+    # A lone surrogate or NUL (a YAML "\\ud800" escape, a dict from code) would fail every request that
+    # carries it: escaped here, once, and said in a notice naming the field.
+    escaped: list[str] = []
+    translated = escape_value(translated, "", escaped)
+    said = (*(n.line() for n in notices),
+            *(f"{note.replace('/', '.')} (not valid text: no provider accepts it)" for note in escaped))
     try:
-        return TeamConfig.model_validate(translated).with_notices(tuple(n.line() for n in notices))
+        return TeamConfig.model_validate(translated).with_notices(said)
     except ValidationError as exc:
         lines = [f"{source}: invalid config"]
         for error in exc.errors():

@@ -16,6 +16,7 @@ from typing import Any
 from massgen.errors import TraceError
 from massgen.logs.layout import TRACE_FILE
 from massgen.logs.question_ref import QuestionRef
+from massgen.messages.text import escape_value
 from massgen.messages.trace_refs import TraceDecoder, TraceReferenceError
 
 _REQUIRED = ("seq", "ts", "kind", "type", "payload")
@@ -65,6 +66,11 @@ def _problem(raw: bytes, question: QuestionRef | None = None) -> tuple[dict[str,
         return None, f"missing {', '.join(missing)}"
     if not isinstance(record["payload"], dict):
         return None, "payload is not an object"
+    seq = record["seq"]
+    if not isinstance(seq, int) or isinstance(seq, bool) or seq < 1:
+        return None, f"seq is not a whole number above 0 ({str(seq)[:40]!r})"
+    if not isinstance(record["type"], str) or not isinstance(record["kind"], str):
+        return None, "type or kind is not a string"
     return record, ""
 
 
@@ -93,7 +99,9 @@ def read_trace_file(path: str | Path) -> TraceRead:
             except TraceReferenceError as exc:
                 skipped.append(f"line {number}: {exc}")
                 continue
-            records.append(record)
+            # A trace written before text was escaped where it entered may hold lone surrogates
+            # or NUL (JSON escapes keep them): readers get them escaped, as new traces hold them.
+            records.append(escape_value(record, ""))
         elif number == len(lines):  # no newline after it: the write was cut off
             torn = len(raw)
         else:

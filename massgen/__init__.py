@@ -94,6 +94,7 @@ if TYPE_CHECKING:
     from massgen.logs.summary import project, summarize
     from massgen.logs.upstream_status import tool_stats as tool_stats
     from massgen.messages import ToolSpec as ToolSpec
+    from massgen.messages.text import escape_value as escape_value
     from massgen.messages.trace import TraceRecord as TraceRecord
     from massgen.messages.trace import parse_sender as parse_sender
     from massgen.messages.trace import sender_name as sender_name

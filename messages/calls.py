@@ -46,6 +46,9 @@ class ModelReplyRecorded(Message):
     # Set when the reply was not fetched but replayed from the trace a resumed run continues:
     # the ``seq`` of the reply there.
     replayed_from: int | None = None
+    # What the reply held that is not valid text (lone surrogates, NUL) and was escaped where it
+    # entered (``messages/text.py``), as "where: what escaped"; the fields above hold the escaped text.
+    escaped: tuple[str, ...] = ()
 
 
 class AgentResumeState(BaseModel):

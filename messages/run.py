@@ -25,6 +25,9 @@ class RunStarted(Message):
     resumed_from: str | None = None
     # Each agent's workspace folder (agents that work with files only), for status.json's workspace_paths.
     workspaces: dict[str, str] = Field(default_factory=dict)
+    # What the question or history held that is not valid text (lone surrogates, NUL) and was
+    # escaped where the run took it (``messages/text.py``), as "where: what escaped".
+    escaped: tuple[str, ...] = ()
 
 
 class RunOutcome(BaseModel):

@@ -34,14 +34,17 @@ def test_a_question_with_bytes_that_are_not_utf8_is_traced_escaped_and_answered(
     assert answer_file.read_text(encoding="utf-8") == "Café, with an accent\n"
 
 
-def test_lone_surrogates_are_traced_losslessly_and_shown_escaped(tmp_path: Path) -> None:
+def test_lone_surrogates_are_escaped_once_where_they_enter_and_said(tmp_path: Path) -> None:
     question = "what is \ud800 plus \udce9?"
     config = team_config(scripted("a", [step(new_answer="it is \udfff")], [step(vote="agent1")]))
+    assert config.notices == ("agents.0.backend.script.0.0.new_answer: 1 lone surrogate (U+DFFF) escaped "
+                              "(not valid text: no provider accepts it)",)
     result = run_team(config, tmp_path, question=question)
-    assert result.status == "completed" and result.final_answer == "it is \udfff"
+    assert result.status == "completed" and result.final_answer == "it is \\udfff"
     trace = records(result)
     assert_trace_invariants(trace)
-    assert trace[0]["payload"]["question"] == question  # JSON's \\u escapes keep them exactly
+    assert trace[0]["payload"]["question"] == "what is \\ud800 plus \\udce9?"
+    assert trace[0]["payload"]["escaped"] == ["question: 2 lone surrogates (U+D800, U+DCE9) escaped"]
     assert (result.log_dir / "final" / "a" / "answer.txt").read_text(encoding="utf-8") == "it is \\udfff\n"
     out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="backslashreplace")
     assert print_result(result, False, out, io.StringIO()) == 0

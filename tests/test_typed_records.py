@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from support import scripted, step, team_config
 
-from massgen import LogProjection, ResumeError, TraceRecord, messages
+from massgen import LogProjection, TraceRecord, messages
 from massgen.actors.run.resume import resume_point
 from massgen.actors.run.team import Team
 from massgen.logs.reading import read_trace_file
@@ -82,10 +82,11 @@ def test_a_payload_that_is_not_its_message_is_an_error_naming_the_record_and_the
         bad.message()
 
 
-def test_resuming_a_trace_with_a_broken_record_is_a_resume_error_naming_it(tmp_path: Path) -> None:
+def test_resuming_a_trace_with_a_broken_record_skips_it_and_names_it(tmp_path: Path) -> None:
     trace = _tampered(tmp_path, "RecordVote", "target_label")
-    with pytest.raises(ResumeError, match=r"trace record \d+ \(RecordVote\): target_label: Field required"):
-        resume_point(trace.parent)
+    point = resume_point(trace.parent)
+    assert [why for why in point.state.skipped if "(RecordVote): target_label: Field required" in why]
+    assert [note for note in point.notes if note.startswith("skipped trace record")]
 
 
 def test_a_subscriber_sees_a_record_only_once_its_line_is_in_the_trace_and_the_end_before_the_derived_files(

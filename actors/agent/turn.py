@@ -44,12 +44,16 @@ from massgen.messages import (
     Usage,
     VoteProposed,
 )
+from massgen.messages.text import escape_text
 from massgen.messages.workflow import AGENT_ID, CONTENT, NEW_ANSWER, REASON, VOTE, WORKFLOW_TOOLS, vote_target
 
 
-def valid_text(text: object) -> str:
-    """A tool's result as text that can be traced and sent to a model (no lone surrogates)."""
-    return str(text).encode("utf-8", "backslashreplace").decode("utf-8")
+def valid_text(text: object, where: str = "result") -> str:
+    """A tool's result as text that can be traced and sent to a model: lone surrogates and NUL
+    escaped (``messages/text.py``), with a note saying what was, so nothing changes without a word."""
+    escaped: list[str] = []
+    content = escape_text(str(text), where, escaped)
+    return content + "".join(f"\n[note: {note}]" for note in escaped)
 
 
 # The decision after free text is one small JSON object; a cut-off one is corrected like any broken call.
@@ -447,7 +451,7 @@ class TurnRunner:
                 raise
             except Exception as exc:  # a tool's own failure is the model's to read, not the agent's death
                 content, is_error = f"{call.name} failed: {type(exc).__name__}: {exc}", True
-        content = valid_text(content)
+        content = valid_text(content, f"{call.name} result")
         self.io.emit(ToolCallResult(
             causation_id=cause, turn_id=turn_id, call_id=call.id, name=call.name, content=content, is_error=is_error,
         ))

@@ -25,6 +25,7 @@ from massgen.messages import (
 )
 from massgen.messages.mcp import McpFailureKind
 from massgen.messages.protocols import McpServerInbox, members
+from massgen.messages.text import escape_text
 
 _STOP_S = 2.5  # below the supervisor's stop grace, so the process is always killed in time
 _PING_S = 5.0
@@ -46,7 +47,8 @@ def render_result(result: mcp_types.CallToolResult) -> str:
             parts.append(f"[resource link {block.uri}]")
     if not parts and result.structured_content is not None:
         parts.append(json.dumps(result.structured_content, ensure_ascii=False))
-    text = "\n".join(parts)
+    escaped: list[str] = []  # the edge where an MCP server's text enters: escaped once, with a note
+    text = escape_text("\n".join(parts), "MCP result", escaped) + "".join(f"\n[note: {n}]" for n in escaped)
     if len(text) > _MAX_RESULT_CHARS:
         text = text[:_MAX_RESULT_CHARS] + f"\n[... truncated: {len(text) - _MAX_RESULT_CHARS} more characters]"
     return text

@@ -33,6 +33,7 @@ from massgen.messages import (
     ToolCallEvent,
     Usage,
 )
+from massgen.messages.text import escape_text, escape_value, what_was_escaped
 
 Record = Callable[[type[Message], dict[str, Any]], None]
 
@@ -108,7 +109,9 @@ class CallRecorder:
                 yield event
             return
         reply: dict[str, Any] = {"call": call, "text": "", "reasoning": "", "tool_calls": []}
-        async for event in self.inner.stream(request):
+        escaped = _Escapes()
+        async for raw_event in self.inner.stream(request):
+            event = escaped.of(raw_event, len(reply["tool_calls"]))  # the edge where a model's text enters
             if isinstance(event, TextDelta):
                 reply["text"] += event.text
             elif isinstance(event, ReasoningDelta):
@@ -121,11 +124,12 @@ class CallRecorder:
             elif isinstance(event, Finish):
                 reply["finish_reason"] = event.reason
             elif isinstance(event, StreamError):  # the caller stops reading here: record it first
-                self._record(ModelReplyRecorded, {**reply, "finish_reason": "error", "error": event.message})
+                self._record(ModelReplyRecorded, {**reply, "finish_reason": "error", "error": event.message,
+                                                  "escaped": escaped.summary()})
                 yield event
                 return
             yield event
-        self._record(ModelReplyRecorded, reply)
+        self._record(ModelReplyRecorded, {**reply, "escaped": escaped.summary()})
 
     async def _replayed(self, call: int, item: dict[str, Any]) -> AsyncIterator[StreamEvent]:
         # A replay takes no time: first let callbacks queued on this loop run (answers injected into
@@ -141,3 +145,36 @@ class CallRecorder:
         yield Usage()  # nothing was spent on it this time
         self._record(ModelReplyRecorded, {**reply, "call": call, "replayed_from": int(item["seq"])})
         yield Finish(reason=REPLAYED)
+
+
+class _Escapes:
+    """A reply's text made valid as it streams in (``messages/text.py``), and notes of what was escaped."""
+
+    def __init__(self) -> None:
+        self.notes: list[str] = []
+        self._streamed: dict[str, str] = {"text": "", "reasoning": ""}
+
+    def of(self, event: StreamEvent, index: int) -> StreamEvent:
+        if isinstance(event, TextDelta | ReasoningDelta):
+            if what_was_escaped(event.text) is None:
+                return event
+            self._streamed[event.type] += event.text
+            return event.model_copy(update={"text": escape_text(event.text, event.type)})
+        if isinstance(event, ToolCallEvent):
+            call = event.call
+            where = f"tool call {index} ({escape_text(call.name, 'name')})"
+            fields = {"id": escape_text(call.id, f"{where} id", self.notes),
+                      "name": escape_text(call.name, f"{where} name", self.notes),
+                      "arguments": escape_value(call.arguments, f"{where} arguments", self.notes),
+                      "raw_arguments": escape_text(call.raw_arguments, f"{where} raw arguments", self.notes)}
+            if all(fields[name] is getattr(call, name) for name in fields):
+                return event
+            return ToolCallEvent(call=call.model_copy(update=fields))
+        if isinstance(event, StreamError) and what_was_escaped(event.message) is not None:
+            return event.model_copy(update={"message": escape_text(event.message, "error", self.notes)})
+        return event
+
+    def summary(self) -> tuple[str, ...]:
+        streamed = [f"{kind}: {what} escaped" for kind, text in self._streamed.items()
+                    if (what := what_was_escaped(text)) is not None]
+        return (*streamed, *self.notes)

@@ -254,14 +254,34 @@ def resume_point(log_dir: str | Path) -> ResumePoint:
         read = read_trace_file(log_dir)
     except TraceReadError as exc:
         raise ResumeError(str(exc)) from exc
-    records = [TraceRecord.of(raw) for raw in read.records]  # typed once, for every pass below
+    records, invalid = _typed(read.records)  # typed once, for every pass below
     try:
-        return _point(log_dir, records, read)
+        return _point(log_dir, records, read, invalid)
     except RecordError as exc:
         raise ResumeError(f"{log_dir}: {exc}") from exc
 
 
-def _point(log_dir: Path, records: list[TraceRecord], read: TraceRead) -> ResumePoint:
+def _typed(raw_records: list[dict[str, Any]]) -> tuple[list[TraceRecord], list[str]]:
+    """The records whose payload is their message, and "record N: why" for each that is not.
+
+    A record that is valid JSON but not its message (a field of the wrong type, a type this
+    version does not know) is skipped and named, as a line that is not JSON is: what comes
+    after it is still resumed.
+    """
+    records: list[TraceRecord] = []
+    invalid: list[str] = []
+    for raw in raw_records:
+        record = TraceRecord.of(raw)
+        try:
+            record.message()
+        except RecordError as exc:
+            invalid.append(str(exc))
+            continue
+        records.append(record)
+    return records, invalid
+
+
+def _point(log_dir: Path, records: list[TraceRecord], read: TraceRead, invalid: list[str]) -> ResumePoint:
     started = next((r.message() for r in records if r.type == RunStarted.__name__), None)
     if not isinstance(started, RunStarted):
         raise ResumeError(f"{log_dir}: the trace has no RunStarted record, so there is no run to continue")
@@ -274,9 +294,9 @@ def _point(log_dir: Path, records: list[TraceRecord], read: TraceRead) -> Resume
         attempt=started.attempt,
         finished_status=finished.status if isinstance(finished, RunFinished) else None,
         log_dir=log_dir,
-        state=_fold(records, list(started.agents), log_dir, tuple(read.skipped)),
+        state=_fold(records, list(started.agents), log_dir, (*read.skipped, *invalid)),
         redacted=_redacted_fields(started.config),
-        notes=tuple(read.notes()),
+        notes=(*read.notes(), *(f"skipped {why}" for why in invalid)),
     )
 
 

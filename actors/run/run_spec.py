@@ -30,6 +30,8 @@ class RunSpec:
     # Resuming: the state rebuilt from the trace of the attempt it continues, and where that logged.
     resume: ResumeState | None = None
     resumed_from: str | None = None
+    # "where: what escaped" for the question and history (``RunStarted.escaped``).
+    escaped: tuple[str, ...] = ()
     # Workspaces, snapshots and context paths (massgen/files); None when no agent works with files.
     files: RunFiles | None = None
     # Set once the supervisor has stopped its children (agents, MCP servers and their processes).

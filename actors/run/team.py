@@ -48,6 +48,7 @@ from massgen.messages import (
     SetRunTimeout,
     ToolSpec,
 )
+from massgen.messages.text import escape_text
 from massgen.messages.trace import RecordSubset, TraceRecord
 from massgen.messages.writing import Flush
 from massgen.result import RunResult
@@ -184,6 +185,11 @@ class Team:
             self._done.set()
 
     def start(self) -> Team:
+        escaped: list[str] = []  # the edge where the question enters: escaped once, and traced in RunStarted
+        self.question = escape_text(self.question, "question", escaped)
+        self.history = tuple((escape_text(q, f"history {n} question", escaped),
+                              escape_text(a, f"history {n} answer", escaped))
+                             for n, (q, a) in enumerate(self.history, 1))
         check_question(self.question, self.history)  # QuestionError (a ConfigError): blank, or too large
         preload(agent.backend.type for agent in self.config.agents)  # once per process; see backends/preload.py
         files = RunFiles.prepare(self.config, self.run_id, self.log_dir)
@@ -201,6 +207,7 @@ class Team:
         self._ctx = RunContext(self.run_id, self._trace, runtime=runtime, breakers=breakers)
         spec = RunSpec(run_id=self.run_id, question=self.question, log_dir=str(self.log_dir),
                        versions=versions(), history=self.history, tick_interval_s=self._tick, turn=self.turn,
+                       escaped=tuple(escaped),
                        attempt=self.resume.attempt + 1 if self.resume else 1,
                        resume=self.resume.state if self.resume else None,
                        resumed_from=str(self.resume.log_dir) if self.resume else None, files=files)

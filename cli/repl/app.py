@@ -30,6 +30,7 @@ from massgen.cli.repl.live import LiveTurn
 from massgen.cli.repl.prompt import build_session, open_block, open_history, unwrap_block
 from massgen.cli.repl.session import Conversation, history_path
 from massgen.cli.repl.views import result_text
+from massgen.cli.text import for_terminal
 
 
 class Repl:
@@ -78,7 +79,7 @@ class Repl:
             pass  # the loop closed between the check and the call
 
     def _print(self, text: str) -> None:
-        print_formatted_text(text)
+        print_formatted_text(for_terminal(text))  # answers, reasons and questions are text from outside
 
     def wait_for_text(self, needle: str, timeout: float, start: int = 0) -> bool:
         """Block until a shown line (from index ``start`` on) contains ``needle``."""

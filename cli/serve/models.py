@@ -117,6 +117,10 @@ def parse_request(body: bytes, limits: Limits) -> ChatRequest:
     if isinstance(model, str) and len(model) > limits.max_model_chars:
         raise ApiError(400, f"model: longer than {limits.max_model_chars} characters", code="invalid_value",
                        param="model")
+    if isinstance(model, str) and any(ord(char) < 0x20 or ord(char) == 0x7F for char in model):
+        # A NUL cannot be in a path (a config named by path would fail deep inside); no name needs one.
+        raise ApiError(400, "model: holds a control character (such as NUL); a model name is plain text",
+                       code="invalid_value", param="model")
     messages = data.get("messages")
     if isinstance(messages, list) and len(messages) > limits.max_messages:
         raise ApiError(400, f"too many messages: {len(messages)} (at most {limits.max_messages})",

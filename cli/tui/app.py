@@ -34,6 +34,7 @@ from massgen.cli import exit_codes, signals
 from massgen.cli.repl.live import LiveTurn
 from massgen.cli.repl.prompt import open_history
 from massgen.cli.repl.session import Conversation, history_path
+from massgen.cli.text import for_terminal
 from massgen.cli.tui.commands import agent_commands, command_names, run_screen_command
 from massgen.cli.tui.keys import key_bindings, scroll_to_match
 from massgen.cli.tui.layout import Screen, application_style, final_text, final_title
@@ -353,7 +354,7 @@ class TuiApp:
         if self.results:
             last = self.results[-1]
             if last.final_answer is not None:
-                err.write(f"last answer ({last.winner_label}): {last.final_answer.strip()}\n")
+                err.write(for_terminal(f"last answer ({last.winner_label}): {last.final_answer.strip()}") + "\n")
         if self.conversation.root is not None:
             err.write(f"session logs: {self.conversation.root}\n")
         if self.conversation.session is not None:

@@ -21,6 +21,7 @@ from starlette.responses import JSONResponse, RedirectResponse, Response, Stream
 from starlette.routing import Route
 
 from massgen import TraceRecord
+from massgen.cli.serve import body_guard
 from massgen.cli.serve.auth import request_id
 from massgen.cli.serve.errors import ApiError, answered
 from massgen.cli.serve.models import Conversation
@@ -33,6 +34,7 @@ log = logging.getLogger("massgen.serve")
 _MAX_BODY = 64 * 1024
 _MAX_NOTE = 4000
 _MAX_QUESTION = 20000
+_MAX_DEPTH = 64  # nesting of a control's body; the controls take flat objects
 _STATIC = resources.files("massgen.cli.serve.ui") / "static"
 # The page loads only its own files and talks only to this server.
 _CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; "
@@ -141,7 +143,11 @@ class WebUI:
         if not name or any(p in ("", ".", "..") or p.startswith(".") for p in parts):
             raise ApiError(404, "no such file", code="not_found")
         target = _STATIC.joinpath(*parts)
-        if not target.is_file():
+        try:
+            found = target.is_file()
+        except OSError:  # a name too long for the file system (ENAMETOOLONG) names no file either
+            found = False
+        if not found:
             raise ApiError(404, "no such file", code="not_found")
         media = mimetypes.guess_type(name)[0] or "application/octet-stream"
         if name.endswith((".js", ".mjs")):
@@ -193,12 +199,14 @@ class WebUI:
         raw = await request.body()
         if len(raw) > _MAX_BODY:
             raise ApiError(413, f"the request body is larger than {_MAX_BODY} bytes", code="request_too_large")
+        body_guard.check_depth(raw, _MAX_DEPTH)  # before json.loads, which recurses once per level
         try:
             data = json.loads(raw or b"{}")
         except ValueError:
             raise ApiError(400, "the request body is not valid JSON", code="invalid_json") from None
         if not isinstance(data, dict):
             raise ApiError(400, "the request body must be a JSON object", code="invalid_json")
+        body_guard.check_text(data)  # a lone surrogate is refused here, naming the field, as /v1 does
         return data
 
     @staticmethod

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, TypeGuard
 
-from massgen import ATTEMPT_GLOB, TRACE_FILE, TraceError, read_trace
+from massgen import ATTEMPT_GLOB, TRACE_FILE, TraceError, escape_value, read_trace
 
 _RUN_ID = re.compile(r"^log_[A-Za-z0-9_]+~turn_\d+~attempt_\d+$")
 _KEEP_FINISHED = 8  # finished runs' logs kept in memory for tabs that come back to them
@@ -87,7 +87,9 @@ def parse_record(line: bytes) -> dict[str, Any] | None:
         record = json.loads(line)
     except ValueError:  # bad JSON or bad UTF-8
         return None
-    return record if well_formed(record) else None
+    # A trace written before text was escaped where it entered may hold lone surrogates (as JSON
+    # escapes), which no UTF-8 response can carry: they are escaped here, as every reader does.
+    return escape_value(record, "") if well_formed(record) else None
 
 
 def well_formed(record: object) -> TypeGuard[dict[str, Any]]:

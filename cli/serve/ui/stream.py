@@ -38,7 +38,9 @@ class StreamSettings:
 
 def _event(name: str, data: Any, event_id: int | None = None) -> bytes:
     head = f"id: {event_id}\n" if event_id is not None else ""
-    return f"{head}event: {name}\ndata: {json.dumps(data, ensure_ascii=False, default=str)}\n\n".encode()
+    # Records are escaped where their text entered; backslashreplace keeps a stray surrogate a JSON escape.
+    return f"{head}event: {name}\ndata: {json.dumps(data, ensure_ascii=False, default=str)}\n\n".encode(
+        "utf-8", "backslashreplace")
 
 
 def _agent_of(record: dict[str, Any]) -> str:
