@@ -129,7 +129,7 @@ def test_a_lone_surrogate_in_one_models_answer_costs_no_agent_and_every_reader_r
         done = massgen("--automation", "--config", str(team), "What is 2+2?", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "RUN_STATUS: completed" in done.stdout.splitlines()
-    log_dir = tmp_path / fields(done.stdout)["LOG_DIR"]
+    log_dir = tmp_path / fields(done.stdout)["ATTEMPT_DIR"]
     trace = [json.loads(line) for line in (log_dir / "trace.jsonl").read_text(encoding="utf-8").splitlines()]
     assert not [r for r in trace if r["type"] in ("ChildFailed", "AgentMarkedFailed", "AgentRestarting")]
     answer = next(r["payload"] for r in trace if r["type"] == "AnswerAccepted" and r["payload"]["agent"] == "c")
@@ -202,7 +202,7 @@ def test_a_config_with_a_lone_surrogate_is_escaped_with_a_warning_naming_the_fie
     done = massgen("--automation", "--config", str(team), "2+2?", cwd=tmp_path)
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
     assert "agents.0.system_message: 1 lone surrogate (U+D800) escaped (not valid text" in done.stderr
-    trace = (tmp_path / fields(done.stdout)["LOG_DIR"] / "trace.jsonl").read_text(encoding="utf-8")
+    trace = (tmp_path / fields(done.stdout)["ATTEMPT_DIR"] / "trace.jsonl").read_text(encoding="utf-8")
     assert json.loads(trace.splitlines()[0])["payload"]["config"]["agents"][0]["system_message"] == "be \\ud800 brief"
 
 
@@ -261,7 +261,7 @@ def test_resume_skips_and_names_a_record_with_a_bad_seq_and_one_that_is_not_its_
         scripted("a", [step(new_answer="4")], [step(vote="agent1", reason="right")]),
         scripted("b", [step(new_answer="four")], [step(vote="agent1", reason="digits")])]}))
     first = massgen("--automation", "--config", str(config), "2+2?", cwd=tmp_path)
-    old_dir = tmp_path / fields(first.stdout)["LOG_DIR"]
+    old_dir = tmp_path / fields(first.stdout)["ATTEMPT_DIR"]
     lines = (old_dir / "trace.jsonl").read_text(encoding="utf-8").splitlines()
     cut = next(i for i, line in enumerate(lines) if '"type": "RecordVote"' in line)
     lines = lines[:cut]  # the run stopped before any vote, as a kill would leave it
@@ -282,7 +282,7 @@ def test_resume_skips_and_names_a_record_with_a_bad_seq_and_one_that_is_not_its_
     assert f"skipped line {chunk + 1}: seq is not a whole number above 0 ('x')" in resumed.stderr
     assert f"skipped trace record {started + 1} (ChildStarted): incarnation" in resumed.stderr
     new_trace = [json.loads(line) for line in
-                 (tmp_path / fields(resumed.stdout)["LOG_DIR"] / "trace.jsonl").read_text().splitlines()]
+                 (tmp_path / fields(resumed.stdout)["ATTEMPT_DIR"] / "trace.jsonl").read_text().splitlines()]
     skipped = next(r for r in new_trace if r["type"] == "RunResumed")["payload"]["skipped"]
     assert [why.split(":")[0] for why in skipped] == [f"line {chunk + 1}", f"trace record {started + 1} (ChildStarted)"]
 
