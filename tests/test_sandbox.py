@@ -7,12 +7,13 @@ import os
 import shutil
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import psutil
 import pytest
-from support import of_type, records, run_team, scripted, step, team_config, unavailable
+from support import FACTOR, of_type, records, run_team, scripted, step, team_config, unavailable
 
 from massgen.files.sandbox import CommandResult, bwrap_argv, docker_argv, run_command
 
@@ -121,6 +122,20 @@ def test_the_command_and_its_children_are_killed_at_the_deadline(dirs: dict[str,
 def test_output_is_capped(dirs: dict[str, Path]) -> None:
     result = sandboxed("yes massgen | head -c 1000000", dirs["ws"])
     assert result.truncated and len(result.output) == 64 * 1024
+
+
+def test_a_command_flooding_its_output_past_the_deadline_returns_the_capped_output_at_the_deadline(
+    dirs: dict[str, Path],
+) -> None:
+    # Issue 37: `yes | head -c 1000000000` with an 8 s limit came back after 13.1 s as the error
+    # "run_command: " (the reap waited for a pipe nobody read, then raised an empty TimeoutError).
+    started = time.monotonic()
+    result = sandboxed("yes | head -c 100000000000", dirs["ws"], timeout_s=2.0)
+    elapsed = time.monotonic() - started
+    assert result.timed_out and result.truncated and len(result.output) == 64 * 1024
+    assert result.text().startswith("[killed at the deadline]\ny\ny\n")
+    assert result.text().endswith("[output cut at 65536 bytes]")
+    assert elapsed < 2.0 + 2.0 * FACTOR, f"returned {elapsed:.1f} s after a 2 s deadline"
 
 
 def test_an_agent_runs_a_command_through_its_tools_in_a_team_run(tmp_path: Path) -> None:
