@@ -150,6 +150,22 @@ def test_an_agent_runs_a_command_through_its_tools_in_a_team_run(tmp_path: Path)
     assert [c["name"] for c in calls] == ["run_command"] and not calls[0]["is_error"]
 
 
+def test_a_command_running_longer_than_the_idle_deadline_is_not_cut_as_idle(tmp_path: Path) -> None:
+    # Issue 37: a 150 s run scaled the idle deadline down to 15 s, and `sleep 20; echo done` under
+    # `command_timeout_seconds: 60` was cut three times, ran four times, and the run exited 2.
+    # A running command is not idleness: its own deadline bounds it.
+    a = scripted("a", [step(tool="run_command", args={"command": "sleep 3; echo done"})],
+                 [step(new_answer="{last_tool_result}")])
+    config = team_config(a, orchestrator={"command_execution": "sandbox", "command_timeout_seconds": 30 * FACTOR},
+                         idle_timeout=1.0, turn_timeout=40.0, run_timeout=60.0)
+    result = run_team(config, tmp_path)
+    assert result.status == "completed", result.reason
+    assert result.final_answer == "[exit code 0]\ndone"
+    trace = records(result)
+    assert not of_type(trace, "DeadlineExpired", "ChildFailed")
+    assert len(of_type(trace, "ToolCallRequested")) == 1  # run once, not once per restart
+
+
 def test_the_docker_command_has_the_same_shape_without_network(dirs: dict[str, Path]) -> None:
     # No Docker engine is reachable on these machines: only the command line is checked here.
     argv = docker_argv("make test", dirs["ws"], (dirs["ctx"],), "massgen-cmd-1", 60)

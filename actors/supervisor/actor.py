@@ -30,6 +30,7 @@ from massgen.actors.supervisor.restore import restore
 from massgen.actors.supervisor.state import SupervisorState
 from massgen.actors.supervisor.turn_handout import TurnHandout
 from massgen.configs.schema import TeamConfig
+from massgen.files.sandbox import SPEC as COMMAND_SPEC
 from massgen.logs.calls import REPLAYED
 from massgen.messages import (
     AgentChunk,
@@ -70,6 +71,7 @@ from massgen.messages.files import ToolDenied
 from massgen.messages.protocols import AgentReport, RunControl, SupervisorInbox, TurnReport, members
 
 _STOP_GRACE_S = 3.0
+COMMAND_TOOL = COMMAND_SPEC.name
 
 
 class Supervisor(TracedActor[SupervisorInbox]):
@@ -250,7 +252,12 @@ class Supervisor(TracedActor[SupervisorInbox]):
                 spent.add_usage(message.input_tokens, message.output_tokens, message.cost_usd)
                 if message.finish_reason == REPLAYED:
                     spent.calls -= 1  # answered from the trace this run resumes: no call was made
-            case AgentChunk() | ModelCallStarted() | ToolCallRequested() | ToolCallResult() | TurnCorrection():
+            case ToolCallRequested() | ToolCallResult():
+                child.last_activity = self.ctx.clock()
+                if message.name == COMMAND_TOOL:  # silent while it runs, under its own deadline
+                    running = isinstance(message, ToolCallRequested)
+                    (child.commands.add if running else child.commands.discard)(message.call_id)
+            case AgentChunk() | ModelCallStarted() | TurnCorrection():
                 child.last_activity = self.ctx.clock()
             case AnswerProposed():
                 self.handout.on_answer(child, message)

@@ -53,6 +53,7 @@ class TurnHandout:
             first = child.spec.agent_id not in state.first_done and not vote_only
             view = AnswerView() if first else state.coord.view_for(child.spec.agent_id)
         child.status, child.turn_id = "in_turn", turn_id
+        child.commands.clear()
         child.since = child.last_activity = self.clock()
         state.waiting.discard(child.spec.agent_id)
         self.out.record(TurnStarted(
