@@ -345,7 +345,16 @@ class ContextPathConfig(_Strict):
     def _exists(cls, path: str) -> str:
         import os
 
-        if not os.path.isdir(os.path.expanduser(path)):
+        expanded = os.path.expanduser(path)
+        if os.path.isfile(expanded):
+            # Granting its folder instead would show the agents every other file there (all of /etc for
+            # /etc/hostname); a grant of one file alone is not something the file tools, the sandbox and
+            # agent CLIs can all hold to, so it is refused rather than widened.
+            folder = os.path.dirname(os.path.abspath(expanded))
+            raise ValueError(f"context path {path!r} is a file; a context path is a folder, and this file's "
+                             f"folder {folder} would show the agents every file in it: put the file in a "
+                             "folder of its own and name that folder")
+        if not os.path.isdir(expanded):
             raise ValueError(f"context path {path!r} is not an existing directory")
         return path
 

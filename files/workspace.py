@@ -25,6 +25,7 @@ from massgen.backends.base import FileScope
 from massgen.files import changes, sandbox, snapshots
 from massgen.files.file_tools import SPECS, FileOps, ToolArgumentError
 from massgen.files.permissions import PathDenied, PathGuard, Root
+from massgen.logs.paths import path_part
 from massgen.messages import AnswerView, Message, ToolDenied, ToolSpec
 
 if TYPE_CHECKING:
@@ -130,7 +131,9 @@ class RunFiles:
     # -- layout ----------------------------------------------------------------------------------
 
     def workspace(self, agent_id: str) -> Path:
-        return self.base / agent_id
+        """The agent's own folder; its id as one safe path part (a 300-character id was ENAMETOOLONG
+        at the start of the run, and ``..`` would name the folder above)."""
+        return self.base / path_part(agent_id)
 
     @property
     def snapshots_dir(self) -> Path:

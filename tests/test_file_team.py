@@ -170,6 +170,29 @@ def test_a_missing_context_path_is_a_config_error_naming_context_paths(tmp_path:
         validate_data(data, "team.yaml")
 
 
+def test_a_context_path_naming_a_file_is_refused_naming_the_field_not_widened_to_its_folder(tmp_path: Path) -> None:
+    # Issue 37: `context_paths: [{path: /etc/hostname}]` granted all of /etc, with only a warning.
+    (tmp_path / "hostname").write_text("box\n")
+    (tmp_path / "shadow").write_text("secret\n")
+    data = {"agents": [scripted("a")], "orchestrator": {"context_paths": [{"path": str(tmp_path / "hostname")}]}}
+    with pytest.raises(ConfigError, match=r"orchestrator\.context_paths\[0\]\.path: .*hostname' is a file; a "
+                                          r"context path is a folder, and this file's folder .* would show the agents"):
+        validate_data(data, "team.yaml")
+
+
+def test_an_agent_id_of_300_characters_gets_a_workspace_and_its_run_completes(tmp_path: Path) -> None:
+    # Issue 37: the id passed --validate, then the run crashed making its workspace (ENAMETOOLONG).
+    long_id = "a" * 300
+    agent = scripted(long_id, [step(tool="write_file", args={"path": "note.txt", "content": "kept"})],
+                     [step(new_answer="{last_tool_result}")])
+    result = run_team(team_config(agent, orchestrator={"workspaces": True}), tmp_path)
+    assert result.status == "completed", result.reason
+    [workspace] = (tmp_path / "workspaces" / result.run_id).iterdir()
+    assert len(workspace.name) <= 100 and (workspace / "note.txt").read_text() == "kept"
+    snapshot = of_type(records(result), "SnapshotTaken")[0]["payload"]
+    assert snapshot["files"] == 1 and snapshot["error"] is None
+
+
 def test_a_missing_sandbox_is_a_config_error_never_a_fallback(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))  # no bwrap, no docker
     for mode, needs in (("sandbox", "bubblewrap"), ("docker", "Docker")):
