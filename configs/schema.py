@@ -375,6 +375,9 @@ class OrchestratorConfig(_Strict):
     command_timeout_seconds: float = Field(default=60.0, gt=0)
     # The start-of-run copy of each writable context path (for the change report) is refused above this.
     context_copy_limit_mb: float = Field(default=512.0, gt=0)
+    # What one answer's workspace snapshot may copy; past it the snapshot is cut and says so (files/snapshots.py).
+    snapshot_limit_mb: float = Field(default=100.0, gt=0)
+    snapshot_max_files: int = Field(default=10_000, gt=0)
     # How readily agents vote for an answer in view rather than write their own, and how different a
     # new answer must be (upstream MassGen's keys); None: massgen's own prompt, unchanged.
     voting_sensitivity: Literal["lenient", "balanced", "strict"] | None = None

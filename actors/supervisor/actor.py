@@ -27,6 +27,7 @@ from massgen.actors.supervisor.children import Child, Ticker
 from massgen.actors.supervisor.ending import RunEnding
 from massgen.actors.supervisor.failures import FailureHandling
 from massgen.actors.supervisor.restore import restore
+from massgen.actors.supervisor.snapshotting import Snapshotting
 from massgen.actors.supervisor.state import SupervisorState
 from massgen.actors.supervisor.turn_handout import TurnHandout
 from massgen.configs.schema import TeamConfig
@@ -59,6 +60,7 @@ from massgen.messages import (
     RunStarted,
     SendNote,
     SetRunTimeout,
+    SnapshotReady,
     TallyUpdated,
     Tick,
     ToolCallRequested,
@@ -86,7 +88,8 @@ class Supervisor(TracedActor[SupervisorInbox]):
         self._ticker: Ticker | None = None
         self.mcp = McpSupervision(ActorPort(self), specs, state.rules.restart, state.live_peer)
         self.ending = RunEnding(state, self, ctx.clock, lambda: self.actor_ref.stop(block=False))
-        self.handout = TurnHandout(state, self, ctx.clock, self.ending)
+        self.snapshots = Snapshotting(run.files, ctx.run_id, self._deliver_snapshot)
+        self.handout = TurnHandout(state, self, ctx.clock, self.ending, self.snapshots)
         self.failures = FailureHandling(state, self, ctx.clock, handout=self.handout, ending=self.ending,
                                         spawn=self._spawn, mcp=self.mcp, runtime=ctx.runtime)
 
@@ -121,11 +124,16 @@ class Supervisor(TracedActor[SupervisorInbox]):
     def on_failure(self, *args: Any) -> None:
         self._stop_everything()
 
+    def _deliver_snapshot(self, ready: SnapshotReady) -> None:
+        """From a snapshot worker: into this actor's mailbox, untraced like ``Tick``."""
+        self.actor_ref.tell(ready)
+
     def _stop_everything(self) -> None:
         """Stop every child and wait a bounded time, so their processes and clients are closed."""
         state = self.state
         if self._ticker is not None:
             self._ticker.stopped.set()
+        self.snapshots.close()
         peers = [c.peer for c in state.children.values() if c.peer is not None and c.status != "failed"]
         peers += [state.judge] if state.judge is not None else []
         peers += self.mcp.peers()  # each kills its server process group on stop
@@ -156,6 +164,9 @@ class Supervisor(TracedActor[SupervisorInbox]):
         state = self.state
         if isinstance(message, Tick):
             self.failures.on_tick(message.now)
+            return None
+        if isinstance(message, SnapshotReady):  # also after the end: its copy is then discarded
+            self.handout.snapshot_ready(message)
             return None
         if state.finished:
             # The run is over and its children are being stopped: what they still say was traced

@@ -18,7 +18,8 @@ from massgen.actors.supervisor.restarts import RestartHistory
 from massgen.configs.schema import TimeoutSettings
 from massgen.messages import AnswerView, Tick
 
-ChildStatus = Literal["starting", "idle", "in_turn", "presenting", "restarting", "failed"]
+# "answering": its answer waits for its workspace snapshot (actors/supervisor/snapshotting.py); no turn meanwhile.
+ChildStatus = Literal["starting", "idle", "in_turn", "answering", "presenting", "restarting", "failed"]
 Overdue = Literal["restart", "stopped", "start", "finish", "turn", "idle", "present"]
 # After a command's own deadline: time to kill it, read its output and report the result.
 COMMAND_GRACE_S = 10.0
