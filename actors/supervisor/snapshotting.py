@@ -31,6 +31,7 @@ class Snapshotting:
         self.files, self.run_id, self._deliver = files, run_id, deliver
         self.waiting: dict[str, AnswerProposed] = {}  # agent -> its answer, until its snapshot is ready
         self._pool: ThreadPoolExecutor | None = None
+        self._closed = False
 
     def needed(self, agent_id: str) -> bool:
         return self.files is not None and agent_id in self.files.with_workspace
@@ -45,6 +46,9 @@ class Snapshotting:
     def _copy(self, agent_id: str, turn_id: int) -> None:
         assert self.files is not None
         staged = self.files.stage_snapshot(agent_id, f"{agent_id}-turn{turn_id}")
+        if self._closed:  # the supervisor is stopping: a message now could sit unread in its mailbox
+            RunFiles.discard_snapshot(staged)
+            return
         try:
             self._deliver(SnapshotReady(run_id=self.run_id, agent=agent_id, turn_id=turn_id, staged=staged))
         except pykka.ActorDeadError:  # the run ended meanwhile: nobody will accept it
@@ -60,6 +64,7 @@ class Snapshotting:
 
     def close(self) -> None:
         """No new copies; one under way finishes on its own and is discarded."""
+        self._closed = True
         if self._pool is not None:
             with contextlib.suppress(RuntimeError):
                 self._pool.shutdown(wait=False, cancel_futures=True)
