@@ -27,6 +27,7 @@ Described: TypeAlias = (
     | messages.AgentMarkedFailed | messages.AgentExcluded | messages.AgentRejoined | messages.FinishRound
     | messages.DeadlineExpired
     | messages.TurnCorrection | messages.McpServerFailed | messages.McpToolsWithdrawn | messages.PresentFinal
+    | messages.SnapshotTaken
 )
 _DESCRIBED = messages.RecordSubset[Described](Described)
 
@@ -75,6 +76,9 @@ def describe(raw: Mapping[str, Any] | TraceRecord, projection: LogProjection) ->
         case messages.PresentFinal():
             view = projection.agents.get(record.to_name)
             return f"{view.label if view is not None else '?'} presents the final answer"
+        case messages.SnapshotTaken():  # a line only when the other agents see less than the author wrote
+            problem = message.error or message.cut
+            return f"{message.label}'s files: {problem}" if problem else None
         case _ as unreachable:
             assert_never(unreachable)
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 import tarfile
@@ -109,8 +110,30 @@ def _size_limit(text: str) -> int:
     return int(float(match[1]) * _UNITS[(match[2] or "B").upper()])
 
 
+def _files_under(top: Path) -> list[Path]:
+    """Every regular file under ``top`` (links left out), sorted; a loop, not a recursion.
+
+    ``Path.rglob`` recurses once per folder level, so a workspace an agent nested 1,500 folders
+    deep (one ``mkdir -p``) ended the export in ``RecursionError``.
+    """
+    found: list[Path] = []
+    folders = [top]
+    while folders:
+        folder = folders.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue  # vanished or unreadable: what can be read is still archived
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                folders.append(Path(entry.path))
+            elif entry.is_file(follow_symlinks=False):
+                found.append(Path(entry.path))
+    return sorted(found)
+
+
 def _tree_size(path: Path) -> int:
-    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+    return sum(p.lstat().st_size for p in _files_under(path))
 
 
 def _export_files(args: argparse.Namespace) -> tuple[Path, list[Path], list[str]]:
@@ -119,10 +142,9 @@ def _export_files(args: argparse.Namespace) -> tuple[Path, list[Path], list[str]
     limit = _size_limit(args.workspace_limit)
     files: list[Path] = []
     left_out: list[str] = []
+    sizes: dict[Path, int] = {}  # one walk per answer's workspace, not one per file in it
     for turn in _turns(root, args.turns):
-        for path in sorted(turn.rglob("*")):
-            if not path.is_file() or path.is_symlink():
-                continue
+        for path in _files_under(turn):
             inside = path.relative_to(turn).parts
             workspace = next((i for i, part in enumerate(inside) if part in WORKSPACE_DIRS), None)
             if workspace is not None:
@@ -130,7 +152,9 @@ def _export_files(args: argparse.Namespace) -> tuple[Path, list[Path], list[str]
                     continue
                 if len(inside) > workspace + 2:  # snapshots/<answer>/...: one answer's workspace
                     answer = turn.joinpath(*inside[:workspace + 2])
-                    if _tree_size(answer) > limit:
+                    if answer not in sizes:
+                        sizes[answer] = _tree_size(answer)
+                    if sizes[answer] > limit:
                         note = f"{answer.relative_to(root)} (over --workspace-limit {args.workspace_limit})"
                         if note not in left_out:
                             left_out.append(note)

@@ -389,7 +389,6 @@ def _orchestrator(orchestrator: dict[str, Any], notes: _Notes) -> None:
     if "max_new_answers" in orchestrator:
         orchestrator.setdefault("max_new_answers_per_agent", orchestrator.pop("max_new_answers"))
         orchestrator.pop("max_new_answers", None)
-    _file_context_paths(orchestrator, notes)
     storage = [k for k in ("snapshot_storage", "agent_temporary_workspace") if k in orchestrator]
     for key in storage:
         orchestrator.pop(key)
@@ -397,24 +396,6 @@ def _orchestrator(orchestrator: dict[str, Any], notes: _Notes) -> None:
                   "read-only snapshots under the run's log directory, not in this folder")
     if storage:
         orchestrator.setdefault("workspaces", True)
-
-
-def _file_context_paths(orchestrator: dict[str, Any], notes: _Notes) -> None:
-    """A context path naming one file: its folder is the context path, every other entry in it protected."""
-    import os
-
-    entries = orchestrator.get("context_paths")
-    for entry in entries if isinstance(entries, list) else []:
-        path = entry.get("path") if isinstance(entry, dict) else None
-        if not isinstance(path, str) or not os.path.isfile(os.path.expanduser(path)):
-            continue
-        folder, name = os.path.split(os.path.normpath(os.path.expanduser(path)))
-        folder = folder or "."
-        others = sorted(n for n in os.listdir(folder) if n != name)
-        entry["path"] = folder
-        entry["protected_paths"] = sorted({*entry.get("protected_paths", []), *others})
-        notes.add(f"orchestrator.context_paths: {path}", f"a file: its folder {folder} is the context path, "
-                  f"and only {name} may be written there; the agents can also read the folder's other files")
 
 
 def applied_keys(notices: Iterable[Notice]) -> set[str]:

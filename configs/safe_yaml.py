@@ -12,7 +12,8 @@ composer's recursion. So, before anything walks the data:
 - nesting may go ``MAX_DEPTH`` levels deep, counted as the composer descends, so the
   recursion stops long before Python's limit;
 - the composed graph, aliases expanded, may hold at most ``MAX_NODES`` nodes, counted once
-  per node (memoised, so the count itself stays linear in the file); a cycle is refused.
+  per node (memoised, so the count itself stays linear in the file); a cycle is refused;
+- a key written twice in one mapping is refused (YAML would keep the last one silently).
 
 Error messages give the line and column and the parser's own words, never the file's text:
 a server must not echo a file that may hold secrets.
@@ -25,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from yaml.nodes import MappingNode, Node, SequenceNode
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from massgen.errors import ConfigError
 
@@ -118,8 +119,24 @@ def _check_graph(root: Node, source: str) -> None:
             raise ConfigError(f"{source}: {_where(node.start_mark)}an alias refers to a value that contains "
                               "it (a recursive structure); refused")
         on_path.add(key)
+        if isinstance(node, MappingNode):
+            _check_keys(node, source)
         stack.append((node, True))
         stack.extend((child, False) for child in _children(node) if id(child) not in sizes)
+
+
+def _check_keys(node: MappingNode, source: str) -> None:
+    """Refuse a key written twice in one mapping: YAML loaders keep the last silently (upstream MassGen
+    too), so a second ``agents:`` or ``backend:`` would drop the first without a word."""
+    seen: dict[tuple[str, str], yaml.Mark] = {}
+    for key, _ in node.value:
+        if not isinstance(key, ScalarNode) or key.tag == "tag:yaml.org,2002:merge":
+            continue
+        first = seen.setdefault((key.tag, key.value), key.start_mark)
+        if first is not key.start_mark:  # the key is not named: a misparsed file's "key" may be a secret
+            raise ConfigError(f"{source}: {_where(key.start_mark)}this key is already written at line "
+                              f"{first.line + 1}, column {first.column + 1}, in the same mapping; YAML would keep "
+                              "only the last one: remove or merge one of them")
 
 
 def _children(node: Node) -> list[Node]:

@@ -345,7 +345,16 @@ class ContextPathConfig(_Strict):
     def _exists(cls, path: str) -> str:
         import os
 
-        if not os.path.isdir(os.path.expanduser(path)):
+        expanded = os.path.expanduser(path)
+        if os.path.isfile(expanded):
+            # Granting its folder instead would show the agents every other file there (all of /etc for
+            # /etc/hostname); a grant of one file alone is not something the file tools, the sandbox and
+            # agent CLIs can all hold to, so it is refused rather than widened.
+            folder = os.path.dirname(os.path.abspath(expanded))
+            raise ValueError(f"context path {path!r} is a file; a context path is a folder, and this file's "
+                             f"folder {folder} would show the agents every file in it: put the file in a "
+                             "folder of its own and name that folder")
+        if not os.path.isdir(expanded):
             raise ValueError(f"context path {path!r} is not an existing directory")
         return path
 
@@ -371,6 +380,9 @@ class OrchestratorConfig(_Strict):
     command_timeout_seconds: float = Field(default=60.0, gt=0)
     # The start-of-run copy of each writable context path (for the change report) is refused above this.
     context_copy_limit_mb: float = Field(default=512.0, gt=0)
+    # What one answer's workspace snapshot may copy; past it the snapshot is cut and says so (files/snapshots.py).
+    snapshot_limit_mb: float = Field(default=100.0, gt=0)
+    snapshot_max_files: int = Field(default=10_000, gt=0)
     # How readily agents vote for an answer in view rather than write their own, and how different a
     # new answer must be (upstream MassGen's keys); None: massgen's own prompt, unchanged.
     voting_sensitivity: Literal["lenient", "balanced", "strict"] | None = None

@@ -21,6 +21,8 @@ from massgen.messages import ToolSpec
 
 READ_LIMIT_BYTES = 256 * 1024
 SEARCH_LIMIT = 200
+LIST_LIMIT = 1_000  # entries list_directory shows ...
+LIST_LIMIT_CHARS = 64_000  # ... and characters (names may be 255 bytes each)
 MAX_FILE_BYTES = 16 << 20
 MOVE_LIMIT = 10_000  # entries in one folder move
 
@@ -179,10 +181,20 @@ class FileOps:
         fd = guard.open_dir(checked)
         try:
             entries = sorted(os.scandir(fd), key=lambda e: e.name)
-            lines = [f"[{'DIR' if e.is_dir(follow_symlinks=False) else 'LINK' if e.is_symlink() else 'FILE'}] "
-                     f"{shown(e.name)}" for e in entries]
+            lines: list[str] = []
+            size = 0
+            for e in entries:  # at most LIST_LIMIT entries and LIST_LIMIT_CHARS: a folder of 20,000 is a note
+                line = f"[{'DIR' if e.is_dir(follow_symlinks=False) else 'LINK' if e.is_symlink() else 'FILE'}] " \
+                       f"{shown(e.name)}"
+                if len(lines) >= LIST_LIMIT or size + len(line) > LIST_LIMIT_CHARS:
+                    break
+                lines.append(line)
+                size += len(line) + 1
         finally:
             os.close(fd)
+        if len(lines) < len(entries):
+            lines.append(f"[{len(lines):,} of {len(entries):,} entries shown, by name; list a subfolder, or find "
+                         "files with search_files and a pattern]")
         return "\n".join(lines) if lines else "(empty directory)"
 
     def _search_files(self, guard: PathGuard, args: dict[str, Any]) -> str:

@@ -39,6 +39,7 @@ from massgen.files.tree import DIR_FLAGS, walk
 from massgen.messages import ToolSpec
 
 OUTPUT_CAP_BYTES = 64 * 1024
+_REAP_S = 5.0  # after the kill, at most this long to read the pipe to its end and reap
 DOCKER_IMAGE = "python:3.11-slim"
 _SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32")
 # What programs read of /etc, and nothing else: no shadow, gshadow, ssl/private, sudoers, ssh host
@@ -234,5 +235,12 @@ async def _kill(process: asyncio.subprocess.Process, container: str | None) -> N
         await killer.wait()
     with contextlib.suppress(ProcessLookupError):
         os.killpg(process.pid, signal.SIGKILL)
-    with contextlib.suppress(ProcessLookupError):
-        await asyncio.wait_for(process.wait(), 5.0)
+    # asyncio's ``wait()`` returns only once the output pipe is closed too, and a command that
+    # filled the pipe left it unread (the drain was cancelled at the deadline): read it to its
+    # end, which the kill brings at once, so the reap takes milliseconds, not a hang.
+    with contextlib.suppress(ProcessLookupError, TimeoutError):
+        async with asyncio.timeout(_REAP_S):
+            assert process.stdout is not None
+            while await process.stdout.read(65536):
+                pass
+            await process.wait()

@@ -14,7 +14,9 @@ import asyncio
 import dataclasses
 import os
 import re
+import shutil
 import stat
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +27,7 @@ from massgen.backends.base import FileScope
 from massgen.files import changes, sandbox, snapshots
 from massgen.files.file_tools import SPECS, FileOps, ToolArgumentError
 from massgen.files.permissions import PathDenied, PathGuard, Root
+from massgen.logs.paths import path_part
 from massgen.messages import AnswerView, Message, ToolDenied, ToolSpec
 
 if TYPE_CHECKING:
@@ -78,6 +81,9 @@ def with_context_paths(config: TeamConfig, question: str = "", cwd_context: str 
     return config.model_copy(update={"orchestrator": rules})
 
 
+SNAPSHOT_STAGING = "snapshot_staging"  # in the log dir: copies waiting for their answer to be accepted
+
+
 @dataclass
 class RunFiles:
     run_id: str
@@ -90,6 +96,7 @@ class RunFiles:
     labels: dict[str, str] = field(default_factory=dict)  # agent id -> agentN
     cli_agents: set[str] = field(default_factory=set)
     baselines: dict[Path, Path] = field(default_factory=dict)  # writable context -> its baseline copy
+    snapshot_limits: snapshots.Limits = field(default_factory=snapshots.Limits)
 
     @classmethod
     def prepare(cls, config: TeamConfig, run_id: str, log_dir: Path) -> RunFiles | None:
@@ -104,6 +111,8 @@ class RunFiles:
         files = cls(run_id, Path(log_dir).resolve(), contexts, rules.command_execution,
                     rules.command_timeout_seconds, agents, (workspace_base() / run_id).resolve())
         files.cli_agents = {a.id for a in config.agents if native_file_tools(a.backend.type)}
+        files.snapshot_limits = snapshots.Limits(max_bytes=int(rules.snapshot_limit_mb * (1 << 20)),
+                                                 max_files=rules.snapshot_max_files)
         for agent in agents:
             files.workspace(agent).mkdir(parents=True, exist_ok=True)
         for path in (files.base, files.log_dir):
@@ -130,7 +139,9 @@ class RunFiles:
     # -- layout ----------------------------------------------------------------------------------
 
     def workspace(self, agent_id: str) -> Path:
-        return self.base / agent_id
+        """The agent's own folder; its id as one safe path part (a 300-character id was ENAMETOOLONG
+        at the start of the run, and ``..`` would name the folder above)."""
+        return self.base / path_part(agent_id)
 
     @property
     def snapshots_dir(self) -> Path:
@@ -186,17 +197,38 @@ class RunFiles:
 
     # -- the supervisor's side -----------------------------------------------------------------------
 
-    def snapshot(self, agent_id: str, label: str) -> dict[str, Any] | None:
-        """Freeze the author's workspace as ``snapshots/<label>``; the fields of a ``SnapshotTaken``."""
-        if agent_id not in self.with_workspace:
-            return None
+    def stage_snapshot(self, agent_id: str, key: str) -> dict[str, Any]:
+        """Copy the author's workspace to a staging folder named ``key`` (slow: a worker thread's job).
+
+        Never raises: a failed copy is an ``error`` (the answer stands; its files are just not shown)."""
+        staged = self.log_dir / SNAPSHOT_STAGING / path_part(key)
         try:
-            info = snapshots.take(self.workspace(agent_id), self.snapshots_dir / label)
-        except OSError as exc:  # the answer stands; its files are just not shown
-            return {"agent": agent_id, "label": label, "path": "", "digest": "", "files": 0, "bytes": 0,
+            info = snapshots.take(self.workspace(agent_id), staged, self.snapshot_limits)
+        except OSError as exc:
+            return {"agent": agent_id, "path": "", "digest": "", "files": 0, "bytes": 0,
                     "error": f"snapshot failed: {exc}"}
-        return {"agent": agent_id, "label": label, "path": str(info.path), "digest": info.digest,
-                "files": info.files, "bytes": info.bytes, "copy_on_write": info.cloned}
+        return {"agent": agent_id, "path": str(info.path), "digest": info.digest, "files": info.files,
+                "bytes": info.bytes, "copy_on_write": info.cloned, "cut": info.cut}
+
+    def place_snapshot(self, staged: dict[str, Any], label: str) -> dict[str, Any]:
+        """Move a staged copy to ``snapshots/<label>`` (one rename); the fields of a ``SnapshotTaken``."""
+        taken = {**staged, "label": label}
+        if staged["path"]:
+            destination = self.snapshots_dir / label
+            try:
+                os.rename(staged["path"], destination)
+                taken["path"] = str(destination)
+            except OSError as exc:
+                self.discard_snapshot(staged)
+                taken.update(path="", error=f"snapshot failed: {exc}")
+        return taken
+
+    @staticmethod
+    def discard_snapshot(staged: dict[str, Any]) -> None:
+        """Remove a staged copy whose answer was not accepted (in the background: it may be large)."""
+        if staged.get("path"):
+            threading.Thread(target=shutil.rmtree, args=(staged["path"],), kwargs={"ignore_errors": True},
+                             name="snapshot-discard", daemon=True).start()
 
     def changed(self) -> dict[str, Any] | None:
         """The writable context paths' changes since the run started; the fields of a ``ContextChanged``."""

@@ -8,6 +8,7 @@ log files, so the summary of a finished run and its ``status.json`` cannot disag
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -82,8 +83,27 @@ def find_runs(base: Path) -> list[Path]:
     """Every log directory (one with a trace) under ``base``, oldest first by start time."""
     if not base.is_dir():
         return []
-    dirs = [trace.parent for trace in base.rglob(TRACE_FILE)]
-    return sorted(dirs, key=lambda d: (_first_ts(d), str(d)))
+    return sorted(_trace_dirs(base), key=lambda d: (_first_ts(d), str(d)))
+
+
+def _trace_dirs(base: Path) -> list[Path]:
+    """The folders under ``base`` holding a trace; a loop, not a recursion (``Path.rglob`` recursed once
+    per level and ended in ``RecursionError`` in a snapshot an agent nested 1,500 folders deep). A log
+    directory is not searched further: below it are its own files (snapshots, agent outputs), where a
+    ``trace.jsonl`` an agent wrote is not a run."""
+    found: list[Path] = []
+    folders = [base]
+    while folders:
+        folder = folders.pop()
+        if (folder / TRACE_FILE).is_file():
+            found.append(folder)
+            continue
+        try:
+            with os.scandir(folder) as entries:
+                folders += [Path(e.path) for e in entries if e.is_dir(follow_symlinks=False)]
+        except OSError:
+            continue  # vanished or unreadable
+    return found
 
 
 def _first_ts(log_dir: Path) -> float:

@@ -37,7 +37,7 @@ from massgen.messages.coordination import (
     VoteProposed,
 )
 from massgen.messages.envelope import MESSAGE_TYPES, SYSTEM, Message, Sender, new_msg_id
-from massgen.messages.files import ContextChanged, SnapshotTaken, ToolDenied
+from massgen.messages.files import ContextChanged, SnapshotReady, SnapshotTaken, ToolDenied
 from massgen.messages.mcp import (
     McpCallTool,
     McpCancelCall,
@@ -142,6 +142,7 @@ __all__ = [
     "Sender",
     "SetLiveAgents",
     "SetRunTimeout",
+    "SnapshotReady",
     "SnapshotTaken",
     "StartTurn",
     "StreamError",

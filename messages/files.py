@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from massgen.messages.envelope import Message
 
 
@@ -26,6 +28,17 @@ class SnapshotTaken(Message):
     bytes: int
     copy_on_write: bool = False
     error: str | None = None
+    cut: str | None = None  # a limit stopped the copy: what was left out (the snapshot holds the note too)
+
+
+class SnapshotReady(Message):
+    """snapshot worker -> supervisor, not traced (like ``Tick``; what it carries is recorded as
+    ``SnapshotTaken``): an answer's workspace is copied, off the supervisor's thread, so the answer
+    can be accepted."""
+
+    agent: str
+    turn_id: int
+    staged: dict[str, Any]  # ``RunFiles.stage_snapshot``'s fields: where the copy lies, and what it holds
 
 
 class ContextChanged(Message):

@@ -34,7 +34,7 @@ from massgen.messages.coordination import (
     TurnFailed,
     VoteProposed,
 )
-from massgen.messages.files import ToolDenied
+from massgen.messages.files import SnapshotReady, ToolDenied
 from massgen.messages.mcp import (
     McpCallTool,
     McpCancelCall,
@@ -75,7 +75,7 @@ McpServerReport: TypeAlias = McpToolsListed | McpToolResult | McpServerFailed
 # From the user, through the run handle (CLI, REPL, API, HTTP).
 RunControl: TypeAlias = CancelRun | AnswerNow | SetRunTimeout | KillAgent | RestartAgent | SendNote
 
-SupervisorInbox: TypeAlias = Tick | Down | TallyUpdated | RunControl | McpServerReport | AgentReport
+SupervisorInbox: TypeAlias = Tick | Down | SnapshotReady | TallyUpdated | RunControl | McpServerReport | AgentReport
 
 # --- the other actors ----------------------------------------------------------------------
 

@@ -34,6 +34,11 @@ HOSTILE: dict[str, tuple[bytes, str]] = {
     "utf16": ("agents: []\n".encode("utf-16"), "UTF-16-encoded; config files must be UTF-8"),
     "latin1": ("agents:\n  - id: caf\xe9\n".encode("latin-1"), "line 2: byte 0xe9 is not UTF-8"),
     "huge": (b"# padding\n" * 200_000, "larger than 1024 KiB"),
+    # Issue 37: a second top-level key silently replaced the first (YAML keeps the last).
+    "duplicate_key": (b"agents:\n  - id: a\nagents:\n  - id: b\n",
+                      "line 3, column 1: this key is already written at line 1, column 1, in the same mapping"),
+    "duplicate_nested_key": (b"agents:\n  - id: a\n    backend: {type: scripted}\n    backend: {type: openai}\n",
+                             "line 4, column 5: this key is already written at line 3, column 5"),
 }
 
 

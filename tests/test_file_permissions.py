@@ -129,6 +129,19 @@ def test_a_root_cannot_be_deleted_or_moved(tree: dict[str, Path]) -> None:
     assert "root directory" in denied(tree, "move_file", source=".", destination="x")
 
 
+def test_listing_a_folder_of_20000_entries_shows_the_first_1000_by_name_with_a_note(tree: dict[str, Path]) -> None:
+    # Issue 37: list_directory was uncapped: 20,000 entries put 248,893 characters into the prompt.
+    big = tree["ws"] / "big"
+    big.mkdir()
+    for i in range(20_000):
+        (big / f"file_{i:05d}.txt").touch()
+    listed = ops(tree).run("list_directory", {"path": "big"}).split("\n")
+    assert listed[:2] == ["[FILE] file_00000.txt", "[FILE] file_00001.txt"] and listed[999] == "[FILE] file_00999.txt"
+    assert listed[1000] == ("[1,000 of 20,000 entries shown, by name; list a subfolder, or find files with "
+                            "search_files and a pattern]")
+    assert len(listed) == 1001 and len("\n".join(listed)) < 30_000
+
+
 def test_the_tools_do_what_their_names_say(tree: dict[str, Path]) -> None:
     files = ops(tree)
     files.run("write_file", {"path": "a/b.txt", "content": "one\ntwo\nthree\n"})

@@ -8,13 +8,27 @@ import shutil
 import stat
 import subprocess
 import sys
+import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
 from mcp_support import stdio
-from support import assert_trace_invariants, of_type, records, run_team, scripted, step, team_config, unavailable
+from support import (
+    FACTOR,
+    assert_trace_invariants,
+    of_type,
+    records,
+    run_team,
+    scripted,
+    step,
+    team_config,
+    unavailable,
+)
 
+from massgen import LogProjection, Team
+from massgen.cli.progress import describe
 from massgen.configs import ConfigError, validate_data
 from massgen.files import PathDenied, RunFiles, with_context_paths
 from massgen.messages import AnswerEntry, AnswerView
@@ -164,10 +178,81 @@ def test_only_the_presenter_writes_a_writable_context_path_leaving_a_clean_git_d
     assert metadata["files"]["diff"] == str(result.log_dir / "context_changes.diff")
 
 
+def test_a_large_workspace_snapshot_is_cut_with_a_note_and_copied_off_the_supervisors_thread(
+    tmp_path: Path,
+) -> None:
+    # Issue 37: a 200 MB, 20,002-file workspace stalled the supervisor 15.4 s between AnswerAccepted
+    # and SnapshotTaken (no tick, vote or user command handled meanwhile), and every answer copied
+    # all of it into the logs. Here a 20,000-file workspace is cut at 15,000 files, and a user's kill
+    # sent as the copy starts is handled while it runs, not after it (before: 18 s later).
+    if shutil.which("bwrap") is None:
+        unavailable("bubblewrap (bwrap) is not installed (Debian package bubblewrap)")
+    make = "mkdir many && cd many && seq -w 1 20000 | xargs touch && echo done"
+    a = scripted("a", [step(tool="run_command", args={"command": make})], [step(new_answer="4")],
+                 [step(vote="agent1", reason="mine")])
+    b = scripted("b", [step(delay=60 * FACTOR, incarnations=[1]), step(new_answer="4")], [step(vote="agent1")])
+    config = team_config(a, b, orchestrator={"command_execution": "sandbox", "command_timeout_seconds": 60,
+                                             "snapshot_max_files": 15_000},
+                         run_timeout=120.0, turn_timeout=90.0, idle_timeout=80.0)
+    killed = threading.Event()
+    team: list[Team] = []
+
+    def kill_b_when_a_answers(record: Any, _projection: Any) -> None:
+        if record["type"] == "AnswerProposed" and record["sender"].startswith("a#") and not killed.is_set():
+            killed.set()
+            team[0].kill_agent("b")
+
+    team.append(Team(config, "What is 2+2?", log_dir=tmp_path / "logs" / "run", tick_interval_s=0.02,
+                     subscribers=[kill_b_when_a_answers]))
+    result = team[0].run()
+    trace = records(result)
+    proposed = next(r for r in of_type(trace, "AnswerProposed") if r["sender"].startswith("a#"))
+    snapshot = next(r for r in of_type(trace, "SnapshotTaken") if r["payload"]["agent"] == "a")
+    kill_handled = next(r for r in of_type(trace, "ChildFailed") if r["payload"]["name"] == "b")
+    copy_s, kill_s = snapshot["ts"] - proposed["ts"], kill_handled["ts"] - proposed["ts"]
+    assert kill_handled["seq"] < snapshot["seq"], f"the kill waited {kill_s:.2f} s for a {copy_s:.2f} s copy"
+    taken = snapshot["payload"]
+    assert taken["files"] == 15_000 and taken["cut"].startswith("snapshot cut: 15,000 of 20,000 files (0 of 0 bytes)")
+    folder = Path(taken["path"])
+    assert folder == result.log_dir / "snapshots" / "agent1.1"
+    assert (folder / "SNAPSHOT_CUT.txt").read_text().startswith(taken["cut"])
+    assert sum(1 for _ in (folder / "many").iterdir()) == 15_000
+    staging = result.log_dir / "snapshot_staging"
+    assert not staging.exists() or not any(staging.iterdir())
+    accepted = next(r for r in of_type(trace, "AnswerAccepted") if r["payload"]["agent"] == "a")
+    assert accepted["seq"] < snapshot["seq"]  # recorded together, once the files are in place
+    line = describe(snapshot, LogProjection())
+    assert line == f"agent1.1's files: {taken['cut']}"
+    assert result.status == "completed", result.reason
+
+
 def test_a_missing_context_path_is_a_config_error_naming_context_paths(tmp_path: Path) -> None:
     data = {"agents": [scripted("a")], "orchestrator": {"context_paths": [{"path": str(tmp_path / "nope")}]}}
     with pytest.raises(ConfigError, match=r"orchestrator\.context_paths\[0\]\.path: .*not an existing directory"):
         validate_data(data, "team.yaml")
+
+
+def test_a_context_path_naming_a_file_is_refused_naming_the_field_not_widened_to_its_folder(tmp_path: Path) -> None:
+    # Issue 37: `context_paths: [{path: /etc/hostname}]` granted all of /etc, with only a warning.
+    (tmp_path / "hostname").write_text("box\n")
+    (tmp_path / "shadow").write_text("secret\n")
+    data = {"agents": [scripted("a")], "orchestrator": {"context_paths": [{"path": str(tmp_path / "hostname")}]}}
+    with pytest.raises(ConfigError, match=r"orchestrator\.context_paths\[0\]\.path: .*hostname' is a file; a "
+                                          r"context path is a folder, and this file's folder .* would show the agents"):
+        validate_data(data, "team.yaml")
+
+
+def test_an_agent_id_of_300_characters_gets_a_workspace_and_its_run_completes(tmp_path: Path) -> None:
+    # Issue 37: the id passed --validate, then the run crashed making its workspace (ENAMETOOLONG).
+    long_id = "a" * 300
+    agent = scripted(long_id, [step(tool="write_file", args={"path": "note.txt", "content": "kept"})],
+                     [step(new_answer="{last_tool_result}")])
+    result = run_team(team_config(agent, orchestrator={"workspaces": True}), tmp_path)
+    assert result.status == "completed", result.reason
+    [workspace] = (tmp_path / "workspaces" / result.run_id).iterdir()
+    assert len(workspace.name) <= 100 and (workspace / "note.txt").read_text() == "kept"
+    snapshot = of_type(records(result), "SnapshotTaken")[0]["payload"]
+    assert snapshot["files"] == 1 and snapshot["error"] is None
 
 
 def test_a_missing_sandbox_is_a_config_error_never_a_fallback(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -24,11 +24,12 @@ from mcp_support import (
     M,
     names,
     stdio,
+    wait_until,
 )
 from support import FACTOR, scripted, team_config
 
 from massgen.actors.mcp import McpConfigError, McpServerSpec, select_tools
-from massgen.actors.mcp.server import McpServerActor
+from massgen.actors.mcp.server import MCP_RESULT_CAP_CHARS, McpServerActor
 from massgen.actors.mcp.stdio import OWNER_ENV
 from massgen.actors.mcp.supervision import ActorPort, McpSupervision
 from massgen.actors.run.team import agent_specs
@@ -295,3 +296,30 @@ def test_start_errors_no_restart_can_fix_are_permanent(mcp_actor: Callable[..., 
     typo = mcp_actor(stdio(allowed_tools=["forcast"]))
     failed = typo.expect(McpServerFailed)
     assert failed.permanent and "allowed_tools names tools it does not have: mcp__weather__forcast" in failed.error
+
+
+def test_a_grandchild_the_server_started_in_a_session_of_its_own_dies_with_the_server(
+    mcp_actor: Callable[..., Harness], tmp_path: Any,
+) -> None:
+    # Issue 37: `setsid` took a server's child out of its process group, and it outlived the run.
+    marker = tmp_path / "marker"
+    harness = mcp_actor(stdio(env={"WEATHER_GRANDCHILD": "setsid", "WEATHER_MARKER": str(marker)}))
+    harness.expect(McpToolsListed)
+    assert wait_until(lambda: marker.exists() and "grandchild" in marker.read_text())
+    grandchild = psutil.Process(int(marker.read_text().split("grandchild ")[1].split()[0]))
+    assert grandchild.ppid() != int(harness.call("pid").content)  # reparented: no longer the server's child
+    harness.close()
+    assert not psutil.wait_procs([grandchild], timeout=5 * FACTOR)[1], "the setsid grandchild outlived its server"
+
+
+def test_a_10_mb_reply_reaches_the_model_cut_to_the_cap_with_a_note(mcp_actor: Callable[..., Harness]) -> None:
+    # Issue 37: a 10 MB reply was taken for a hang (the call timed out, the server was restarted)
+    # and never reached the model.
+    harness = mcp_actor(stdio(call_timeout_seconds=2.5 * FACTOR))  # 3-4 s on this machine before the fix
+    harness.expect(McpToolsListed)
+    result = harness.call("big", size=10_000_000)
+    assert not result.is_error, result.content[:300]
+    kept, _, note = result.content.rpartition("\n[")
+    assert kept == ("0123456789abcdef" * 10_000)[:len(kept)] and 0 < len(kept) <= MCP_RESULT_CAP_CHARS
+    assert note.startswith(f"tool result cut: {len(kept):,} of 10,000,000 characters shown")
+    assert harness.call("forecast", city="Oslo").content == "Sunny in Oslo, 21 C"  # the same server, still up

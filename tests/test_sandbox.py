@@ -7,12 +7,13 @@ import os
 import shutil
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import psutil
 import pytest
-from support import of_type, records, run_team, scripted, step, team_config, unavailable
+from support import FACTOR, of_type, records, run_team, scripted, step, team_config, unavailable
 
 from massgen.files.sandbox import CommandResult, bwrap_argv, docker_argv, run_command
 
@@ -123,6 +124,20 @@ def test_output_is_capped(dirs: dict[str, Path]) -> None:
     assert result.truncated and len(result.output) == 64 * 1024
 
 
+def test_a_command_flooding_its_output_past_the_deadline_returns_the_capped_output_at_the_deadline(
+    dirs: dict[str, Path],
+) -> None:
+    # Issue 37: `yes | head -c 1000000000` with an 8 s limit came back after 13.1 s as the error
+    # "run_command: " (the reap waited for a pipe nobody read, then raised an empty TimeoutError).
+    started = time.monotonic()
+    result = sandboxed("yes | head -c 100000000000", dirs["ws"], timeout_s=2.0)
+    elapsed = time.monotonic() - started
+    assert result.timed_out and result.truncated and len(result.output) == 64 * 1024
+    assert result.text().startswith("[killed at the deadline]\ny\ny\n")
+    assert result.text().endswith("[output cut at 65536 bytes]")
+    assert elapsed < 2.0 + 2.0 * FACTOR, f"returned {elapsed:.1f} s after a 2 s deadline"
+
+
 def test_an_agent_runs_a_command_through_its_tools_in_a_team_run(tmp_path: Path) -> None:
     a = scripted("a", [step(tool="run_command", args={"command": "echo $((2+2)) > r.txt; cat r.txt"})],
                  [step(new_answer="{last_tool_result}")])
@@ -133,6 +148,22 @@ def test_an_agent_runs_a_command_through_its_tools_in_a_team_run(tmp_path: Path)
     assert (tmp_path / "workspaces" / result.run_id / "a" / "r.txt").read_text() == "4\n"
     calls = [r["payload"] for r in of_type(records(result), "ToolCallResult")]
     assert [c["name"] for c in calls] == ["run_command"] and not calls[0]["is_error"]
+
+
+def test_a_command_running_longer_than_the_idle_deadline_is_not_cut_as_idle(tmp_path: Path) -> None:
+    # Issue 37: a 150 s run scaled the idle deadline down to 15 s, and `sleep 20; echo done` under
+    # `command_timeout_seconds: 60` was cut three times, ran four times, and the run exited 2.
+    # A running command is not idleness: its own deadline bounds it.
+    a = scripted("a", [step(tool="run_command", args={"command": "sleep 3; echo done"})],
+                 [step(new_answer="{last_tool_result}")])
+    config = team_config(a, orchestrator={"command_execution": "sandbox", "command_timeout_seconds": 30 * FACTOR},
+                         idle_timeout=1.0, turn_timeout=40.0, run_timeout=60.0)
+    result = run_team(config, tmp_path)
+    assert result.status == "completed", result.reason
+    assert result.final_answer == "[exit code 0]\ndone"
+    trace = records(result)
+    assert not of_type(trace, "DeadlineExpired", "ChildFailed")
+    assert len(of_type(trace, "ToolCallRequested")) == 1  # run once, not once per restart
 
 
 def test_the_docker_command_has_the_same_shape_without_network(dirs: dict[str, Path]) -> None:

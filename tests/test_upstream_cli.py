@@ -371,6 +371,27 @@ def test_export_writes_the_run_as_an_archive(tmp_path: Path) -> None:
     assert bad.returncode == 1 and '--turns \'x-y\': give "all", "latest", "N" or "N-M"' in bad.stderr
 
 
+def test_export_archives_a_workspace_snapshot_nested_1500_folders_deep(tmp_path: Path) -> None:
+    # Issue 37: an agent's one `mkdir -p` made a 1,500-deep workspace; `massgen export` then ended in
+    # RecursionError (Path.rglob recurses once per level).
+    run = massgen("--automation", "--config", EXAMPLE, QUESTION, tmp_path=tmp_path)
+    attempt = Path(fields(run.stdout)["LOG_DIR"])
+    root = attempt.parents[1]
+    deep = attempt / "snapshots" / "agent1.1" / os.path.join(*["d"] * 1500)
+    subprocess.run(["mkdir", "-p", str(deep)], check=True)  # as an agent would; os.makedirs recurses
+    (deep / "bottom.txt").write_text("the bottom\n")
+    try:
+        done = massgen("export", root.name, "--yes", "--workspace-limit", "1MB", tmp_path=tmp_path)
+        assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr[-2000:]
+        with tarfile.open(tmp_path / f"{root.name}.tar.gz") as archive:
+            bottom = next(m for m in archive.getmembers() if m.name.endswith("/bottom.txt"))
+            assert bottom.name.split("/").count("d") == 1500
+            extracted = archive.extractfile(bottom)
+            assert extracted is not None and extracted.read() == b"the bottom\n"
+    finally:
+        subprocess.run(["rm", "-rf", str(attempt / "snapshots")], check=True)  # shutil.rmtree recurses too
+
+
 @pytest.mark.parametrize("args, says", [
     (["shares", "list"], "massgen shares: not available in this version"),
     (["viewer", "--web"], "--web: not available in this version"),

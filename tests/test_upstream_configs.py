@@ -32,6 +32,7 @@ CACHE = Path(__file__).parent / ".upstream"
 WHEEL = CACHE / f"massgen-{VERSION}-py3-none-any.whl"
 EXAMPLES = 276
 
+FILE_CONTEXT = "is a file; a context path is a folder"
 # The upstream examples refused here, and the words each refusal must carry.
 REFUSED = {
     "ag2/ag2_groupchat.yaml": "group chat",
@@ -39,6 +40,14 @@ REFUSED = {
     "basic/single/copilot.yaml": "GitHub Copilot SDK",
     "basic/single/copilot_docker.yaml": "GitHub Copilot SDK",
     "rate_limits/rate_limits.yaml": "agents: required key is missing",  # a rate-limit table, not a team
+    # A context path naming a file: upstream grants that file alone; granting its folder showed the agents
+    # every other file there, so it is refused until every surface can hold a one-file grant (issue 37).
+    "tools/custom_tools/multimodal_tools/understand_audio.yaml": FILE_CONTEXT,
+    "tools/custom_tools/multimodal_tools/understand_file.yaml": FILE_CONTEXT,
+    "tools/custom_tools/multimodal_tools/understand_image.yaml": FILE_CONTEXT,
+    "tools/custom_tools/multimodal_tools/understand_video.yaml": FILE_CONTEXT,
+    "tools/custom_tools/terminal_evaluation.yaml": FILE_CONTEXT,
+    "tools/filesystem/gemini_gpt5nano_file_context_path.yaml": FILE_CONTEXT,
 }
 
 
@@ -133,7 +142,7 @@ def test_every_upstream_example_loads_or_is_refused_with_its_reason(
     assert sorted(refused) == sorted(REFUSED), "\n".join(f"{k}: {v}" for k, v in refused.items())
     for name, words in REFUSED.items():
         assert words in refused[name], refused[name]
-    assert len(files) - len(refused) == EXAMPLES - len(REFUSED)  # 271 of 276
+    assert len(files) - len(refused) == EXAMPLES - len(REFUSED)  # 265 of 276
 
 
 ROUND_TIMEOUT_KEYS = ("initial_round_timeout_seconds", "subsequent_round_timeout_seconds",
@@ -384,12 +393,6 @@ def _check_codex_on_responses(server: ProviderTeamServer, config: TeamConfig, tr
     assert config.agents[0].backend.type == "codex" and config.timeout_settings.initial_round_timeout_seconds
 
 
-def _check_file_context_path(server: ProviderTeamServer, config: TeamConfig,
-                             trace: list[dict[str, Any]]) -> None:
-    context = config.orchestrator.context_paths[0]
-    assert context.path.endswith("v0.0.21-example") and any("styles.css" in line for line in config.notices)
-
-
 def _check_mcp_security(server: ProviderTeamServer, config: TeamConfig, trace: list[dict[str, Any]]) -> None:
     servers = [s for a in config.agents for s in a.backend.mcp_servers]
     assert servers and all(s.security is not None for s in servers if s.name != "discord")
@@ -431,7 +434,6 @@ EXAMPLE_RUNS = {
     "basic/multi/three_agents_default.yaml": _check_round_timeouts,
     "voting/gemini_gpt_voting_sensitivity.yaml": _check_voting_guidance,
     "providers/openai/codex/codex_local.yaml": _check_codex_on_responses,
-    "tools/filesystem/gemini_gpt5nano_file_context_path.yaml": _check_file_context_path,
     "tools/mcp/multimcp_gemini.yaml": _check_mcp_security,
     "ag2/ag2_single_agent.yaml": _check_ag2_on_openai,
     "teams/research/technical_analysis.yaml": _check_reasoning_and_verbosity,

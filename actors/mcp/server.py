@@ -29,7 +29,7 @@ from massgen.messages.text import escape_text
 
 _STOP_S = 2.5  # below the supervisor's stop grace, so the process is always killed in time
 _PING_S = 5.0
-_MAX_RESULT_CHARS = 100_000
+MCP_RESULT_CAP_CHARS = 100_000  # what a model is shown of one tool result; the rest is named in a note
 
 
 def render_result(result: mcp_types.CallToolResult) -> str:
@@ -49,8 +49,9 @@ def render_result(result: mcp_types.CallToolResult) -> str:
         parts.append(json.dumps(result.structured_content, ensure_ascii=False))
     escaped: list[str] = []  # the edge where an MCP server's text enters: escaped once, with a note
     text = escape_text("\n".join(parts), "MCP result", escaped) + "".join(f"\n[note: {n}]" for n in escaped)
-    if len(text) > _MAX_RESULT_CHARS:
-        text = text[:_MAX_RESULT_CHARS] + f"\n[... truncated: {len(text) - _MAX_RESULT_CHARS} more characters]"
+    if len(text) > MCP_RESULT_CAP_CHARS:
+        text = (text[:MCP_RESULT_CAP_CHARS]
+                + f"\n[tool result cut: {MCP_RESULT_CAP_CHARS:,} of {len(text):,} characters shown]")
     return text
 
 

@@ -19,6 +19,7 @@ import os
 import shutil
 import signal
 import sys
+import uuid
 from collections import deque
 from collections.abc import AsyncIterator
 from typing import Any
@@ -37,6 +38,9 @@ from massgen.configs.schema import McpServerConfig
 # Set in every server's environment: lets tests (and an operator) find what a run started,
 # grandchildren included, since they inherit it.
 OWNER_ENV = "MASSGEN_MCP_OWNER_PID"
+# One token per server process, inherited by everything it starts: how its stop finds a descendant
+# that left the process group (``setsid``, a daemon's double fork), which a group kill misses.
+SERVER_ENV = "MASSGEN_MCP_SERVER"
 
 _STDERR_LINES = 20
 _EXIT_GRACE_S = 1.0  # after stdin closes, the MCP shutdown sequence waits this long ...
@@ -82,6 +86,7 @@ class StdioServer:
         self._stderr: deque[str] = deque(maxlen=_STDERR_LINES)
         self._process: Process | None = None
         self._killed = False
+        self.token = uuid.uuid4().hex
 
     # -- what callers read ---------------------------------------------------------------
 
@@ -98,13 +103,14 @@ class StdioServer:
         if self.pid is not None and not self._killed:
             self._killed = True
             _signal_group(self.pid, signal.SIGKILL)
+            _kill_marked(self.token)
 
     # -- the connection ------------------------------------------------------------------
 
     def _argv_and_env(self) -> tuple[list[str], dict[str, str]]:
         config = self.config
         assert config.command is not None
-        env = {**get_default_environment(), **config.env, OWNER_ENV: str(os.getpid())}
+        env = {**get_default_environment(), **config.env, OWNER_ENV: str(os.getpid()), SERVER_ENV: self.token}
         command = config.command
         if os.sep in command and not os.path.isabs(command) and config.cwd:
             command = os.path.join(config.cwd, command)
@@ -140,11 +146,19 @@ class StdioServer:
 
     async def _read_stdout(self, process: Process, to_session: MemoryObjectSendStream[Any]) -> None:
         assert process.stdout is not None
-        buffer = b""
+        # One growing buffer, searched for a newline only in what each chunk added: joining and
+        # splitting the whole pending line per 64 KiB chunk made a 10 MB reply quadratic.
+        buffer = bytearray()
         try:
             async for chunk in process.stdout:
-                lines = (buffer + chunk).split(b"\n")
-                buffer = lines.pop()
+                searched = len(buffer)
+                buffer += chunk
+                lines: list[bytes] = []
+                start = 0
+                while (end := buffer.find(b"\n", searched)) != -1:
+                    lines.append(bytes(buffer[start:end]))
+                    start = searched = end + 1
+                del buffer[:start]
                 for line in lines:
                     if not line.strip():
                         continue
@@ -199,8 +213,10 @@ class StdioServer:
             _signal_group(process.pid, signal.SIGTERM)
             with anyio.move_on_after(_TERM_GRACE_S):
                 await self.exited.wait()
-        # Always: the leader may be gone while children it started still run in its group.
+        # Always: the leader may be gone while children it started still run in its group, or in
+        # a session of their own.
         _signal_group(process.pid, signal.SIGKILL)
+        _kill_marked(self.token)
         self._killed = True
         with anyio.move_on_after(REAP_S):
             await self.exited.wait()
@@ -213,6 +229,29 @@ class StdioServer:
 def _signal_group(pgid: int, sig: signal.Signals) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, sig)
+
+
+def _kill_marked(token: str) -> None:
+    """SIGKILL every process whose environment carries this server's token (Linux ``/proc``).
+
+    A descendant that called ``setsid`` is in no group of ours and, once its parent exits, no
+    child of the server either; the environment it inherited still names the server. One that
+    cleared its environment is not found: for that a cgroup would be needed.
+    """
+    needle = f"{SERVER_ENV}={token}".encode()
+    try:
+        pids = [int(entry.name) for entry in os.scandir("/proc") if entry.name.isdigit()]
+    except OSError:
+        return  # no /proc: the group kill is all there is
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as handle:
+                marked = needle in handle.read().split(b"\0")
+        except OSError:
+            continue  # gone, or not ours to read
+        if marked:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
 
 
 async def _wait_for_exit(process: Process) -> int | None:

@@ -27,9 +27,11 @@ from massgen.actors.supervisor.children import Child, Ticker, note_attempt
 from massgen.actors.supervisor.ending import RunEnding
 from massgen.actors.supervisor.failures import FailureHandling
 from massgen.actors.supervisor.restore import restore
+from massgen.actors.supervisor.snapshotting import Snapshotting
 from massgen.actors.supervisor.state import SupervisorState
 from massgen.actors.supervisor.turn_handout import TurnHandout
 from massgen.configs.schema import TeamConfig
+from massgen.files.sandbox import SPEC as COMMAND_SPEC
 from massgen.logs.calls import REPLAYED
 from massgen.messages import (
     AgentChunk,
@@ -58,6 +60,7 @@ from massgen.messages import (
     RunStarted,
     SendNote,
     SetRunTimeout,
+    SnapshotReady,
     TallyUpdated,
     Tick,
     ToolCallRequested,
@@ -70,6 +73,7 @@ from massgen.messages.files import ToolDenied
 from massgen.messages.protocols import AgentReport, RunControl, SupervisorInbox, TurnReport, members
 
 _STOP_GRACE_S = 3.0
+COMMAND_TOOL = COMMAND_SPEC.name
 
 
 class Supervisor(TracedActor[SupervisorInbox]):
@@ -84,7 +88,8 @@ class Supervisor(TracedActor[SupervisorInbox]):
         self._ticker: Ticker | None = None
         self.mcp = McpSupervision(ActorPort(self), specs, state.rules.restart, state.live_peer)
         self.ending = RunEnding(state, self, ctx.clock, lambda: self.actor_ref.stop(block=False))
-        self.handout = TurnHandout(state, self, ctx.clock, self.ending)
+        self.snapshots = Snapshotting(run.files, ctx.run_id, self._deliver_snapshot)
+        self.handout = TurnHandout(state, self, ctx.clock, self.ending, self.snapshots)
         self.failures = FailureHandling(state, self, ctx.clock, handout=self.handout, ending=self.ending,
                                         spawn=self._spawn, mcp=self.mcp, runtime=ctx.runtime)
 
@@ -122,11 +127,16 @@ class Supervisor(TracedActor[SupervisorInbox]):
     def on_failure(self, *args: Any) -> None:
         self._stop_everything()
 
+    def _deliver_snapshot(self, ready: SnapshotReady) -> None:
+        """From a snapshot worker: into this actor's mailbox, untraced like ``Tick``."""
+        self.actor_ref.tell(ready)
+
     def _stop_everything(self) -> None:
         """Stop every child and wait a bounded time, so their processes and clients are closed."""
         state = self.state
         if self._ticker is not None:
             self._ticker.stopped.set()
+        self.snapshots.close()
         peers = [c.peer for c in state.children.values() if c.peer is not None and c.status != "failed"]
         peers += [state.judge] if state.judge is not None else []
         peers += self.mcp.peers()  # each kills its server process group on stop
@@ -157,6 +167,9 @@ class Supervisor(TracedActor[SupervisorInbox]):
         state = self.state
         if isinstance(message, Tick):
             self.failures.on_tick(message.now)
+            return None
+        if isinstance(message, SnapshotReady):  # also after the end: its copy is then discarded
+            self.handout.snapshot_ready(message)
             return None
         if state.finished:
             # The run is over and its children are being stopped: what they still say was traced
@@ -253,7 +266,12 @@ class Supervisor(TracedActor[SupervisorInbox]):
                 spent.add_usage(message.input_tokens, message.output_tokens, message.cost_usd)
                 if message.finish_reason == REPLAYED:
                     spent.calls -= 1  # answered from the trace this run resumes: no call was made
-            case AgentChunk() | ModelCallStarted() | ToolCallRequested() | ToolCallResult() | TurnCorrection():
+            case ToolCallRequested() | ToolCallResult():
+                child.last_activity = self.ctx.clock()
+                if message.name == COMMAND_TOOL:  # silent while it runs, under its own deadline
+                    running = isinstance(message, ToolCallRequested)
+                    (child.commands.add if running else child.commands.discard)(message.call_id)
+            case AgentChunk() | ModelCallStarted() | TurnCorrection():
                 child.last_activity = self.ctx.clock()
             case AnswerProposed():
                 self.handout.on_answer(child, message)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 import pykka
@@ -19,8 +19,11 @@ from massgen.actors.supervisor.restarts import RestartHistory
 from massgen.configs.schema import TimeoutSettings
 from massgen.messages import AnswerView, Tick
 
-ChildStatus = Literal["starting", "idle", "in_turn", "presenting", "restarting", "failed"]
+# "answering": its answer waits for its workspace snapshot (actors/supervisor/snapshotting.py); no turn meanwhile.
+ChildStatus = Literal["starting", "idle", "in_turn", "answering", "presenting", "restarting", "failed"]
 Overdue = Literal["restart", "stopped", "start", "finish", "turn", "idle", "present"]
+# After a command's own deadline: time to kill it, read its output and report the result.
+COMMAND_GRACE_S = 10.0
 
 
 @dataclass
@@ -48,6 +51,9 @@ class Child:
     resume_turn: tuple[AnswerView, bool] | None = None
     # Told to finish its turn (past the round's soft timeout): that turn's id, and when.
     finish_sent: tuple[int, float] | None = None
+    # The run_command calls of its current turn still running (call ids): a command is silent while
+    # it runs, and has its own deadline, so the idle deadline waits for that one.
+    commands: set[str] = field(default_factory=set)
 
 
 # The first failure opens the breaker; the second comes after its cool-down, when the probe
@@ -69,10 +75,13 @@ def note_attempt(child: Child, info: Mapping[str, object], now: float) -> None:
         child.endpoint, child.endpoint_error = str(info.get("endpoint") or ""), str(info["error"])
 
 
-def overdue(child: Child, now: float, limits: TimeoutSettings, answered: bool = False) -> tuple[Overdue, str] | None:
+def overdue(child: Child, now: float, limits: TimeoutSettings, answered: bool = False,
+            command_s: float = 0.0) -> tuple[Overdue, str] | None:
     """What is due for ``child`` at ``now`` (a restart, or a passed deadline), with a reason.
 
     ``answered``: the agent has an answer already, so its turn is one of the later rounds.
+    ``command_s``: how long a ``run_command`` may run (its own deadline); while one runs, the
+    idle deadline is at least that plus a grace, since a command's silence is not the agent's.
     """
     if child.status == "restarting":
         return ("restart", "restart is due") if now >= child.restart_at else None
@@ -88,6 +97,8 @@ def overdue(child: Child, now: float, limits: TimeoutSettings, answered: bool = 
         due = _turn_due(child, now, limits, answered)
         if due is not None:
             return due
+    if child.status == "in_turn" and child.commands:
+        idle = max(idle, command_s + COMMAND_GRACE_S)
     if child.status == "in_turn" and now - child.last_activity > idle:
         return "idle", f"no output for {idle:g} s"
     if child.status == "presenting" and now - child.since > present:

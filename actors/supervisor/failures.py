@@ -135,7 +135,8 @@ class FailureHandling:
         for agent_id in self.mcp.on_tick(now):  # a tool call in flight is activity; it has its own deadline
             state.children[agent_id].last_activity = now
         for child in list(state.children.values()):
-            due = overdue(child, now, state.timeouts, answered=state.coord.count(child.spec.agent_id) > 0)
+            due = overdue(child, now, state.timeouts, answered=state.coord.count(child.spec.agent_id) > 0,
+                          command_s=state.run.files.command_timeout_s if state.run.files else 0.0)
             if state.finished or due is None:  # a deadline of an earlier child may have ended the run
                 continue
             what, detail = due

@@ -9,12 +9,16 @@ the judge's (``actors/coordination/judge.py``). A straggler that answers or vote
 
 from __future__ import annotations
 
+from typing import Any
+
 from massgen.actors.coordination.presentation import presentation_change
 from massgen.actors.coordination.results import explicit_result, stated_result
 from massgen.actors.runtime.port import Clock
 from massgen.actors.supervisor.children import Child
 from massgen.actors.supervisor.ending import RunEnding
+from massgen.actors.supervisor.snapshotting import Snapshotting
 from massgen.actors.supervisor.state import Emitter, SupervisorState
+from massgen.files import RunFiles
 from massgen.messages import (
     AgentRejoined,
     AnswerAccepted,
@@ -27,6 +31,7 @@ from massgen.messages import (
     PresentFinal,
     RecordVote,
     SetLiveAgents,
+    SnapshotReady,
     SnapshotTaken,
     StartTurn,
     TallyUpdated,
@@ -37,8 +42,11 @@ from massgen.messages import (
 
 
 class TurnHandout:
-    def __init__(self, state: SupervisorState, out: Emitter, clock: Clock, ending: RunEnding) -> None:
+    def __init__(self, state: SupervisorState, out: Emitter, clock: Clock, ending: RunEnding,
+                 snapshots: Snapshotting) -> None:
+        """``snapshots``: an answer's workspace is copied there, off this thread, before it is accepted."""
         self.state, self.out, self.clock, self.ending = state, out, clock, ending
+        self.snapshots = snapshots
 
     def start_turn(self, child: Child) -> None:
         state = self.state
@@ -57,6 +65,7 @@ class TurnHandout:
         bare = (state.rules.prior_first_answer == "bare" and child.spec.agent_id == state.coord.agents[0]
                 and child.spec.agent_id not in state.first_done and not view.answers and not vote_only)
         child.status, child.turn_id = "in_turn", turn_id
+        child.commands.clear()
         child.since = child.last_activity = self.clock()
         state.waiting.discard(child.spec.agent_id)
         self.out.record(TurnStarted(
@@ -81,14 +90,39 @@ class TurnHandout:
         if state.coord.vote_only(agent_id):
             self.start_turn(child)  # a cap was reached while this turn ran
             return
+        if self.snapshots.needed(agent_id):  # its files are copied first, off this thread
+            child.status = "answering"
+            self.snapshots.start(agent_id, message)
+            self._watch_stragglers()  # it has done its part: no straggler grace runs for it
+            return
+        self._accept(child, message, None)
+
+    def snapshot_ready(self, ready: SnapshotReady) -> None:
+        """The workspace of an answer is copied: accept the answer now, or drop the copy."""
+        state = self.state
+        answer = self.snapshots.ready(ready)
+        child = state.children.get(ready.agent)
+        if answer is None or child is None or child.status != "answering" or state.finished:
+            RunFiles.discard_snapshot(ready.staged)  # the agent failed, or the run ended, meanwhile
+            return
+        child.status = "idle"
+        if state.phase != "coordinating" or state.coord.vote_only(ready.agent):
+            RunFiles.discard_snapshot(ready.staged)
+            if state.phase == "coordinating":
+                self.start_turn(child)  # a cap was reached while the copy ran
+            return
+        self._accept(child, answer, ready.staged)
+
+    def _accept(self, child: Child, message: AnswerProposed, staged: dict[str, Any] | None) -> None:
+        state = self.state
+        agent_id = child.spec.agent_id
         answer = state.coord.add_answer(agent_id, message.content, independent=message.view_version == 0)
         state.first_done.add(agent_id)
         self.out.record(AnswerAccepted(agent=agent_id, label=answer.label, content=answer.content,
                                        round=state.coord.version, result=answer.result,
                                        independent=answer.independent))
-        taken = state.run.files.snapshot(agent_id, answer.label) if state.run.files else None
-        if taken is not None:  # before anyone is shown the answer, so its files are there to read
-            self.out.record(SnapshotTaken(**taken))
+        if staged is not None and state.run.files is not None:  # in place before anyone is shown the answer
+            self.out.record(SnapshotTaken(**state.run.files.place_snapshot(staged, answer.label)))
         assert state.judge is not None
         self.out.tell(state.judge, InvalidateVotes(reason=f"new answer {answer.label}", round=state.coord.version,
                                                    answers=state.coord.results()))
@@ -143,8 +177,10 @@ class TurnHandout:
         state = self.state
         tally = state.tally
         voters = {v.voter for v in tally.votes} if tally is not None and tally.round == state.coord.version else set()
-        state.stragglers.observe(voters | state.waiting, state.counted(), state.coord.version, self.clock(),
-                                 converged)
+        # An agent whose answer waits for its snapshot has done its part: the copy is bounded, not late.
+        answering = {a for a, c in state.children.items() if c.status == "answering"}
+        state.stragglers.observe(voters | state.waiting | answering, state.counted(), state.coord.version,
+                                 self.clock(), converged)
 
     def release_waiting(self) -> None:
         """Start the turns of the agents that waited, once no live agent's first turn is still to end."""

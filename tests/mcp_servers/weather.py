@@ -10,7 +10,9 @@ Environment knobs (all optional):
 - ``WEATHER_EXIT_AT_START=CODE``: print a reason to stderr and exit before serving.
 - ``WEATHER_MARKER=PATH``: append one line per notable event (``cancelled hang``).
 - ``WEATHER_GRANDCHILD=1``: start a long-sleeping child process, to prove that
-  the whole process group is cleaned up, not only the server.
+  the whole process group is cleaned up, not only the server. ``WEATHER_GRANDCHILD=setsid``:
+  start it with ``setsid -f``, in a session of its own and reparented away from the server,
+  as a daemon would (``WEATHER_MARKER`` gets its pid: ``grandchild <pid>``).
 """
 
 from __future__ import annotations
@@ -91,6 +93,12 @@ def die() -> str:
 
 
 @server.tool()
+def big(size: int) -> str:
+    """A reply of ``size`` characters (a tool that dumps a whole file or page)."""
+    return ("0123456789abcdef" * (size // 16 + 1))[:size]
+
+
+@server.tool()
 def pid() -> str:
     """This server's process id."""
     return str(os.getpid())
@@ -100,7 +108,13 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--http", action="store_true", help="serve streamable HTTP on a free loopback port")
     options = parser.parse_args()
-    if os.environ.get("WEATHER_GRANDCHILD"):
+    grandchild = os.environ.get("WEATHER_GRANDCHILD")
+    if grandchild == "setsid":
+        marker = os.environ.get("WEATHER_MARKER", os.devnull)
+        subprocess.run(["setsid", "-f", sys.executable, "-c", "import os, time\n"
+                        f"open({marker!r}, 'a').write(f'grandchild {{os.getpid()}}\\n')\ntime.sleep(600)"],
+                       check=True)
+    elif grandchild:
         subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)  # weather-grandchild"])
     _mark(f"started {os.getpid()}")
     if not options.http:
