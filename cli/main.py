@@ -163,6 +163,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         except ConfigError as exc:
             print(f"massgen: {exc}", file=sys.stderr)
             return exit_codes.CONFIG_ERROR
+        display.from_config(args, config.ui.display_type)
         missing_key = flags.check_keys(config, env=env)
         if missing_key is not None:
             return missing_key
@@ -183,6 +184,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"massgen: {exc}", file=sys.stderr)
         return exit_codes.CONFIG_ERROR
     flags.say_notices(config, source)
+    display.from_config(args, config.ui.display_type)
     missing_key = flags.check_keys(config, env=env)
     if missing_key is not None:
         return missing_key

@@ -14,8 +14,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from massgen.configs import compat, safe_yaml, upstream_examples
-from massgen.configs.schema import TeamConfig
+from massgen.configs import compat, places, safe_yaml, upstream_examples
+from massgen.configs.schema import MACHINE, TeamConfig
 from massgen.errors import ConfigError as ConfigError  # re-exported: the one class, also importable here
 
 EXAMPLES_DIR = Path(__file__).resolve().parent / "examples"
@@ -30,7 +30,8 @@ def list_examples(examples_dir: Path = EXAMPLES_DIR) -> list[str]:
 
 
 def resolve_config_path(ref: str, examples_dir: Path = EXAMPLES_DIR) -> Path:
-    """Turn ``@examples/NAME`` or a file path into an existing file.
+    """Turn ``@examples/NAME``, a file path or a named config (``~/.config/massgen/agents/NAME``) into an
+    existing file.
 
     ``NAME`` is looked up as MassGen does: the exact name, then the file name alone, then
     any example whose name contains it; several matches or none are errors that list
@@ -38,9 +39,13 @@ def resolve_config_path(ref: str, examples_dir: Path = EXAMPLES_DIR) -> Path:
     """
     if not ref.startswith(EXAMPLE_PREFIX):
         path = Path(ref).expanduser()
-        if not path.is_file():
-            raise ConfigError(f"config file not found: {ref}")
-        return path
+        if path.is_file():
+            return path
+        named = places.named_config(ref)  # upstream's named configs: ~/.config/massgen/agents/NAME[.yaml]
+        if named is not None:
+            return named
+        raise ConfigError(f"config file not found: {ref} (nor {places.user_config_dir() / 'agents' / ref}"
+                          f"{'' if ref.endswith(('.yaml', '.yml')) else '[.yaml]'})")
     name = ref[len(EXAMPLE_PREFIX):].removesuffix(".yaml").strip("/")
     names = list_examples(examples_dir)
     name = upstream_examples.alias(name) or name  # a name upstream's docs use for one of ours
@@ -67,19 +72,25 @@ def _did_you_mean(name: str, names: list[str]) -> str:
     return "; did you mean " + " or ".join(f"@examples/{n}" for n in unique) + "?" if unique else ""
 
 
-def _expand_env(value: Any, path: str, env: dict[str, str], source: str) -> Any:
+def _expand_env(value: Any, path: str, env: dict[str, str], source: str, unset: list[str] | None) -> Any:
+    """``${NAME}`` replaced by its value; an unset one is an error, or (``unset`` given) left as written and
+    named there."""
     if isinstance(value, str):
         def substitute(match: re.Match[str]) -> str:
             name = match.group(1)
             if name not in env:
-                raise ConfigError(f"{source}: {path}: environment variable ${{{name}}} is not set")
+                problem = f"{path}: environment variable ${{{name}}} is not set"
+                if unset is None:
+                    raise ConfigError(f"{source}: {problem}")
+                unset.append(problem)
+                return match.group(0)
             return env[name]
 
         return _ENV_PATTERN.sub(substitute, value)
     if isinstance(value, dict):
-        return {k: _expand_env(v, f"{path}.{k}" if path else str(k), env, source) for k, v in value.items()}
+        return {k: _expand_env(v, f"{path}.{k}" if path else str(k), env, source, unset) for k, v in value.items()}
     if isinstance(value, list):
-        return [_expand_env(v, f"{path}[{i}]", env, source) for i, v in enumerate(value)]
+        return [_expand_env(v, f"{path}[{i}]", env, source, unset) for i, v in enumerate(value)]
     return value
 
 
@@ -132,25 +143,37 @@ def _backend_cwd_variables(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "agent": agent(data.get("agent"))}
 
 
-def validate_data(data: Any, source: str, env: dict[str, str] | None = None) -> TeamConfig:
-    """Validate already-parsed YAML data; ``source`` names it in error messages."""
+def validate_data(data: Any, source: str, env: dict[str, str] | None = None, *,
+                  machine_warnings: bool = False) -> TeamConfig:
+    """Validate already-parsed YAML data; ``source`` names it in error messages.
+
+    What depends on this machine (an unset ``${VAR}``, a missing context path or upload file, a missing
+    sandbox or Docker) is an error, or with ``machine_warnings`` (``--validate`` without ``--strict``) one
+    notice line each: the config is checked as its user, who has them, would run it.
+    """
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: expected a mapping at the top level, got {type(data).__name__}")
-    expanded = _expand_env(_backend_cwd_variables(data), "", dict(os.environ) if env is None else env, source)
+    lacking: list[str] | None = [] if machine_warnings else None
+    expanded = _expand_env(_backend_cwd_variables(data), "", dict(os.environ) if env is None else env, source,
+                           lacking)
     translated, notices = compat.translate(expanded)
     try:
-        return TeamConfig.model_validate(translated).with_notices(tuple(n.line() for n in notices))
+        config = TeamConfig.model_validate(translated, context=None if lacking is None else {MACHINE: lacking})
     except ValidationError as exc:
         lines = [f"{source}: invalid config"]
         for error in exc.errors():
             lines.append(f"  {_format_location(error['loc'])}: {_describe(error)}")
         raise ConfigError("\n".join(lines)) from None
+    machine = [f"{line} (this machine; an error when the config runs)" for line in lacking or ()]
+    return config.with_notices((*(n.line() for n in notices), *machine))
 
 
-def load_config(ref: str, env: dict[str, str] | None = None) -> tuple[TeamConfig, Path]:
-    """Load ``@examples/NAME`` or a YAML path into a validated ``TeamConfig``.
+def load_config(ref: str, env: dict[str, str] | None = None, *,
+                machine_warnings: bool = False) -> tuple[TeamConfig, Path]:
+    """Load ``@examples/NAME`` or a YAML path into a validated ``TeamConfig`` (``machine_warnings``: as
+    ``validate_data``).
 
     The file is read within bounds (size, encoding, nesting, alias expansion: see
     ``configs/safe_yaml.py``), so even a hostile file is a prompt ``ConfigError``."""
     path = resolve_config_path(ref)
-    return validate_data(safe_yaml.read(path), str(path), env), path
+    return validate_data(safe_yaml.read(path), str(path), env, machine_warnings=machine_warnings), path
