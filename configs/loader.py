@@ -29,6 +29,27 @@ def list_examples(examples_dir: Path = EXAMPLES_DIR) -> list[str]:
     return sorted(str(p.relative_to(examples_dir).with_suffix("")) for p in examples_dir.rglob("*.yaml"))
 
 
+_DESCRIPTION_CHARS = 100
+
+
+def example_description(name: str, examples_dir: Path = EXAMPLES_DIR) -> str:
+    """The whole sentences of an example's leading comment that fit in 100 characters (``--list-examples``);
+    a first sentence longer than that is cut, with an ellipsis."""
+    lines = []
+    for line in (examples_dir / f"{name}.yaml").read_text(encoding="utf-8").splitlines():
+        if not line.startswith("#"):
+            break
+        lines.append(line.lstrip("#").strip())
+    text = " ".join(part for part in lines if part)
+    sentences = re.split(r"(?<=[.!?])\s+", text)
+    kept = sentences[0]
+    for sentence in sentences[1:]:
+        if len(kept) + 1 + len(sentence) > _DESCRIPTION_CHARS:
+            break
+        kept += " " + sentence
+    return kept if len(kept) <= _DESCRIPTION_CHARS else kept[:_DESCRIPTION_CHARS - 1].rstrip() + "…"
+
+
 def resolve_config_path(ref: str, examples_dir: Path = EXAMPLES_DIR) -> Path:
     """Turn ``@examples/NAME``, a file path or a named config (``~/.config/massgen/agents/NAME``) into an
     existing file.
