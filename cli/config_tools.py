@@ -29,6 +29,7 @@ _PARTNERS = (
     ("--config-agents", "config_agents", "--generate-config", "generate_config"),
     ("--config-agent-id", "config_agent_id", "--generate-config", "generate_config"),
     ("--config-context-path", "config_context_path", "--generate-config", "generate_config"),
+    ("--env-file", "env_file", "--setup", "setup"),
     ("--web-port", "web_port", "--web", "web"),
     ("--web-host", "web_host", "--web", "web"),
 )

@@ -68,7 +68,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--list-examples", action="store_true", help="list the shipped example configs")
     parser.add_argument("--vi", action="store_true", help="vi key bindings in the interactive session")
     parser.add_argument("--setup", action="store_true",
-                        help="save API keys to ./.env (mode 600): asks on a terminal, else reads NAME=VALUE lines")
+                        help="save API keys to a .env file (mode 600): asks on a terminal (~/.massgen/.env or "
+                             "./.env), else reads NAME=VALUE lines into ./.env")
+    parser.add_argument("--env-file", metavar="PATH",
+                        help="with --setup: the .env file the keys go to (e.g. ~/.massgen/.env, read in every "
+                             "directory)")
     parser.add_argument("--key", action="append", default=[], metavar="NAME[=VALUE]",
                         help="with --setup: save this key without asking; NAME alone takes it from the environment")
     parser.add_argument("--quickstart", action="store_true",
@@ -144,7 +148,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.setup or args.quickstart or args.init:  # upstream's --init builds a config: here, --quickstart does
         from massgen.cli.setup import run_quickstart, run_setup
 
-        code = run_setup(args.key) if args.setup else exit_codes.SUCCESS
+        from pathlib import Path
+
+        env_file = Path(args.env_file).expanduser() if args.env_file else None
+        code = run_setup(args.key, path=env_file) if args.setup else exit_codes.SUCCESS
         wants_config = args.quickstart or args.init
         return run_quickstart(args.force) if wants_config and code == exit_codes.SUCCESS else code
     if args.resume:

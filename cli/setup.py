@@ -1,4 +1,8 @@
-"""``massgen --setup`` (API keys into ``./.env``) and ``massgen --quickstart`` (a team config).
+"""``massgen --setup`` (API keys into a ``.env`` file) and ``massgen --quickstart`` (a team config).
+
+Where keys go: ``--env-file PATH``; else, on a terminal, the user picks upstream's two places
+(``~/.massgen/.env``, read in every directory and upstream's recommendation, or ``./.env``); else
+(``--key`` flags, piped lines) ``./.env``. Every run reads both (configs/places.py).
 
 Keys are secrets: they are read without echo, written to a file only its owner can
 read (mode 600, replaced atomically so no reader ever sees a half-written file), and
@@ -19,7 +23,15 @@ from typing import IO
 
 import yaml
 
-from massgen import PROVIDER_KEYS, MassGenError, default_model, default_team, read_dotenv, validate_data
+from massgen import (
+    PROVIDER_KEYS,
+    MassGenError,
+    default_model,
+    default_team,
+    global_dotenv,
+    read_dotenv,
+    validate_data,
+)
 from massgen import config_environment as environment
 from massgen.cli import exit_codes
 
@@ -122,9 +134,29 @@ def _hidden_prompt(prompt: str) -> str:
     return pt_prompt(prompt, is_password=True)
 
 
-def ask_keys(ask: Ask, existing: Mapping[str, str], out: IO[str]) -> dict[str, str]:
+def _visible_prompt(prompt: str) -> str:
+    from prompt_toolkit import prompt as pt_prompt
+
+    return pt_prompt(prompt)
+
+
+def ask_place(ask: Ask, out: IO[str]) -> Path:
+    """Upstream's question: the global ``~/.massgen/.env`` (the default) or this directory's ``./.env``."""
+    out.write(f"Where to save API keys:\n  [1] {global_dotenv()} (every directory; recommended)\n"
+              "  [2] ./.env (this directory only)\n")
+    out.flush()
+    while True:
+        answer = ask("Choose 1 or 2 [1]: ").strip()
+        if answer in ("", "1"):
+            return global_dotenv()
+        if answer == "2":
+            return Path(".env")
+        out.write("type 1 or 2\n")
+
+
+def ask_keys(ask: Ask, existing: Mapping[str, str], out: IO[str], path: Path) -> dict[str, str]:
     """One hidden prompt per provider key; Enter keeps what is there (or skips)."""
-    out.write("API keys are stored in ./.env (readable only by you). Press Enter to skip a key.\n")
+    out.write(f"API keys are stored in {path} (readable only by you). Press Enter to skip a key.\n")
     out.flush()
     keys: dict[str, str] = {}
     for name in KEY_NAMES:
@@ -135,9 +167,10 @@ def ask_keys(ask: Ask, existing: Mapping[str, str], out: IO[str]) -> dict[str, s
     return keys
 
 
-def run_setup(flags: list[str], *, path: Path = Path(".env"), stdin: IO[str] | None = None,
+def run_setup(flags: list[str], *, path: Path | None = None, stdin: IO[str] | None = None,
               out: IO[str] | None = None, err: IO[str] | None = None, interactive: bool | None = None) -> int:
-    """``--setup``: flags first, else hidden prompts on a terminal, else NAME=VALUE lines from a pipe."""
+    """``--setup``: flags first, else hidden prompts on a terminal, else NAME=VALUE lines from a pipe;
+    ``path`` (``--env-file``): where they go, else asked on a terminal, else ``./.env``."""
     stdin = stdin or sys.stdin
     if interactive is None:
         interactive = stdin.isatty()
@@ -149,9 +182,11 @@ def run_setup(flags: list[str], *, path: Path = Path(".env"), stdin: IO[str] | N
         elif not interactive:
             keys = keys_from_lines(stdin)
         else:
-            keys = ask_keys(_hidden_prompt, read_dotenv(path), out)
+            path = path or ask_place(_visible_prompt, out)
+            keys = ask_keys(_hidden_prompt, read_dotenv(path), out, path)
+        path = path or Path(".env")
         if not keys:
-            out.write("no keys given; ./.env left as it was\n")
+            out.write(f"no keys given; {path} left as it was\n")
             return exit_codes.SUCCESS
         names = save_keys(keys, path)
     except SetupError as exc:

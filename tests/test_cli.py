@@ -84,7 +84,17 @@ def test_validate_reports_errors_with_exit_code_1(tmp_path: Path) -> None:
 
 def test_list_examples_names_usable_references(tmp_path: Path) -> None:
     done = massgen("--list-examples", tmp_path=tmp_path)
-    assert done.returncode == 0 and EXAMPLE in done.stdout.splitlines()
+    assert done.returncode == 0 and EXAMPLE in [line.split()[0] for line in done.stdout.splitlines()]
+
+
+def test_list_examples_describes_each_example_in_one_line(tmp_path: Path) -> None:
+    listed = massgen("--list-examples", tmp_path=tmp_path).stdout.splitlines()
+    assert len(listed) >= 30
+    described = dict(line.split(None, 1) for line in listed)
+    assert all(len(text) <= 100 and text.strip() for text in described.values()), described
+    assert described[EXAMPLE].startswith("Three scripted agents answer")
+    assert described["@examples/basic/single/single_claude"] == (
+        "One Anthropic agent (Messages API). Needs ANTHROPIC_API_KEY.")
 
 
 @pytest.mark.parametrize("args", [["--orchestrator-timeout", "-1", "q"], ["--config", "missing.yaml", "q"]])
