@@ -14,7 +14,16 @@ from pathlib import Path
 
 import yaml
 
-from massgen import ConfigError, build_config, config_environment, example_path, list_examples, load_config, schema_text, validate_data
+from massgen import (
+    ConfigError,
+    build_config,
+    config_environment,
+    example_path,
+    list_examples,
+    load_config,
+    schema_text,
+    validate_data,
+)
 from massgen.cli import exit_codes
 from massgen.cli.flags import key_note
 

@@ -146,9 +146,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("massgen: --orchestrator-timeout must be a positive number of seconds", file=sys.stderr)
         return exit_codes.CONFIG_ERROR
     if args.setup or args.quickstart or args.init:  # upstream's --init builds a config: here, --quickstart does
-        from massgen.cli.setup import run_quickstart, run_setup
-
         from pathlib import Path
+
+        from massgen.cli.setup import run_quickstart, run_setup
 
         env_file = Path(args.env_file).expanduser() if args.env_file else None
         code = run_setup(args.key, path=env_file) if args.setup else exit_codes.SUCCESS

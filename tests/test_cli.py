@@ -138,3 +138,12 @@ def test_resume_starts_a_new_attempt_with_the_answers_of_the_stopped_run(tmp_pat
 def test_resume_of_a_directory_without_a_trace_is_a_clear_error(tmp_path: Path) -> None:
     done = massgen("--resume", str(tmp_path), tmp_path=tmp_path)
     assert done.returncode == 1 and "no trace.jsonl here" in done.stderr
+
+
+def test_validate_counts_agents_in_words_a_person_would_write(tmp_path: Path) -> None:
+    one = tmp_path / "one.yaml"
+    one.write_text("agents:\n  - id: solo\n    backend: {type: scripted, script: [[{new_answer: '4'}]]}\n")
+    done = massgen("--validate", str(one), tmp_path=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "valid (1 agent: solo)" in done.stdout
+    assert "valid (3 agents: " in massgen("--validate", EXAMPLE, tmp_path=tmp_path).stdout
