@@ -19,7 +19,7 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import yaml
 
@@ -204,11 +204,11 @@ QUICKSTART_AGENTS = 3
 LOCAL_EXTRA = "pip install 'massgen-actors[local]'"
 
 
-def _provider_team(providers: list[str]) -> dict[str, object]:
+def _provider_team(providers: list[str]) -> dict[str, Any]:
     """At least ``QUICKSTART_AGENTS`` agents over the providers with keys, each with its model written out."""
     count = max(QUICKSTART_AGENTS, len(providers))
     backends = [providers[i % len(providers)] for i in range(count)]
-    agents = []
+    agents: list[dict[str, Any]] = []
     for i, backend in enumerate(backends):
         same = backends.count(backend)
         number = backends[:i + 1].count(backend)
