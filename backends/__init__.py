@@ -58,6 +58,18 @@ def create(config: BackendConfig, context: BackendContext) -> Backend:
     return backend
 
 
+def default_model(backend_type: str) -> str | None:
+    """The model an agent of this type calls when its config names none (written out by ``--quickstart``)."""
+    described = backend_types.lookup(backend_type)
+    if described is None:
+        return None
+    if described.model is not None:
+        return described.model
+    module = importlib.import_module(described.factory.split(":")[0])  # the wire module's own default
+    model = getattr(module, "DEFAULT_MODEL", None)
+    return model if isinstance(model, str) else None
+
+
 def handles_mcp_servers(backend_type: str) -> bool:
     """Whether a backend of this type is an MCP client itself (the agent CLIs).
 
@@ -75,5 +87,5 @@ def native_file_tools(backend_type: str) -> bool:
 
 __all__ = [
     "PERMANENT_STATUSES", "Backend", "BackendContext", "BackendError", "PermanentBackendError", "create",
-    "handles_mcp_servers", "native_file_tools", "register",
+    "default_model", "handles_mcp_servers", "native_file_tools", "register",
 ]

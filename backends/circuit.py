@@ -30,6 +30,21 @@ class CircuitBreaker:
         self._failures = 0
         self._opened_at: float | None = None
         self._probe_in_flight = False
+        self._answered = False
+        self._tripped_by = ""
+
+    @property
+    def never_reached(self) -> bool:
+        """Tripped because no attempt could connect, and no call through it ever succeeded (in this run: a
+        run has its own breakers): a wrong URL or a server that is not running, not a passing fault."""
+        with self._lock:
+            return self._tripped_by == "connection" and not self._answered
+
+    @property
+    def answered(self) -> bool:
+        """Whether a call through this breaker ever succeeded."""
+        with self._lock:
+            return self._answered
 
     @property
     def state(self) -> State:
@@ -63,6 +78,7 @@ class CircuitBreaker:
 
     def record_success(self) -> None:
         with self._lock:
+            self._answered = True
             self._failures = 0
             self._opened_at = None
             self._probe_in_flight = False
@@ -74,10 +90,12 @@ class CircuitBreaker:
                 self._opened_at = self._clock()
             self._probe_in_flight = False
 
-    def trip(self) -> None:
+    def trip(self, kind: str = "") -> None:
         """Open now: a call used all its attempts on this endpoint's faults (``Retrier``), so
-        the next calls wait for the cool-down instead of each paying the same attempts again."""
+        the next calls wait for the cool-down instead of each paying the same attempts again.
+        ``kind``: the failure's kind (``connection``: nothing could connect)."""
         with self._lock:
+            self._tripped_by = kind
             self._failures = max(self._failures, self.threshold)
             self._opened_at = self._clock()
             self._probe_in_flight = False

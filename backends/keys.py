@@ -1,7 +1,8 @@
 """API keys: where they come from, and keeping them out of every message.
 
 Keys are looked up in the config, the context's extra environment, the process
-environment and ``./.env``, in that order. They never enter an error message: every
+environment and the ``.env`` files (``./.env``, ``./configs/.env``, ``~/.config/massgen/.env``,
+``~/.massgen/.env``: configs/places.py), in that order. They never enter an error message: every
 text a backend passes on goes through ``redact`` first.
 """
 
@@ -22,7 +23,7 @@ _KEY_SHAPES = re.compile(
 
 def lookup(names: Iterable[str], extra_env: Mapping[str, str] | None = None,
            dotenv: Mapping[str, str] | None = None) -> str | None:
-    """The first non-empty value of ``names`` in extra env, process env, then ``./.env``."""
+    """The first non-empty value of ``names`` in extra env, process env, then the ``.env`` files."""
     names = tuple(names)
     sources: list[Mapping[str, str]] = [extra_env or {}, os.environ]
     for source in sources:
@@ -43,8 +44,8 @@ def require_key(backend_type: str, configured: str | None, names: tuple[str, ...
     if not key:
         where = " or ".join(names)
         raise PermanentBackendError(
-            f"backend {backend_type!r} needs an API key: set {where} in the environment or ./.env"
-            " (or api_key in the config)"
+            f"backend {backend_type!r} needs an API key: set {where} in the environment, ./.env or"
+            " ~/.massgen/.env (or api_key in the config)"
         )
     return key
 

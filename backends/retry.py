@@ -282,6 +282,12 @@ class Retrier:
         for number in range(1, policy.max_attempts + 1):
             started = loop.time()
             if use_breaker and not breaker.allow():
+                if breaker.never_reached:  # another call found nothing there: so would this one
+                    failure = Failure("connection failed on every attempt of an earlier call", retryable=True,
+                                      kind="connection")
+                    report(number, "error", started, failure)
+                    yield self._unreachable(provider, endpoint, failure, secrets, 0)
+                    return
                 wait = breaker.retry_in()
                 failure = Failure(f"circuit open for {breaker_key or endpoint} after repeated failures; next try in "
                                   f"{wait:.1f} s", retryable=True, kind="circuit_open")
@@ -314,9 +320,12 @@ class Retrier:
                 last = number == policy.max_attempts
                 tripped = last and failure.retryable and failure.endpoint_fault and number > 1
                 if tripped:
-                    breaker.trip()  # every attempt failed: the endpoint is down for this model, for now
+                    breaker.trip(failure.kind)  # every attempt failed: the endpoint is down for this model, for now
                 if yielded or not failure.retryable or last:
                     report(number, "error", started, failure, tripped=tripped)
+                    if tripped and breaker.never_reached:
+                        yield self._unreachable(provider, endpoint, failure, secrets, number)
+                        return
                     yield self._error(provider, failure, secrets, number)
                     return
                 cut = clock is not None and clock.got_first and failure.kind in _CUT_KINDS
@@ -328,6 +337,17 @@ class Retrier:
                 if not verdict:
                     breaker.release()
             await self.sleep(delay)
+
+    @staticmethod
+    def _unreachable(provider: str, endpoint: str, failure: Failure, secrets: tuple[str | None, ...],
+                     attempts: int) -> StreamError:
+        """Every attempt failed to connect, and nothing has answered there in this run: a wrong URL or a
+        server that is not running. Permanent, so a run ends with this reason instead of restarting the
+        agent until its deadline (a server that answered once and then went away is retried as before)."""
+        tries = f"after {attempts} attempts; " if attempts else ""
+        message = redact(f"{provider}: cannot reach {endpoint}: {failure.message} ({tries}nothing answered there "
+                         "in this run: is the server running, and is its URL right?)", secrets)
+        return StreamError(message=message, retryable=False, permanent=True)
 
     @staticmethod
     def _error(provider: str, failure: Failure, secrets: tuple[str | None, ...],

@@ -14,7 +14,16 @@ from pathlib import Path
 
 import yaml
 
-from massgen import ConfigError, build_config, example_path, list_examples, load_config, schema_text, validate_data
+from massgen import (
+    ConfigError,
+    build_config,
+    config_environment,
+    example_path,
+    list_examples,
+    load_config,
+    schema_text,
+    validate_data,
+)
 from massgen.cli import exit_codes
 from massgen.cli.flags import key_note
 
@@ -29,6 +38,7 @@ _PARTNERS = (
     ("--config-agents", "config_agents", "--generate-config", "generate_config"),
     ("--config-agent-id", "config_agent_id", "--generate-config", "generate_config"),
     ("--config-context-path", "config_context_path", "--generate-config", "generate_config"),
+    ("--env-file", "env_file", "--setup", "setup"),
     ("--web-port", "web_port", "--web", "web"),
     ("--web-host", "web_host", "--web", "web"),
 )
@@ -45,11 +55,14 @@ def usage_problem(args: argparse.Namespace) -> str | None:
 
 
 def validate(ref: str, *, strict: bool, as_json: bool) -> int:
-    """``--validate FILE``: 0 valid, 1 invalid; with ``--strict`` a warning is an error too."""
+    """``--validate FILE``: 0 valid, 1 invalid; with ``--strict`` a warning is an error too.
+
+    What this machine lacks (an unset ``${VAR}``, a missing context path or upload file, no sandbox) is a
+    warning: the file is checked as its user would run it. ``--strict`` and a run make it an error."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            config, path = load_config(ref)
+            config, path = load_config(ref, config_environment(), machine_warnings=not strict)
             error = None
         except ConfigError as exc:
             config, path, error = None, Path(ref), str(exc)
@@ -70,7 +83,8 @@ def validate(ref: str, *, strict: bool, as_json: bool) -> int:
     if strict and said:
         print(f"massgen: {path}: {len(said)} warning(s), and --strict makes them errors", file=sys.stderr)
         return exit_codes.CONFIG_ERROR
-    print(f"{path}: valid ({len(config.agents)} agents: {', '.join(a.id for a in config.agents)})"
+    count = len(config.agents)
+    print(f"{path}: valid ({count} agent{'' if count == 1 else 's'}: {', '.join(a.id for a in config.agents)})"
           f"{key_note(config)}")
     return exit_codes.SUCCESS
 

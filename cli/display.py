@@ -6,6 +6,9 @@
 - ``simple`` (also ``--no-display``): event lines only, no cursor movement (pipes, CI logs,
   screen readers);
 - ``none``: nothing but the answer (and the log directory) for a one-shot run.
+
+A config's ``ui.display_type`` (upstream MassGen's names) picks the display when no flag does
+(``CONFIG_DISPLAYS``); a flag always wins, as upstream's ``--display``/``--no-display`` do.
 """
 
 from __future__ import annotations
@@ -16,6 +19,14 @@ from typing import Literal
 
 Display = Literal["textual", "rich", "simple", "none"]
 CHOICES: tuple[Display, ...] = ("textual", "rich", "simple", "none")
+
+# Upstream's ui.display_type -> ours. Upstream 0.1.97 runs its Textual view for rich_terminal
+# (deprecated there, overridden unless --display rich is given), so rich_terminal is the full screen here
+# too; silent is upstream's display for --automation: nothing but the result.
+CONFIG_DISPLAYS: dict[str, Display] = {
+    "textual_terminal": "textual", "rich_terminal": "textual", "terminal": "rich", "simple": "simple",
+    "silent": "none", "none": "none",
+}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -30,12 +41,21 @@ def _terminal() -> bool:
     return bool(sys.stdin is not None and sys.stdin.isatty() and sys.stdout is not None and sys.stdout.isatty())
 
 
+def from_config(args: argparse.Namespace, display_type: str | None) -> None:
+    """Take the config's ``ui.display_type`` as the display unless a flag names one."""
+    args.config_display = CONFIG_DISPLAYS.get(display_type) if display_type else None
+
+
 def chosen(args: argparse.Namespace) -> Display:
-    """The display the flags ask for; ``--display`` wins over ``--no-display`` (as in MassGen)."""
+    """The display the flags ask for, else the config's; ``--display`` wins over ``--no-display`` (as in
+    MassGen), and both over ``ui.display_type``."""
     display: Display | None = getattr(args, "display", None)
     if display is not None:
         return display
-    return "simple" if getattr(args, "no_display", False) else "textual"
+    if getattr(args, "no_display", False):
+        return "simple"
+    configured: Display | None = getattr(args, "config_display", None)
+    return configured or "textual"
 
 
 def full_screen(args: argparse.Namespace) -> bool:

@@ -69,7 +69,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--list-examples", action="store_true", help="list the shipped example configs")
     parser.add_argument("--vi", action="store_true", help="vi key bindings in the interactive session")
     parser.add_argument("--setup", action="store_true",
-                        help="save API keys to ./.env (mode 600): asks on a terminal, else reads NAME=VALUE lines")
+                        help="save API keys to a .env file (mode 600): asks on a terminal (~/.massgen/.env or "
+                             "./.env), else reads NAME=VALUE lines into ./.env")
+    parser.add_argument("--env-file", metavar="PATH",
+                        help="with --setup: the .env file the keys go to (e.g. ~/.massgen/.env, read in every "
+                             "directory)")
     parser.add_argument("--key", action="append", default=[], metavar="NAME[=VALUE]",
                         help="with --setup: save this key without asking; NAME alone takes it from the environment")
     parser.add_argument("--quickstart", action="store_true",
@@ -128,8 +132,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.list_sessions:
         return flags.list_sessions(sys.stdout)
     if args.list_examples:
-        for name in list_examples():
-            print(f"@examples/{name}")
+        from massgen import example_description
+
+        names = list_examples()
+        width = max(len(name) for name in names) + len("@examples/")
+        for name in names:
+            print(f"{'@examples/' + name:<{width}}  {example_description(name)}")
         return exit_codes.SUCCESS
     if args.example or args.show_schema or args.generate_config:
         return config_tools.main(args)
@@ -139,9 +147,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("massgen: --orchestrator-timeout must be a positive number of seconds", file=sys.stderr)
         return exit_codes.CONFIG_ERROR
     if args.setup or args.quickstart or args.init:  # upstream's --init builds a config: here, --quickstart does
+        from pathlib import Path
+
         from massgen.cli.setup import run_quickstart, run_setup
 
-        code = run_setup(args.key) if args.setup else exit_codes.SUCCESS
+        env_file = Path(args.env_file).expanduser() if args.env_file else None
+        code = run_setup(args.key, path=env_file) if args.setup else exit_codes.SUCCESS
         wants_config = args.quickstart or args.init
         return run_quickstart(args.force) if wants_config and code == exit_codes.SUCCESS else code
     if args.resume:
@@ -164,6 +175,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         except ConfigError as exc:
             print(f"massgen: {exc}", file=sys.stderr)
             return exit_codes.CONFIG_ERROR
+        display.from_config(args, config.ui.display_type)
         missing_key = flags.check_keys(config, env=env)
         if missing_key is not None:
             return missing_key
@@ -184,6 +196,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"massgen: {exc}", file=sys.stderr)
         return exit_codes.CONFIG_ERROR
     flags.say_notices(config, source)
+    display.from_config(args, config.ui.display_type)
     missing_key = flags.check_keys(config, env=env)
     if missing_key is not None:
         return missing_key

@@ -1,4 +1,8 @@
-"""``massgen --setup`` (API keys into ``./.env``) and ``massgen --quickstart`` (a team config).
+"""``massgen --setup`` (API keys into a ``.env`` file) and ``massgen --quickstart`` (a team config).
+
+Where keys go: ``--env-file PATH``; else, on a terminal, the user picks upstream's two places
+(``~/.massgen/.env``, read in every directory and upstream's recommendation, or ``./.env``); else
+(``--key`` flags, piped lines) ``./.env``. Every run reads both (configs/places.py).
 
 Keys are secrets: they are read without echo, written to a file only its owner can
 read (mode 600, replaced atomically so no reader ever sees a half-written file), and
@@ -15,11 +19,19 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import yaml
 
-from massgen import PROVIDER_KEYS, MassGenError, default_team, read_dotenv
+from massgen import (
+    PROVIDER_KEYS,
+    MassGenError,
+    default_model,
+    default_team,
+    global_dotenv,
+    read_dotenv,
+    validate_data,
+)
 from massgen import config_environment as environment
 from massgen.cli import exit_codes
 
@@ -122,9 +134,29 @@ def _hidden_prompt(prompt: str) -> str:
     return pt_prompt(prompt, is_password=True)
 
 
-def ask_keys(ask: Ask, existing: Mapping[str, str], out: IO[str]) -> dict[str, str]:
+def _visible_prompt(prompt: str) -> str:
+    from prompt_toolkit import prompt as pt_prompt
+
+    return pt_prompt(prompt)
+
+
+def ask_place(ask: Ask, out: IO[str]) -> Path:
+    """Upstream's question: the global ``~/.massgen/.env`` (the default) or this directory's ``./.env``."""
+    out.write(f"Where to save API keys:\n  [1] {global_dotenv()} (every directory; recommended)\n"
+              "  [2] ./.env (this directory only)\n")
+    out.flush()
+    while True:
+        answer = ask("Choose 1 or 2 [1]: ").strip()
+        if answer in ("", "1"):
+            return global_dotenv()
+        if answer == "2":
+            return Path(".env")
+        out.write("type 1 or 2\n")
+
+
+def ask_keys(ask: Ask, existing: Mapping[str, str], out: IO[str], path: Path) -> dict[str, str]:
     """One hidden prompt per provider key; Enter keeps what is there (or skips)."""
-    out.write("API keys are stored in ./.env (readable only by you). Press Enter to skip a key.\n")
+    out.write(f"API keys are stored in {path} (readable only by you). Press Enter to skip a key.\n")
     out.flush()
     keys: dict[str, str] = {}
     for name in KEY_NAMES:
@@ -135,9 +167,10 @@ def ask_keys(ask: Ask, existing: Mapping[str, str], out: IO[str]) -> dict[str, s
     return keys
 
 
-def run_setup(flags: list[str], *, path: Path = Path(".env"), stdin: IO[str] | None = None,
+def run_setup(flags: list[str], *, path: Path | None = None, stdin: IO[str] | None = None,
               out: IO[str] | None = None, err: IO[str] | None = None, interactive: bool | None = None) -> int:
-    """``--setup``: flags first, else hidden prompts on a terminal, else NAME=VALUE lines from a pipe."""
+    """``--setup``: flags first, else hidden prompts on a terminal, else NAME=VALUE lines from a pipe;
+    ``path`` (``--env-file``): where they go, else asked on a terminal, else ``./.env``."""
     stdin = stdin or sys.stdin
     if interactive is None:
         interactive = stdin.isatty()
@@ -149,9 +182,11 @@ def run_setup(flags: list[str], *, path: Path = Path(".env"), stdin: IO[str] | N
         elif not interactive:
             keys = keys_from_lines(stdin)
         else:
-            keys = ask_keys(_hidden_prompt, read_dotenv(path), out)
+            path = path or ask_place(_visible_prompt, out)
+            keys = ask_keys(_hidden_prompt, read_dotenv(path), out, path)
+        path = path or Path(".env")
         if not keys:
-            out.write("no keys given; ./.env left as it was\n")
+            out.write(f"no keys given; {path} left as it was\n")
             return exit_codes.SUCCESS
         names = save_keys(keys, path)
     except SetupError as exc:
@@ -164,18 +199,52 @@ def run_setup(flags: list[str], *, path: Path = Path(".env"), stdin: IO[str] | N
     return exit_codes.SUCCESS
 
 
+# Upstream's quickstart recommends three agents; with fewer providers than that, they take turns.
+QUICKSTART_AGENTS = 3
+LOCAL_EXTRA = "pip install 'massgen-actors[local]'"
+
+
+def _provider_team(providers: list[str]) -> dict[str, Any]:
+    """At least ``QUICKSTART_AGENTS`` agents over the providers with keys, each with its model written out."""
+    count = max(QUICKSTART_AGENTS, len(providers))
+    backends = [providers[i % len(providers)] for i in range(count)]
+    agents: list[dict[str, Any]] = []
+    for i, backend in enumerate(backends):
+        same = backends.count(backend)
+        number = backends[:i + 1].count(backend)
+        spec: dict[str, object] = {"type": backend}
+        model = default_model(backend)
+        if model is not None:
+            spec["model"] = model
+        agents.append({"id": f"{backend}_agent" + (f"_{number}" if same > 1 else ""), "backend": spec})
+    return {"agents": agents}
+
+
 def quickstart_yaml(env: Mapping[str, str]) -> tuple[str, list[str]]:
     """The config text for the team the keys allow, and its agent ids. Keys stay in the environment."""
-    team = default_team(dict(env))
-    data = team.model_dump(mode="json", exclude_defaults=True, serialize_as_any=True)
-    for agent, config in zip(data["agents"], team.agents, strict=True):
-        agent["backend"] = {"type": config.backend.type, **agent.get("backend", {})}  # a default, but needed
     keys = [k for k in PROVIDER_KEYS if env.get(k)]
-    header = ("# Written by `massgen --quickstart`. API keys are read from the environment or ./.env,\n"
-              "# never from this file. Edit freely; `massgen --validate .massgen/config.yaml` checks it.\n")
+    if keys:
+        data = _provider_team([PROVIDER_KEYS[k] for k in keys])
+        validate_data(data, "the quickstart team", dict(env))  # written only if it loads
+    else:
+        team = default_team(dict(env))
+        data = team.model_dump(mode="json", exclude_defaults=True, serialize_as_any=True)
+        for agent, config in zip(data["agents"], team.agents, strict=True):
+            agent["backend"] = {"type": config.backend.type, **agent.get("backend", {})}  # a default, but needed
+    header = ("# Written by `massgen --quickstart`. API keys are read from the environment or a .env file\n"
+              "# (./.env, ~/.massgen/.env), never from this file. Edit freely; `massgen --validate\n"
+              "# .massgen/config.yaml` checks it.\n")
     header += (f"# Providers with keys: {', '.join(keys)}\n" if keys
-               else "# No provider key was found, so this team runs the local model.\n")
-    return header + yaml.safe_dump(data, sort_keys=False), [a.id for a in team.agents]
+               else f"# No provider key was found, so this team runs the local model: it needs the [local]\n"
+                    f"# extra ({LOCAL_EXTRA}). Or save a key with `massgen --setup` and run --quickstart\n"
+                    "# --force again.\n")
+    return header + yaml.safe_dump(data, sort_keys=False), [a["id"] for a in data["agents"]]
+
+
+def _local_extra_installed() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("llama_cpp") is not None
 
 
 def run_quickstart(force: bool, *, path: Path = Path(".massgen") / "config.yaml",
@@ -191,4 +260,8 @@ def run_quickstart(force: bool, *, path: Path = Path(".massgen") / "config.yaml"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     out.write(f"wrote {path}: a team of {len(agents)} ({', '.join(agents)})\n")
+    if agents and all(a.startswith("local_") for a in agents):
+        installed = "installed" if _local_extra_installed() else f"not installed here: {LOCAL_EXTRA}"
+        out.write(f"no provider key was found, so the team runs the local model; it needs the [local] extra "
+                  f"({installed}). To use a provider instead: massgen --setup, then massgen --quickstart --force\n")
     return exit_codes.SUCCESS

@@ -107,8 +107,9 @@ TABLE: tuple[UpstreamFlag, ...] = (
                  _FLAG),
     UpstreamFlag("--init", "works", "as --quickstart: writes .massgen/config.yaml for the providers whose keys are set",
                  _FLAG),
-    UpstreamFlag("--quickstart", "works", "writes .massgen/config.yaml for the providers whose keys are set "
-                 "(never asks; --force replaces one)", ours=True),
+    UpstreamFlag("--quickstart", "works", "writes .massgen/config.yaml: three agents (upstream's recommendation) "
+                 "over the providers whose keys are set, each with its model; no key: the local team, said to need "
+                 "the [local] extra (never asks; --force replaces one)", ours=True),
     UpstreamFlag("--headless", "works", "nothing to switch on: --quickstart never asks questions", _FLAG),
     UpstreamFlag("--generate-config", "works", "write the config of --config-backend/--config-model/--config-agents "
                  "to PATH (as massgen.build_config)", {"metavar": "PATH", "default": None}),
@@ -121,17 +122,19 @@ TABLE: tuple[UpstreamFlag, ...] = (
     UpstreamFlag("--config-context-path", "works", "with --generate-config: a context path (write permission)", _STR),
     UpstreamFlag("--quickstart-agent", "not available", "no per-agent quickstart specs; write the agents in a YAML "
                  "config or use --generate-config", {"action": "append", "dest": "quickstart_agents"}),
-    UpstreamFlag("--setup", "works", "save API keys to ./.env (mode 600)", ours=True),
+    UpstreamFlag("--setup", "works", "save API keys to ~/.massgen/.env or ./.env (asked, as upstream; mode 600; "
+                 "--env-file PATH)", ours=True),
     UpstreamFlag("--setup-skills", "not available", "no skills packages in this version", _FLAG),
     UpstreamFlag("--setup-docker", "not available", "no Docker images to pull: commands run in the sandbox", _FLAG),
     UpstreamFlag("--list-backends", "works", "the backend types and the keys they need", ours=True),
-    UpstreamFlag("--list-examples", "works", "the shipped example configs", ours=True),
+    UpstreamFlag("--list-examples", "works", "the shipped example configs, one line each", ours=True),
     UpstreamFlag("--example", "works", "print an example config to stdout (upstream's names resolve, or point to "
                  "the nearest of ours)", {"metavar": "NAME", "default": None}),
     UpstreamFlag("--show-schema", "works", "the config schema: every key, its type and default", _FLAG),
     UpstreamFlag("--schema-backend", "works", "with --show-schema: only this backend type's keys", _STR),
     UpstreamFlag("--with-examples", "works", "with --show-schema: also list the example configs", _FLAG),
-    UpstreamFlag("--validate", "works", "check a config file and exit (0 valid, 1 invalid)", ours=True),
+    UpstreamFlag("--validate", "works", "check a config file and exit (0 valid, 1 invalid); what this machine lacks "
+                 "is a warning", ours=True),
     UpstreamFlag("--strict", "works", "with --validate: a warning is an error (exit 1)", _FLAG),
     UpstreamFlag("--json", "works", "with --validate: the result as JSON", {"action": "store_true",
                                                                              "dest": "json_output"}),

@@ -2,6 +2,7 @@
 
 Order: ``./.massgen/config.yaml``, then ``~/.config/massgen/config.yaml``, then the
 default team: providers whose API keys are set, or the local model team when none are.
+Keys come from the environment and upstream's ``.env`` places (``configs/places.py``).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from pathlib import Path
 
 from massgen.configs.backend_types import default_team_keys
 from massgen.configs.loader import ConfigError, load_config, validate_data
+from massgen.configs.places import dotenv_files, user_config_dir
 from massgen.configs.schema import TeamConfig
 
 # env var -> backend type for the default team built from keys present (the registry's
@@ -55,16 +57,20 @@ LOCAL_TEAM: dict[str, object] = {
 
 
 def discovered_config_paths() -> list[Path]:
-    home = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
-    return [Path(".massgen") / "config.yaml", home / "massgen" / "config.yaml"]
+    return [Path(".massgen") / "config.yaml", user_config_dir() / "config.yaml"]
 
 
 def read_dotenv(path: Path | None = None) -> dict[str, str]:
-    """``KEY=value`` lines of ``./.env`` (optional ``export``, quotes, trailing comments); missing = empty.
+    """``KEY=value`` lines of one ``.env`` file (optional ``export``, quotes, trailing comments); missing =
+    empty. No path: every ``.env`` place upstream reads (``places.dotenv_files``), a nearer file winning.
 
     The one parser of ``.env`` for the command line, the API and the backends' key lookup.
     """
-    path = path or Path.cwd() / ".env"
+    if path is None:
+        merged: dict[str, str] = {}
+        for place in dotenv_files():
+            merged.update(read_dotenv(place))
+        return merged
     try:
         text = path.read_text(encoding="utf-8")
     except OSError:
@@ -85,7 +91,7 @@ def read_dotenv(path: Path | None = None) -> dict[str, str]:
 
 
 def environment() -> dict[str, str]:
-    """The process environment with ``./.env`` underneath it (the environment wins)."""
+    """The process environment with the ``.env`` files underneath it (the environment wins)."""
     return {**read_dotenv(), **os.environ}
 
 

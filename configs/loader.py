@@ -14,8 +14,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from massgen.configs import compat, safe_yaml, upstream_examples
-from massgen.configs.schema import TeamConfig
+from massgen.configs import compat, places, safe_yaml, upstream_examples
+from massgen.configs.schema import MACHINE, TeamConfig
 from massgen.errors import ConfigError as ConfigError  # re-exported: the one class, also importable here
 from massgen.messages.text import escape_value
 
@@ -30,8 +30,30 @@ def list_examples(examples_dir: Path = EXAMPLES_DIR) -> list[str]:
     return sorted(str(p.relative_to(examples_dir).with_suffix("")) for p in examples_dir.rglob("*.yaml"))
 
 
+_DESCRIPTION_CHARS = 100
+
+
+def example_description(name: str, examples_dir: Path = EXAMPLES_DIR) -> str:
+    """The whole sentences of an example's leading comment that fit in 100 characters (``--list-examples``);
+    a first sentence longer than that is cut, with an ellipsis."""
+    lines = []
+    for line in (examples_dir / f"{name}.yaml").read_text(encoding="utf-8").splitlines():
+        if not line.startswith("#"):
+            break
+        lines.append(line.lstrip("#").strip())
+    text = " ".join(part for part in lines if part)
+    sentences = re.split(r"(?<=[.!?])\s+", text)
+    kept = sentences[0]
+    for sentence in sentences[1:]:
+        if len(kept) + 1 + len(sentence) > _DESCRIPTION_CHARS:
+            break
+        kept += " " + sentence
+    return kept if len(kept) <= _DESCRIPTION_CHARS else kept[:_DESCRIPTION_CHARS - 1].rstrip() + "…"
+
+
 def resolve_config_path(ref: str, examples_dir: Path = EXAMPLES_DIR) -> Path:
-    """Turn ``@examples/NAME`` or a file path into an existing file.
+    """Turn ``@examples/NAME``, a file path or a named config (``~/.config/massgen/agents/NAME``) into an
+    existing file.
 
     ``NAME`` is looked up as MassGen does: the exact name, then the file name alone, then
     any example whose name contains it; several matches or none are errors that list
@@ -39,9 +61,13 @@ def resolve_config_path(ref: str, examples_dir: Path = EXAMPLES_DIR) -> Path:
     """
     if not ref.startswith(EXAMPLE_PREFIX):
         path = Path(ref).expanduser()
-        if not path.is_file():
-            raise ConfigError(f"config file not found: {ref}")
-        return path
+        if path.is_file():
+            return path
+        named = places.named_config(ref)  # upstream's named configs: ~/.config/massgen/agents/NAME[.yaml]
+        if named is not None:
+            return named
+        raise ConfigError(f"config file not found: {ref} (nor {places.user_config_dir() / 'agents' / ref}"
+                          f"{'' if ref.endswith(('.yaml', '.yml')) else '[.yaml]'})")
     name = ref[len(EXAMPLE_PREFIX):].removesuffix(".yaml").strip("/")
     names = list_examples(examples_dir)
     name = upstream_examples.alias(name) or name  # a name upstream's docs use for one of ours
@@ -68,19 +94,25 @@ def _did_you_mean(name: str, names: list[str]) -> str:
     return "; did you mean " + " or ".join(f"@examples/{n}" for n in unique) + "?" if unique else ""
 
 
-def _expand_env(value: Any, path: str, env: dict[str, str], source: str) -> Any:
+def _expand_env(value: Any, path: str, env: dict[str, str], source: str, unset: list[str] | None) -> Any:
+    """``${NAME}`` replaced by its value; an unset one is an error, or (``unset`` given) left as written and
+    named there."""
     if isinstance(value, str):
         def substitute(match: re.Match[str]) -> str:
             name = match.group(1)
             if name not in env:
-                raise ConfigError(f"{source}: {path}: environment variable ${{{name}}} is not set")
+                problem = f"{path}: environment variable ${{{name}}} is not set"
+                if unset is None:
+                    raise ConfigError(f"{source}: {problem}")
+                unset.append(problem)
+                return match.group(0)
             return env[name]
 
         return _ENV_PATTERN.sub(substitute, value)
     if isinstance(value, dict):
-        return {k: _expand_env(v, f"{path}.{k}" if path else str(k), env, source) for k, v in value.items()}
+        return {k: _expand_env(v, f"{path}.{k}" if path else str(k), env, source, unset) for k, v in value.items()}
     if isinstance(value, list):
-        return [_expand_env(v, f"{path}[{i}]", env, source) for i, v in enumerate(value)]
+        return [_expand_env(v, f"{path}[{i}]", env, source, unset) for i, v in enumerate(value)]
     return value
 
 
@@ -133,11 +165,19 @@ def _backend_cwd_variables(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "agent": agent(data.get("agent"))}
 
 
-def validate_data(data: Any, source: str, env: dict[str, str] | None = None) -> TeamConfig:
-    """Validate already-parsed YAML data; ``source`` names it in error messages."""
+def validate_data(data: Any, source: str, env: dict[str, str] | None = None, *,
+                  machine_warnings: bool = False) -> TeamConfig:
+    """Validate already-parsed YAML data; ``source`` names it in error messages.
+
+    What depends on this machine (an unset ``${VAR}``, a missing context path or upload file, a missing
+    sandbox or Docker) is an error, or with ``machine_warnings`` (``--validate`` without ``--strict``) one
+    notice line each: the config is checked as its user, who has them, would run it.
+    """
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: expected a mapping at the top level, got {type(data).__name__}")
-    expanded = _expand_env(_backend_cwd_variables(data), "", dict(os.environ) if env is None else env, source)
+    lacking: list[str] | None = [] if machine_warnings else None
+    expanded = _expand_env(_backend_cwd_variables(data), "", dict(os.environ) if env is None else env, source,
+                           lacking)
     translated, notices = compat.translate(expanded)
     # A lone surrogate or NUL (a YAML "\\ud800" escape, a dict from code) would fail every request that
     # carries it: escaped here, once, and said in a notice naming the field.
@@ -146,18 +186,22 @@ def validate_data(data: Any, source: str, env: dict[str, str] | None = None) -> 
     said = (*(n.line() for n in notices),
             *(f"{note.replace('/', '.')} (not valid text: no provider accepts it)" for note in escaped))
     try:
-        return TeamConfig.model_validate(translated).with_notices(said)
+        config = TeamConfig.model_validate(translated, context=None if lacking is None else {MACHINE: lacking})
     except ValidationError as exc:
         lines = [f"{source}: invalid config"]
         for error in exc.errors():
             lines.append(f"  {_format_location(error['loc'])}: {_describe(error)}")
         raise ConfigError("\n".join(lines)) from None
+    machine = [f"{line} (this machine; an error when the config runs)" for line in lacking or ()]
+    return config.with_notices((*said, *machine))
 
 
-def load_config(ref: str, env: dict[str, str] | None = None) -> tuple[TeamConfig, Path]:
-    """Load ``@examples/NAME`` or a YAML path into a validated ``TeamConfig``.
+def load_config(ref: str, env: dict[str, str] | None = None, *,
+                machine_warnings: bool = False) -> tuple[TeamConfig, Path]:
+    """Load ``@examples/NAME`` or a YAML path into a validated ``TeamConfig`` (``machine_warnings``: as
+    ``validate_data``).
 
     The file is read within bounds (size, encoding, nesting, alias expansion: see
     ``configs/safe_yaml.py``), so even a hostile file is a prompt ``ConfigError``."""
     path = resolve_config_path(ref)
-    return validate_data(safe_yaml.read(path), str(path), env), path
+    return validate_data(safe_yaml.read(path), str(path), env, machine_warnings=machine_warnings), path

@@ -122,5 +122,5 @@ def describe_missing(missing: list[tuple[str, str, tuple[str, ...]]]) -> str:
     """One line per agent: which key to set, and where."""
     lines = [f"agent {agent_id!r} (backend {backend}) needs {' or '.join(keys)}"
              for agent_id, backend, keys in missing]
-    return ("\n".join(lines) + "\nset it in the environment or ./.env (`massgen --setup` saves keys), "
+    return ("\n".join(lines) + "\nset it in the environment, ./.env or ~/.massgen/.env (`massgen --setup` saves keys), "
             "or put api_key in the config")

@@ -150,10 +150,23 @@ class UploadFileConfig(_Strict):
         return self
 
 
+# The validation context's key for what this machine lacks: present (a list), such a problem is noted
+# there instead of raised (``--validate`` without ``--strict``; configs/loader.py).
+MACHINE = "machine_warnings"
+
+
+def machine_problem(info: ValidationInfo, where: str, problem: str) -> None:
+    """A problem of this machine (a missing file, folder or program): raised, or noted in the context."""
+    noted = (info.context or {}).get(MACHINE)
+    if noted is None:
+        raise ValueError(problem)
+    noted.append(f"{where}: {problem}")
+
+
 def _upload_file_checked(value: UploadFileConfig, info: ValidationInfo) -> UploadFileConfig:
     found = problem(value.entry(), info.data.get("media_max_file_size_mb"))
     if found is not None:
-        raise ValueError(found)
+        machine_problem(info, "backend.upload_files", found)
     return value
 
 
@@ -303,7 +316,7 @@ class AgentConfig(_Strict):
 
     @field_validator("backend", mode="before")
     @classmethod
-    def _backend_by_type(cls, value: Any) -> Any:
+    def _backend_by_type(cls, value: Any, info: ValidationInfo) -> Any:
         if isinstance(value, BackendConfig):
             return value
         if not isinstance(value, dict):
@@ -317,7 +330,7 @@ class AgentConfig(_Strict):
             raise ValueError(f"unknown backend type {backend_type!r}; expected one of: {known}")
         if described.needs is not None:
             raise ValueError(described.needs)
-        return described.options.model_validate(value)
+        return described.options.model_validate(value, context=info.context)  # what this machine lacks: noted
 
 
 class RestartPolicy(_Strict):
@@ -342,7 +355,7 @@ class ContextPathConfig(_Strict):
 
     @field_validator("path")
     @classmethod
-    def _exists(cls, path: str) -> str:
+    def _exists(cls, path: str, info: ValidationInfo) -> str:
         import os
 
         expanded = os.path.expanduser(path)
@@ -355,7 +368,7 @@ class ContextPathConfig(_Strict):
                              f"folder {folder} would show the agents every file in it: put the file in a "
                              "folder of its own and name that folder")
         if not os.path.isdir(expanded):
-            raise ValueError(f"context path {path!r} is not an existing directory")
+            machine_problem(info, "orchestrator.context_paths", f"context path {path!r} is not an existing directory")
         return path
 
 
@@ -401,19 +414,21 @@ class OrchestratorConfig(_Strict):
 
     @field_validator("command_execution")
     @classmethod
-    def _sandbox_available(cls, mode: str) -> str:
+    def _sandbox_available(cls, mode: str, info: ValidationInfo) -> str:
         # A missing sandbox is an error here, never a silent fallback to running on the host.
         import os
         import shutil
 
+        where = "orchestrator.command_execution"
         if mode == "sandbox" and shutil.which("bwrap") is None:
-            raise ValueError("sandbox needs bubblewrap (bwrap), which is not installed "
-                             "(Debian: apt-get install bubblewrap)")
+            machine_problem(info, where, "sandbox needs bubblewrap (bwrap), which is not installed "
+                            "(Debian: apt-get install bubblewrap)")
         if mode == "sandbox" and os.geteuid() == 0 and shutil.which("setpriv") is None:
-            raise ValueError("sandbox run as root needs setpriv, which is not installed, to run commands as "
-                             "nobody rather than root (Debian: apt-get install util-linux)")
+            machine_problem(info, where, "sandbox run as root needs setpriv, which is not installed, to run "
+                            "commands as nobody rather than root (Debian: apt-get install util-linux)")
         if mode == "docker" and shutil.which("docker") is None:
-            raise ValueError("docker needs the Docker engine and its docker command, which is not installed")
+            machine_problem(info, where, "docker needs the Docker engine and its docker command, which is not "
+                            "installed")
         return mode
 
 
@@ -439,7 +454,9 @@ class TimeoutSettings(_Strict):
 
 
 class UiConfig(_Strict):
-    display_type: Literal["rich_terminal", "simple", "textual_terminal", "none"] = "simple"
+    # Upstream's display names; the command line maps each onto its --display (cli/display.py,
+    # docs/compatibility.md). None: the command line's own default.
+    display_type: Literal["textual_terminal", "rich_terminal", "terminal", "simple", "silent", "none"] | None = None
     logging_enabled: bool = True
 
 

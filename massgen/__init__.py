@@ -30,16 +30,19 @@ if TYPE_CHECKING:
     from massgen.api import run as run
     from massgen.api import run_sync as run_sync
     from massgen.api import stream as stream
+    from massgen.backends import default_model as default_model
     from massgen.backends.preload import preload
     from massgen.configs.build import build_config as build_config
     from massgen.configs.defaults import PROVIDER_KEYS as PROVIDER_KEYS
     from massgen.configs.defaults import default_team as default_team
     from massgen.configs.defaults import environment, resolve
     from massgen.configs.defaults import read_dotenv as read_dotenv
+    from massgen.configs.loader import example_description as example_description
     from massgen.configs.loader import list_examples as list_examples
     from massgen.configs.loader import load_config as load_config
     from massgen.configs.loader import resolve_config_path
     from massgen.configs.loader import validate_data as validate_data
+    from massgen.configs.places import global_dotenv as global_dotenv
     from massgen.configs.quick import BACKENDS as BACKENDS
     from massgen.configs.quick import describe_missing as describe_missing
     from massgen.configs.quick import missing_keys as missing_keys

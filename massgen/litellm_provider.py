@@ -119,11 +119,23 @@ _RUN_PARAMS = ("output_file", "verbose", "enable_logging", "enable_filesystem", 
 
 
 def _options(kwargs: dict[str, Any]) -> dict[str, Any]:
-    """The massgen options of a call: LiteLLM hands them over as ``optional_params``, sometimes nested."""
+    """The massgen options of a call: LiteLLM hands them over as ``optional_params``, sometimes nested.
+
+    ``base_url=`` or ``api_base=`` given to ``litellm.completion`` arrive as ``api_base``: the server every
+    agent that calls a model uses, as ``optional_params={"base_url": ...}`` (upstream 0.1.97 drops it, and
+    its agents then call the provider's own endpoint)."""
     options = kwargs.get("optional_params") or {}
     if isinstance(options.get("optional_params"), dict):
         options = options["optional_params"]
-    return dict(options)
+    options = dict(options)
+    api_base = kwargs.get("api_base")
+    if api_base:
+        given = options.get("base_url")
+        if given and given != api_base:
+            raise _llm_error(status_code=400, message=f"two servers given: base_url/api_base {api_base!r} and "
+                             f"optional_params base_url {given!r}; give one")
+        options["base_url"] = api_base
+    return options
 
 
 def run_arguments(model: str, messages: list[Any], options: dict[str, Any]) -> dict[str, Any]:

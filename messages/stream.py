@@ -109,6 +109,8 @@ class StreamError(_Frozen):
     message: str
     status: int | None = None
     retryable: bool = False
+    # Retrying cannot help in this run (nothing ever answered at the endpoint): the agent is failed at once.
+    permanent: bool = False
 
 
 StreamEvent = Annotated[

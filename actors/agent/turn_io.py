@@ -24,10 +24,11 @@ class ModelCallError(Exception):
     """The backend gave up on a call; the agent reports it as a failure of this incarnation."""
 
     def __init__(self, message: str, status: int | None = None, retryable: bool = False,
-                 output_chars: int = 0, tool_calls: int = 0) -> None:
+                 output_chars: int = 0, tool_calls: int = 0, permanent: bool = False) -> None:
         super().__init__(message)
         self.status = status  # the provider's HTTP status, when it gave one
         self.retryable = retryable
+        self.permanent = permanent  # no retry can help in this run (StreamError.permanent)
         self.output_chars = output_chars  # text and reasoning streamed before the error
         self.tool_calls = tool_calls
 
