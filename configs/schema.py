@@ -184,8 +184,9 @@ class BackendConfig(_Strict):
     reasoning: ReasoningConfig | None = None
     text: TextConfig | None = None
     custom_tools: list[CustomToolConfig] = Field(default_factory=list)
-    # Built-in tools offered only in turns that check answers in view (actors/agent/check_tools.py).
-    check_tools: list[Literal["calculator"]] = Field(default_factory=list)
+    # Built-in tools offered only in turns that check answers in view (actors/agent/check_tools.py);
+    # python runs the model's program confined (files/confined.py), offered only where a sandbox can be had.
+    check_tools: list[Literal["calculator", "python"]] = Field(default_factory=list)
     # Extra fields merged into each Chat Completions request body (e.g. vLLM's chat_template_kwargs).
     extra_body: dict[str, Any] = Field(default_factory=dict)
     chat_template_kwargs: dict[str, Any] | None = None

@@ -126,9 +126,10 @@ def _scratch(code: str) -> Iterator[Path]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-async def run_python(code: str, limits: Limits = Limits()) -> ProgramRun:
+async def run_python(code: str, limits: Limits | None = None) -> ProgramRun:
     """Run ``code`` as ``python3 main.py`` in the sandbox; raises ``RuntimeError`` only when the sandbox
     cannot be built here (see ``unavailable``), never for what the program does."""
+    limits = limits or Limits()
     with _scratch(code) as folder:
         process = await asyncio.create_subprocess_exec(
             *_argv(folder, limits), stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,

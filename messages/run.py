@@ -23,6 +23,8 @@ class RunStarted(Message):
     attempt: int = 1
     # The attempt directory this run resumes, whose accepted answers it starts with.
     resumed_from: str | None = None
+    # What the config asks for that this run cannot do here, said once (a check tool with no sandbox).
+    warnings: tuple[str, ...] = ()
 
 
 class RunOutcome(BaseModel):

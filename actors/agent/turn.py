@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 
-from massgen.actors.agent import client_tools, prompts, tool_arguments
+from massgen.actors.agent import check_tools, client_tools, prompts, tool_arguments
 from massgen.actors.agent.call_retry import RETRY_EVENT
 from massgen.actors.agent.stream_guard import guard
 from massgen.actors.agent.turn_io import BudgetDenied, CallResult, ModelCallError, TurnIO, TurnSettings
@@ -190,7 +190,8 @@ class TurnRunner:
         view = start.view
         messages = prompts.turn_messages(
             start.task, view, start.own_label, start.vote_only, self.settings.system_message, start.history,
-            attachments=self.settings.attachments, check_tools=bool(self.io.check_tools),
+            attachments=self.settings.attachments,
+            check_tools=any(t.name == check_tools.CALCULATE for t in self.io.check_tools),  # its prompt names it
         )
         attempts = 0
         tool_rounds = 0
@@ -247,7 +248,7 @@ class TurnRunner:
                         if is_error:
                             failed.append(call.name)
                         elif call.name in check_names:
-                            checked.append(message.content)
+                            checked.append(check_tools.computed(call.name, message.content))
                     if not workflow and not client_calls:
                         if checked and self._pending_view is None and self._agrees(
                                 start.turn_id, cause, checked[-1], view, checked=True):

@@ -30,6 +30,8 @@ class RunSpec:
     # Resuming: the state rebuilt from the trace of the attempt it continues, and where that logged.
     resume: ResumeState | None = None
     resumed_from: str | None = None
+    # Said once to the user and recorded in RunStarted: what the config asks for that cannot be done here.
+    warnings: tuple[str, ...] = ()
     # Workspaces, snapshots and context paths (massgen/files); None when no agent works with files.
     files: RunFiles | None = None
     # Set once the supervisor has stopped its children (agents, MCP servers and their processes).

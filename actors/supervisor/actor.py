@@ -96,7 +96,7 @@ class Supervisor(TracedActor[SupervisorInbox]):
             question=run.question, history=run.history,
             agents=tuple(state.children), labels=tuple(c.spec.label for c in state.children.values()),
             config=state.config.redacted(), versions=run.versions, log_dir=run.log_dir,
-            turn=run.turn, attempt=run.attempt, resumed_from=run.resumed_from,
+            turn=run.turn, attempt=run.attempt, resumed_from=run.resumed_from, warnings=run.warnings,
         ))
         me = Peer("supervisor", 1, self.actor_ref)
         self.self_peer = me
