@@ -281,7 +281,7 @@ class TurnRunner:
                     call = workflow[0]
                     if call.name == NEW_ANSWER:
                         content = with_work(str(call.arguments[CONTENT]), result.preamble)
-                        self._answer(start.turn_id, cause, content, view)
+                        await self._answer(start, cause, content, view)
                     elif results.stated_result(result.text) or not checked:
                         self._vote(start.turn_id, cause, call, view, result.text)
                     else:  # no work written: the vote's own result is what its checks computed
@@ -320,7 +320,7 @@ class TurnRunner:
         if self._pending_view is not None:  # the work stands; the decision uses the newest view
             view, self._pending_view = self._pending_view, None
         if not view.answers and not start.vote_only:
-            self._answer(start.turn_id, cause, text, view)  # nothing to vote for: the work is the answer
+            await self._answer(start, cause, text, view)  # nothing to vote for: the work is the answer
             return
         if self._agrees(start.turn_id, cause, text, view):
             return
@@ -340,7 +340,7 @@ class TurnRunner:
             problem = workflow_problem(workflow, view, start.vote_only, result.text, need_content=False)
             if problem is None:
                 if workflow[0].name == NEW_ANSWER:
-                    self._answer(start.turn_id, cause, text, view)
+                    await self._answer(start, cause, text, view)
                 else:
                     self._vote(start.turn_id, cause, workflow[0], view, text)
                 return
@@ -361,13 +361,18 @@ class TurnRunner:
             return False
         return True
 
-    def _answer(self, turn_id: int, cause: str, content: str, view: AnswerView) -> None:
-        """Propose ``content`` as a new answer, unless it agrees with one in view (then that is a vote)."""
+    async def _answer(self, start: StartTurn, cause: str, content: str, view: AnswerView) -> None:
+        """Propose ``content`` as a new answer, unless it agrees with one in view (then that is a vote).
+
+        In a code task (``io.check_code``) the answer is first run against the task's examples, here on
+        the turn's loop, and the outcome goes with it: its behaviour, not its text, is what agrees."""
         content = without_view_tags(content)
-        if self._agrees(turn_id, cause, content, view):
+        check = await self.io.check_code(start.task, content) if self.io.check_code is not None else None
+        if check is None and self._agrees(start.turn_id, cause, content, view):
             return
         self.io.emit(AnswerProposed(
-            causation_id=cause, turn_id=turn_id, content=content.strip(), view_version=view.version,
+            causation_id=cause, turn_id=start.turn_id, content=content.strip(), view_version=view.version,
+            code_check=check,
         ))
 
     def _agrees(self, turn_id: int, cause: str, text: str, view: AnswerView, checked: bool = False) -> bool:

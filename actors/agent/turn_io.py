@@ -14,7 +14,7 @@ from typing import Any
 
 from massgen.actors.agent.call_retry import CallRetry
 from massgen.actors.agent.stream_guard import StreamLimits
-from massgen.messages import CallPermit, Message, ToolCall, ToolSpec
+from massgen.messages import CallPermit, CodeCheck, Message, ToolCall, ToolSpec
 from massgen.messages.stream import Attachment
 
 ToolExecutor = Callable[[str, dict[str, Any]], Awaitable[tuple[str, bool]]]
@@ -46,6 +46,9 @@ class TurnIO:
     extra_tools: tuple[ToolSpec, ...] = ()
     check_tools: tuple[ToolSpec, ...] = ()  # offered only with answers in view (actors/agent/check_tools.py)
     tools_in_present: bool = False  # file tools: the presenter writes the context paths
+    # (task, answer) -> the answer run against the task's examples, None when the task shows none
+    # (actors/coordination/code_checks.py; check_tools: [code_examples]). Awaited on the turn's loop.
+    check_code: Callable[[str, str], Awaitable[CodeCheck | None]] | None = None
 
 
 @dataclass

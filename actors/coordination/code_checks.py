@@ -1,0 +1,209 @@
+"""Code answers checked by running them against the task's own examples.
+
+Why: code answers never agree as text (two correct functions are written differently), so a
+team could only vote on them by rereading, and a failing answer could win. Running each answer
+on the task's examples gives evidence no rereading does: an answer that does not parse or fails
+an example cannot beat one that passes, and two answers with the same outputs on the same
+inputs agree, however they are written (CodeT's dual execution agreement, Chen et al. 2022).
+
+A task is a code task when it shows calls of a function with their expected results: doctest
+lines (``>>> f(x)`` and the expected output on the next line), ``f(x) == y`` lines in a
+docstring, or ``assert f(x) == y`` lines. An answer's code is its last fenced Python block, else
+its whole text when that parses as Python. The answer runs confined (``files/confined.py``), with
+the examples evaluated inside the sandbox too (the task's text is input like any other); each
+call has its own time limit, and what it prints is kept out of the result.
+
+Pure text functions here (``task_examples``, ``answer_code``, ``harness``, ``outcome``) and one
+coroutine, ``check_answer``, which an agent's turn worker awaits (never the supervisor or the
+judge: a run takes a fraction of a second to seconds).
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import re
+import secrets
+from dataclasses import dataclass
+
+from massgen.files import confined
+from massgen.messages import CodeCheck, ExampleRun
+
+__all__ = ["CodeTask", "answer_code", "check_answer", "harness", "outcome", "task_examples"]
+
+MAX_EXAMPLES = 20
+MAX_SHOWN = 200  # characters of a call, an expected value or a result kept in the trace
+PER_CALL_SECONDS = 3
+
+_FENCE = re.compile(r"```[ \t]*(?:python|py|python3)?[ \t]*\n(.*?)```", re.DOTALL | re.IGNORECASE)
+_DOCTEST = re.compile(r"^\s*>>>\s?(.*)$")
+_ASSERT = re.compile(r"^\s*assert\s+(.+?)\s*==\s*(.+?)\s*(?:,\s*['\"].*)?$")
+_EQUALS = re.compile(r"^\s*(?:\"\"\"|''')?\s*([A-Za-z_]\w*\(.*\))\s*(?:==|➞|=>|->)\s*(.+?)\s*$")
+_DEF = re.compile(r"^\s*def\s+([A-Za-z_]\w*)\s*\(", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class CodeTask:
+    """The calls a task shows and what each should give (both as the task wrote them)."""
+
+    examples: tuple[tuple[str, str], ...]
+
+
+def _expression(text: str) -> bool:
+    try:
+        ast.parse(text, mode="eval")
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+def _calls(call: str, names: set[str]) -> bool:
+    """Whether ``call`` is an expression that calls one of the task's functions."""
+    try:
+        tree = ast.parse(call, mode="eval")
+    except (SyntaxError, ValueError):
+        return False
+    return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in names
+               for node in ast.walk(tree))
+
+
+def task_examples(task: str) -> CodeTask | None:
+    """The examples of a Python function the task asks for, or None when it shows none."""
+    names = set(_DEF.findall(task))
+    found: list[tuple[str, str]] = []
+    lines = task.splitlines()
+    for index, line in enumerate(lines):
+        if (doctest := _DOCTEST.match(line)) is not None:
+            call = doctest.group(1).strip()
+            expected = lines[index + 1].strip() if index + 1 < len(lines) else ""
+            if expected and not expected.startswith(">>>") and expected not in ('"""', "'''") \
+                    and _expression(call) and (not names or _calls(call, names)):
+                found.append((call, expected.rstrip(".").strip() if not _expression(expected) else expected))
+            continue
+        match = _ASSERT.match(line) or _EQUALS.match(line)
+        if match is not None:
+            call, expected = match.group(1).strip(), match.group(2).strip()
+            if _expression(call) and _expression(expected) and (_calls(call, names) if names else "(" in call):
+                found.append((call, expected))
+    unique = tuple(dict.fromkeys(found))[:MAX_EXAMPLES]
+    return CodeTask(unique) if unique else None
+
+
+def answer_code(answer: str) -> str | None:
+    """The code of an answer: its last fenced Python block, else its text when that parses; else None."""
+    blocks = _FENCE.findall(answer)
+    if blocks:
+        return str(blocks[-1])
+    try:
+        ast.parse(answer)
+    except (SyntaxError, ValueError):
+        return None
+    return answer
+
+
+# Runs in the sandbox: the answer's code, then each example, each under its own alarm, with what the
+# code prints kept out of the result. The result line is marked with a nonce the code never sees.
+_HARNESS = r'''
+import contextlib, io, json, math, signal, sys
+SOURCE = {source}
+EXAMPLES = {examples}
+MARK = {mark}
+def cap(text):
+    return text if len(text) <= {shown} else text[:{shown}] + "..."
+class Late(Exception):
+    pass
+def late(signum, frame):
+    raise Late("took more than {per_call} s")
+signal.signal(signal.SIGALRM, late)
+def same(got, expected):
+    if isinstance(got, float) and isinstance(expected, (int, float)) and not isinstance(expected, bool):
+        return math.isclose(got, expected, rel_tol=1e-6, abs_tol=1e-9)
+    if isinstance(got, (list, tuple)) and isinstance(expected, (list, tuple)) and len(got) == len(expected) \
+            and type(got) is type(expected):
+        return all(same(g, e) for g, e in zip(got, expected))
+    return got == expected
+report = {{"parsed": True, "error": "", "examples": []}}
+sink = io.StringIO()
+try:
+    code = compile(SOURCE, "answer.py", "exec")
+except (SyntaxError, ValueError) as exc:
+    report["parsed"] = False
+    report["error"] = "does not parse: " + cap(str(exc))
+    code = None
+space = {{"__name__": "answer"}}
+if code is not None:
+    try:
+        signal.alarm({per_call})
+        with contextlib.redirect_stdout(sink):
+            exec(code, space)
+    except BaseException as exc:
+        report["error"] = "raised " + type(exc).__name__ + " when defined: " + cap(str(exc))
+    finally:
+        signal.alarm(0)
+if code is not None and not report["error"]:
+    for call, expected in EXAMPLES:
+        try:
+            signal.alarm({per_call})
+            with contextlib.redirect_stdout(sink):
+                got = eval(call, space)
+            shown, ok = cap(repr(got)), True
+        except BaseException as exc:
+            shown, ok = "raised " + type(exc).__name__, False
+        finally:
+            signal.alarm(0)
+        if ok:
+            try:
+                ok = same(got, eval(expected, {{}}))
+            except BaseException:
+                ok = repr(got) == expected or str(got) == expected
+        report["examples"].append([call, expected, shown, bool(ok)])
+print(MARK + json.dumps(report), flush=True)
+'''
+
+
+def harness(code: str, task: CodeTask, mark: str) -> str:
+    """The program that runs ``code`` on the task's examples and prints one marked JSON report."""
+    return _HARNESS.format(source=repr(code), examples=repr([list(e) for e in task.examples]), mark=repr(mark),
+                           shown=MAX_SHOWN, per_call=PER_CALL_SECONDS)
+
+
+def _digest(examples: tuple[ExampleRun, ...]) -> str:
+    outputs = json.dumps([[e.call, e.got] for e in examples], ensure_ascii=False)
+    return "code behaviour " + hashlib.sha256(outputs.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= MAX_SHOWN else text[:MAX_SHOWN] + "..."
+
+
+def outcome(run: confined.ProgramRun, mark: str, task: CodeTask) -> CodeCheck:
+    """The check a harness run reports; a run that ended without its report failed every example."""
+    line = next((ln for ln in reversed(run.stdout.splitlines()) if ln.startswith(mark)), None)
+    if line is None:
+        why = run.status().strip("[]") if not run.ok else "ended without its report"
+        failed = tuple(ExampleRun(call=_short(c), expected=_short(e), got=why, passed=False) for c, e in task.examples)
+        return CodeCheck(parsed=True, examples=failed, error=why)
+    try:
+        report = json.loads(line[len(mark):])
+        examples = tuple(ExampleRun(call=_short(str(c)), expected=_short(str(e)), got=_short(str(g)), passed=bool(p))
+                         for c, e, g, p in report["examples"])
+        parsed, error = bool(report["parsed"]), str(report["error"])
+    except (ValueError, KeyError, TypeError):
+        return CodeCheck(parsed=True, error="its report could not be read")
+    return CodeCheck(parsed=parsed, examples=examples, behaviour=_digest(examples) if examples else "", error=error)
+
+
+async def check_answer(task_text: str, answer: str, limits: confined.Limits | None = None) -> CodeCheck | None:
+    """Run ``answer``'s code against the examples in ``task_text``; None when the task shows none."""
+    task = task_examples(task_text)
+    if task is None:
+        return None
+    code = answer_code(answer)
+    if code is None:
+        return CodeCheck(parsed=False, error="no Python code in the answer (no ```python block, and the text "
+                                             "does not parse)")
+    mark = f"@@massgen-check-{secrets.token_hex(8)}@@"
+    budget = PER_CALL_SECONDS * (len(task.examples) + 1) + 5
+    limits = limits or confined.Limits(wall_seconds=budget, cpu_seconds=budget)
+    return outcome(await confined.run_python(harness(code, task, mark), limits), mark, task)

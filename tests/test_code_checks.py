@@ -1,0 +1,162 @@
+"""Code answers checked by running them against the task's own examples (``check_tools: [code_examples]``).
+
+Each agent runs its code answer confined against the examples the task shows (doctest lines,
+``f(x) == y`` lines, ``assert`` lines) on its own turn worker, and the outcome goes with the
+answer into the trace. Answers that behave alike on those inputs agree, however they are written;
+one that does not parse or fails an example cannot beat one that passes, not as the prior and not
+with more votes; and a first round whose answers all pass with one behaviour ends the run at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support import of_type, records, run_team, scripted, step, team_config, unavailable
+
+from massgen.actors.coordination.code_checks import answer_code, check_answer, task_examples
+
+if shutil.which("bwrap") is None:
+    unavailable("bubblewrap (bwrap) is not installed (Debian package bubblewrap)", module=True)
+
+TASK = '''Complete the function.
+
+from typing import List
+
+
+def below_zero(operations: List[int]) -> bool:
+    """ The account starts at zero; is the balance ever below zero?
+    >>> below_zero([1, 2, 3])
+    False
+    >>> below_zero([1, 2, -4, 5])
+    True
+    """
+'''
+LOOP = "def below_zero(operations):\n    balance = 0\n    for op in operations:\n        balance += op\n" \
+       "        if balance < 0:\n            return True\n    return False\n"
+ACCUMULATE = "from itertools import accumulate\n\n\ndef below_zero(operations):\n" \
+             "    print('checking')  # what the code prints is not its result\n" \
+             "    return any(total < 0 for total in accumulate(operations))\n"
+SUM = "def below_zero(operations):\n    return sum(operations) < 0\n"  # fails the second example
+SUM_AGAIN = "def below_zero(ops):\n    total = sum(ops)\n    return total < 0\n"  # the same wrong behaviour
+
+
+def fenced(code: str, words: str = "Here is the function:") -> str:
+    return f"{words}\n\n```python\n{code}```"
+
+
+def test_the_task_examples_are_read_from_doctests_equalities_and_asserts() -> None:
+    found = task_examples(TASK)
+    assert found is not None and found.examples == (("below_zero([1, 2, 3])", "False"),
+                                                    ("below_zero([1, 2, -4, 5])", "True"))
+    asserts = task_examples("Write f.\nassert f(2) == 4\nassert f(3) == 9, 'squares'\n")
+    assert asserts is not None and asserts.examples == (("f(2)", "4"), ("f(3)", "9"))
+    stated = task_examples('def add(a, b):\n    """add(2, 3) == 5\n    add(1, 1) ➞ 2\n    """\n')
+    assert stated is not None and stated.examples == (("add(2, 3)", "5"), ("add(1, 1)", "2"))
+    assert task_examples("What is 2 + 2?") is None and task_examples("x == 3 is true") is None
+
+
+def test_an_answers_code_is_its_last_python_block_else_its_text_when_that_parses() -> None:
+    assert answer_code(fenced(SUM) + "\nor better:\n" + fenced(LOOP, "")) == LOOP
+    assert answer_code(LOOP) == LOOP
+    assert answer_code("It returns False.") is None
+
+
+def check(answer: str) -> Any:
+    return asyncio.run(check_answer(TASK, answer))
+
+
+def test_an_answer_is_run_against_the_examples_and_what_ran_is_kept() -> None:
+    passing, failing = check(fenced(LOOP)), check(fenced(SUM))
+    assert passing.passed and [(e.call, e.expected, e.got, e.passed) for e in passing.examples] == [
+        ("below_zero([1, 2, 3])", "False", "False", True), ("below_zero([1, 2, -4, 5])", "True", "True", True)]
+    assert not failing.passed and [e.got for e in failing.examples] == ["False", "False"]
+    broken = check("```python\ndef below_zero(operations:\n    return 1\n```")
+    assert not broken.passed and not broken.parsed and broken.error.startswith("does not parse")
+    prose = check("The balance goes below zero when a prefix sum is negative.")
+    assert not prose.passed and "no Python code" in prose.error
+    raising = check(fenced("def below_zero(operations):\n    return operations[10] < 0\n"))
+    assert not raising.passed and [e.got for e in raising.examples] == ["raised IndexError"] * 2
+    assert asyncio.run(check_answer("What is 2 + 2?", "4")) is None  # no code task: nothing runs
+
+
+def test_two_answers_written_differently_with_one_behaviour_agree() -> None:
+    loop, accumulate, wrong, wrong_again = (check(fenced(c)) for c in (LOOP, ACCUMULATE, SUM, SUM_AGAIN))
+    assert loop.behaviour == accumulate.behaviour and loop.passed and accumulate.passed
+    assert wrong.behaviour == wrong_again.behaviour != loop.behaviour
+
+
+def test_a_hanging_answer_fails_its_examples_within_the_time_limits() -> None:
+    hung = check(fenced("def below_zero(operations):\n    while True:\n        pass\n"))
+    assert not hung.passed and [e.got for e in hung.examples] == ["raised Late"] * 2
+
+
+# -- in a team ------------------------------------------------------------------------------------------
+
+
+def coder(agent_id: str, code: str, vote: str | None = None) -> dict[str, Any]:
+    """Answers ``code`` first; once every answer is in view, votes for ``vote``."""
+    calls: list[list[dict[str, Any]]] = [[step(new_answer=fenced(code))]]
+    if vote is not None:
+        calls.append([step(when_answers=["agent1", "agent2", "agent3"]), step(vote=vote, reason="it is right")])
+    return scripted(agent_id, *calls, check_tools=["code_examples"])
+
+
+def rules(rule: str) -> dict[str, Any]:
+    return {"max_new_answers_per_agent": 1, "final_answer_strategy": "winner_reuse", "winner_rule": rule}
+
+
+@pytest.mark.parametrize("rule", ["prior", "support"])
+def test_a_failing_answer_loses_to_a_passing_one_even_as_the_prior_with_more_votes(tmp_path: Path, rule: str) -> None:
+    """a (the prior) and c write the same wrong code; every vote goes to a. b's passing answer wins."""
+    team = team_config(coder("a", SUM, "agent1"), coder("b", LOOP, "agent1"), coder("c", SUM_AGAIN, "agent1"),
+                       orchestrator=rules(rule), turn_timeout=30)
+    result = run_team(team, tmp_path, TASK)
+    assert result.status == "completed", result.reason
+    trace = records(result)
+    accepted = {r["payload"]["agent"]: r["payload"] for r in of_type(trace, "AnswerAccepted")}
+    checks = {agent: a["code_check"] for agent, a in accepted.items()}
+    assert {agent: [e["passed"] for e in c["examples"]] for agent, c in checks.items()} == {
+        "a": [True, False], "b": [True, True], "c": [True, False]}
+    assert accepted["a"]["result"] == accepted["c"]["result"] != accepted["b"]["result"]  # a and c agree
+    assert accepted["b"]["result"].startswith("code behaviour ")
+    assert [r["payload"]["target"] for r in of_type(trace, "RecordVote")] == ["a", "a", "a"]
+    assert result.winner == "b" and LOOP in (result.final_answer or "")
+
+
+def test_the_check_runs_on_the_answering_agents_turn_and_is_in_its_proposal(tmp_path: Path) -> None:
+    team = team_config(coder("a", LOOP, "agent2"), coder("b", SUM, "agent2"), coder("c", LOOP, "agent2"),
+                       orchestrator=rules("support"), turn_timeout=30)
+    result = run_team(team, tmp_path, TASK)
+    proposals = [r for r in of_type(records(result), "AnswerProposed")]
+    assert len(proposals) == 3 and all(p["payload"]["code_check"]["parsed"] for p in proposals)
+    assert {p["sender"] for p in proposals} == {"a#1", "b#1", "c#1"}  # sent by the agents, checked already
+    assert result.winner in ("a", "c")  # the two passing answers agree: the vote for b cannot make it win
+
+
+def test_a_unanimous_code_first_round_ends_the_run_at_three_calls(tmp_path: Path) -> None:
+    """Three differently written answers that all pass with one behaviour: no vote round."""
+    team = team_config(coder("a", LOOP, "agent1"), coder("b", ACCUMULATE, "agent1"),
+                       coder("c", LOOP.replace("balance", "total"), "agent1"), orchestrator=rules("prior"),
+                       turn_timeout=30)
+    result = run_team(team, tmp_path, TASK)
+    assert result.status == "completed", result.reason
+    trace = records(result)
+    unanimous = [r["payload"] for r in of_type(trace, "UnanimousFirstAnswers")]
+    assert len(unanimous) == 1 and unanimous[0]["result"].startswith("code behaviour ")
+    assert len(of_type(trace, "ModelCallStarted")) == 3 and not of_type(trace, "RecordVote")
+    assert result.winner == "a"
+
+
+def test_without_code_examples_code_answers_are_compared_as_text(tmp_path: Path) -> None:
+    """The same team without the check: nothing runs, and the unanimous round is not found."""
+    agents = [coder("a", LOOP, "agent1"), coder("b", ACCUMULATE, "agent1"), coder("c", LOOP, "agent1")]
+    for agent in agents:
+        agent["backend"]["check_tools"] = []
+    result = run_team(team_config(*agents, orchestrator=rules("prior"), turn_timeout=30), tmp_path, TASK)
+    trace = records(result)
+    assert all(r["payload"].get("code_check") is None for r in of_type(trace, "AnswerAccepted"))
+    assert not of_type(trace, "UnanimousFirstAnswers") and len(of_type(trace, "ModelCallStarted")) > 3
