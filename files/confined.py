@@ -27,6 +27,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from massgen.files.sandbox import bwrap_argv, hand_over, kill_sandbox, runs_as_root
 
@@ -151,9 +152,10 @@ async def run_python(code: str, limits: Limits | None = None) -> ProgramRun:
         # Cancelled with the turn: the outcome is read, so nothing is logged as lost.
         readers.add_done_callback(lambda done: None if done.cancelled() else done.exception())
         flood = asyncio.ensure_future(flooded.wait())
+        ending: set[asyncio.Future[Any]] = {readers, flood}
         timed_out = False
         try:
-            done, _ = await asyncio.wait({readers, flood}, timeout=limits.wall_seconds,
+            done, _ = await asyncio.wait(ending, timeout=limits.wall_seconds,
                                          return_when=asyncio.FIRST_COMPLETED)
             timed_out = not done
         finally:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import ast
 import math
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, Literal
 
 import simpleeval
@@ -180,7 +180,7 @@ _SPECS: dict[CheckToolName, ToolSpec] = {"calculator": CALCULATOR_SPEC, "python"
 NEEDS_SANDBOX = frozenset({"python", "code_examples"})
 
 
-def withheld(names: list[str] | tuple[str, ...]) -> str | None:
+def withheld(names: Iterable[str]) -> str | None:
     """Why the check tools among ``names`` that run code cannot be offered here, or None."""
     return confined.unavailable() if NEEDS_SANDBOX.intersection(names) else None
 
