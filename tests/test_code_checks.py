@@ -181,5 +181,15 @@ def test_a_resumed_run_keeps_what_its_answers_ran(tmp_path: Path) -> None:
     resumed = Team(validate_data(point.config, "trace"), point.question, resume=point, tick_interval_s=0.02).run()
     assert (resumed.status, resumed.winner) == ("completed", "b") == (whole.status, whole.winner)
     again = [r["payload"] for r in of_type(records(resumed), "AnswerAccepted")]
-    assert [a["code_check"]["examples"][1]["passed"] for a in again] == [False, True, False]
+    assert {a["agent"]: a["code_check"]["examples"][1]["passed"] for a in again} == {"a": False, "b": True, "c": False}
     assert not of_type(records(resumed), "AnswerProposed")  # nothing was answered, or run, again
+
+
+def test_an_answer_that_writes_only_the_function_gets_the_tasks_imports() -> None:
+    """HumanEval's prompts import what their signatures use; an answer may write just the function."""
+    typed = fenced("def below_zero(operations: List[int]) -> bool:\n    return min(accumulate(operations)) < 0\n")
+    task = "from typing import List\nfrom itertools import accumulate\nimport os, sys\n\n" + TASK
+    found = task_examples(task)
+    assert found is not None and found.imports.startswith("from typing import List\nfrom itertools import accumulate\n")
+    result = asyncio.run(check_answer(task, typed))
+    assert result is not None and result.passed, result

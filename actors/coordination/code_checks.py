@@ -41,13 +41,17 @@ _DOCTEST = re.compile(r"^\s*>>>\s?(.*)$")
 _ASSERT = re.compile(r"^\s*assert\s+(.+?)\s*==\s*(.+?)\s*(?:,\s*['\"].*)?$")
 _EQUALS = re.compile(r"^\s*(?:\"\"\"|''')?\s*([A-Za-z_]\w*\(.*\))\s*(?:==|➞|=>|->)\s*(.+?)\s*$")
 _DEF = re.compile(r"^\s*def\s+([A-Za-z_]\w*)\s*\(", re.MULTILINE)
+# The task's own top-level imports ("from typing import List"): an answer that writes only the function
+# uses the names the task's signature uses, as the task's own tests would run it after the prompt.
+_IMPORT = re.compile(r"^(?:from\s+[\w.]+\s+import\s+[\w ,*()]+|import\s+[\w., ]+)\s*$", re.MULTILINE)
 
 
 @dataclass(frozen=True)
 class CodeTask:
-    """The calls a task shows and what each should give (both as the task wrote them)."""
+    """The calls a task shows and what each should give (both as the task wrote them), and its imports."""
 
     examples: tuple[tuple[str, str], ...]
+    imports: str = ""
 
 
 def _expression(text: str) -> bool:
@@ -87,7 +91,16 @@ def task_examples(task: str) -> CodeTask | None:
             if _expression(call) and _expression(expected) and (_calls(call, names) if names else "(" in call):
                 found.append((call, expected))
     unique = tuple(dict.fromkeys(found))[:MAX_EXAMPLES]
-    return CodeTask(unique) if unique else None
+    imports = "".join(f"{line.strip()}\n" for line in dict.fromkeys(_IMPORT.findall(task)) if _parses(line))
+    return CodeTask(unique, imports) if unique else None
+
+
+def _parses(code: str) -> bool:
+    try:
+        ast.parse(code)
+    except (SyntaxError, ValueError):
+        return False
+    return True
 
 
 def answer_code(answer: str) -> str | None:
@@ -107,6 +120,7 @@ def answer_code(answer: str) -> str | None:
 _HARNESS = r'''
 import contextlib, io, json, math, signal, sys
 SOURCE = {source}
+IMPORTS = {imports}
 EXAMPLES = {examples}
 MARK = {mark}
 def cap(text):
@@ -136,6 +150,10 @@ if code is not None:
     try:
         signal.alarm({per_call})
         with contextlib.redirect_stdout(sink):
+            try:
+                exec(IMPORTS, space)
+            except BaseException:
+                pass  # the task's imports are a courtesy: one the sandbox lacks is the answer's to need
             exec(code, space)
     except BaseException as exc:
         report["error"] = "raised " + type(exc).__name__ + " when defined: " + cap(str(exc))
@@ -164,7 +182,8 @@ print(MARK + json.dumps(report), flush=True)
 
 def harness(code: str, task: CodeTask, mark: str) -> str:
     """The program that runs ``code`` on the task's examples and prints one marked JSON report."""
-    return _HARNESS.format(source=repr(code), examples=repr([list(e) for e in task.examples]), mark=repr(mark),
+    return _HARNESS.format(source=repr(code), imports=repr(task.imports),
+                           examples=repr([list(e) for e in task.examples]), mark=repr(mark),
                            shown=MAX_SHOWN, per_call=PER_CALL_SECONDS)
 
 
