@@ -59,6 +59,16 @@ def test_the_task_examples_are_read_from_doctests_equalities_and_asserts() -> No
     assert task_examples("What is 2 + 2?") is None and task_examples("x == 3 is true") is None
 
 
+def test_the_forms_humaneval_writes_its_examples_in_are_read_and_broken_ones_left_out() -> None:
+    task = ('def f(s, n):\n    """\n    f("5 apples", 19) ->19 - 5 = 14\n    f("a", 3) ==> True\n'
+            '    * f("b", 1) => [1, 2]\n    f({"a": 1}, 2) should return False.\n    f(a, 1) => 3\n'
+            '    >>> f("c",\n    >>> f("d", 2)\n    [1,\n     2]\n    """\n')
+    found = task_examples(task)
+    assert found is not None and found.examples == (
+        ('f("5 apples", 19)', "14"), ('f("a", 3)', "True"), ('f("b", 1)', "[1, 2]"), ('f({"a": 1}, 2)', "False"),
+        ('f("d", 2)', "[1, 2]"))  # f(a, 1) names an a the task never defines; f("c", does not parse
+
+
 def test_an_answers_code_is_its_last_python_block_else_its_text_when_that_parses() -> None:
     assert answer_code(fenced(SUM) + "\nor better:\n" + fenced(LOOP, "")) == LOOP
     assert answer_code(LOOP) == LOOP

@@ -21,6 +21,7 @@ judge: a run takes a fraction of a second to seconds).
 from __future__ import annotations
 
 import ast
+import builtins
 import hashlib
 import json
 import re
@@ -39,7 +40,9 @@ PER_CALL_SECONDS = 3
 _FENCE = re.compile(r"```[ \t]*(?:python|py|python3)?[ \t]*\n(.*?)```", re.DOTALL | re.IGNORECASE)
 _DOCTEST = re.compile(r"^\s*>>>\s?(.*)$")
 _ASSERT = re.compile(r"^\s*assert\s+(.+?)\s*==\s*(.+?)\s*(?:,\s*['\"].*)?$")
-_EQUALS = re.compile(r"^\s*(?:\"\"\"|''')?\s*([A-Za-z_]\w*\(.*\))\s*(?:==|➞|=>|->)\s*(.+?)\s*$")
+# "f(x) == y", "f(x) ==> y", "* f(x) => y", "f(x) ➞ y", "f(x) -> y", "f(x) should return y." (HumanEval's forms)
+_EQUALS = re.compile(r"^\s*(?:\"\"\"|'''|[*-]\s)?\s*([A-Za-z_]\w*\(.*\))\s*"
+                     r"(?:==>|==|=>|➞|->|\bshould\s+return\b|\breturns\b)\s*(.+?)\s*$", re.IGNORECASE)
 _DEF = re.compile(r"^\s*def\s+([A-Za-z_]\w*)\s*\(", re.MULTILINE)
 # The task's own top-level imports ("from typing import List"): an answer that writes only the function
 # uses the names the task's signature uses, as the task's own tests would run it after the prompt.
@@ -63,13 +66,26 @@ def _expression(text: str) -> bool:
 
 
 def _calls(call: str, names: set[str]) -> bool:
-    """Whether ``call`` is an expression that calls one of the task's functions."""
+    """Whether ``call`` calls one of the task's functions, naming nothing else but builtins
+    (``is_happy(a) => False`` forgot its quotes: no example)."""
     try:
         tree = ast.parse(call, mode="eval")
     except (SyntaxError, ValueError):
         return False
-    return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in names
+    used = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+    if names and not used <= names | set(dir(builtins)):
+        return False
+    return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and (node.func.id in names or not names)
                for node in ast.walk(tree))
+
+
+def _value(text: str) -> str | None:
+    """An expected value as written: "[5]", "True.", "19 - 5 - 6 = 8" (its last part); None when none parses."""
+    text = text.strip().rstrip(".").strip()
+    for candidate in (text, text.rsplit("=", 1)[-1].strip()):
+        if candidate and _expression(candidate):
+            return candidate
+    return None
 
 
 def task_examples(task: str) -> CodeTask | None:
@@ -80,16 +96,21 @@ def task_examples(task: str) -> CodeTask | None:
     for index, line in enumerate(lines):
         if (doctest := _DOCTEST.match(line)) is not None:
             call = doctest.group(1).strip()
-            expected = lines[index + 1].strip() if index + 1 < len(lines) else ""
-            if expected and not expected.startswith(">>>") and expected not in ('"""', "'''") \
-                    and _expression(call) and (not names or _calls(call, names)):
-                found.append((call, expected.rstrip(".").strip() if not _expression(expected) else expected))
+            following = []  # the expected output, which may run over lines ("[1,\n 2]")
+            for after in lines[index + 1:index + 7]:
+                if not after.strip() or after.strip().startswith(">>>") or after.strip() in ('"""', "'''"):
+                    break
+                following.append(after.strip())
+            expected = next((" ".join(following[:n]) for n in range(1, len(following) + 1)
+                             if _expression(" ".join(following[:n]))), following[0] if following else "")
+            if expected and _calls(call, names):
+                found.append((call, expected))
             continue
         match = _ASSERT.match(line) or _EQUALS.match(line)
         if match is not None:
-            call, expected = match.group(1).strip(), match.group(2).strip()
-            if _expression(call) and _expression(expected) and (_calls(call, names) if names else "(" in call):
-                found.append((call, expected))
+            call, value = match.group(1).strip(), _value(match.group(2))
+            if value is not None and _calls(call, names):
+                found.append((call, value))
     unique = tuple(dict.fromkeys(found))[:MAX_EXAMPLES]
     imports = "".join(f"{line.strip()}\n" for line in dict.fromkeys(_IMPORT.findall(task)) if _parses(line))
     return CodeTask(unique, imports) if unique else None
@@ -174,7 +195,8 @@ if code is not None and not report["error"]:
             try:
                 ok = same(got, eval(expected, {{}}))
             except BaseException:
-                ok = repr(got) == expected or str(got) == expected
+                ok = repr(got) == expected or str(got) == expected \
+                    or str(got).lower() == expected.lower() in ("true", "false")
         report["examples"].append([call, expected, shown, bool(ok)])
 print(MARK + json.dumps(report), flush=True)
 '''
