@@ -46,12 +46,15 @@ class ExampleRun(BaseModel):
     expected: str  # "5", as the task wrote it
     got: str  # the repr of what the call returned, or "raised ValueError" (both capped)
     passed: bool
+    # A call made from an example's arguments, changed: no expected value, it tells behaviours apart.
+    probe: bool = False
 
 
 class CodeCheck(BaseModel):
     """A code answer run confined against the task's own examples: what ran and how it ended.
 
-    ``behaviour`` digests the outputs on the examples' inputs: two answers with one behaviour
+    ``behaviour`` digests the outputs on the examples' inputs and on probes made from them (the examples'
+    arguments changed one at a time, with no expected value): two answers with one behaviour
     agree, however differently they are written (CodeT's dual execution agreement, Chen et al. 2022).
     ``error`` says why the examples did not all run ("does not parse", "killed at the deadline")."""
 
@@ -65,7 +68,8 @@ class CodeCheck(BaseModel):
     @property
     def passed(self) -> bool:
         """Every example ran and gave what the task says it gives."""
-        return self.parsed and bool(self.examples) and not self.error and all(e.passed for e in self.examples)
+        shown = [e for e in self.examples if not e.probe]
+        return self.parsed and bool(shown) and not self.error and all(e.passed for e in shown)
 
 
 class AnswerResult(BaseModel):

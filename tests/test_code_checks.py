@@ -81,15 +81,17 @@ def check(answer: str) -> Any:
 
 def test_an_answer_is_run_against_the_examples_and_what_ran_is_kept() -> None:
     passing, failing = check(fenced(LOOP)), check(fenced(SUM))
-    assert passing.passed and [(e.call, e.expected, e.got, e.passed) for e in passing.examples] == [
+    assert passing.passed and [(e.call, e.expected, e.got, e.passed) for e in passing.examples if not e.probe] == [
         ("below_zero([1, 2, 3])", "False", "False", True), ("below_zero([1, 2, -4, 5])", "True", "True", True)]
-    assert not failing.passed and [e.got for e in failing.examples] == ["False", "False"]
+    assert not failing.passed and [e.got for e in failing.examples if not e.probe] == ["False", "False"]
+    probes = [(e.call, e.got) for e in passing.examples if e.probe]  # the examples' arguments, changed
+    assert ("below_zero([])", "False") in probes and ("below_zero([1, 2, -4])", "True") in probes
     broken = check("```python\ndef below_zero(operations:\n    return 1\n```")
     assert not broken.passed and not broken.parsed and broken.error.startswith("does not parse")
     prose = check("The balance goes below zero when a prefix sum is negative.")
     assert not prose.passed and "no Python code" in prose.error
     raising = check(fenced("def below_zero(operations):\n    return operations[10] < 0\n"))
-    assert not raising.passed and [e.got for e in raising.examples] == ["raised IndexError"] * 2
+    assert not raising.passed and [e.got for e in raising.examples if not e.probe] == ["raised IndexError"] * 2
     assert asyncio.run(check_answer("What is 2 + 2?", "4")) is None  # no code task: nothing runs
 
 
@@ -99,9 +101,18 @@ def test_two_answers_written_differently_with_one_behaviour_agree() -> None:
     assert wrong.behaviour == wrong_again.behaviour != loop.behaviour
 
 
+def test_answers_that_pass_the_examples_but_behave_differently_elsewhere_do_not_agree() -> None:
+    """Probes (the examples' arguments changed) tell apart what the two examples alone cannot."""
+    memorised = check(fenced("def below_zero(operations):\n    return operations == [1, 2, -4, 5]\n"))
+    loop = check(fenced(LOOP))
+    assert memorised.passed and loop.passed  # both give what the task's examples say
+    assert memorised.behaviour != loop.behaviour
+    assert ("below_zero([1, 2, -4])", "False") in [(e.call, e.got) for e in memorised.examples]
+
+
 def test_a_hanging_answer_fails_its_examples_within_the_time_limits() -> None:
     hung = check(fenced("def below_zero(operations):\n    while True:\n        pass\n"))
-    assert not hung.passed and [e.got for e in hung.examples] == ["raised Late"] * 2
+    assert not hung.passed and [e.got for e in hung.examples if not e.probe] == ["raised Late"] * 2
 
 
 # -- in a team ------------------------------------------------------------------------------------------
@@ -129,7 +140,7 @@ def test_a_failing_answer_loses_to_a_passing_one_even_as_the_prior_with_more_vot
     trace = records(result)
     accepted = {r["payload"]["agent"]: r["payload"] for r in of_type(trace, "AnswerAccepted")}
     checks = {agent: a["code_check"] for agent, a in accepted.items()}
-    assert {agent: [e["passed"] for e in c["examples"]] for agent, c in checks.items()} == {
+    assert {agent: [e["passed"] for e in c["examples"] if not e["probe"]] for agent, c in checks.items()} == {
         "a": [True, False], "b": [True, True], "c": [True, False]}
     assert accepted["a"]["result"] == accepted["c"]["result"] != accepted["b"]["result"]  # a and c agree
     assert accepted["b"]["result"].startswith("code behaviour ")
@@ -145,6 +156,16 @@ def test_the_check_runs_on_the_answering_agents_turn_and_is_in_its_proposal(tmp_
     assert len(proposals) == 3 and all(p["payload"]["code_check"]["parsed"] for p in proposals)
     assert {p["sender"] for p in proposals} == {"a#1", "b#1", "c#1"}  # sent by the agents, checked already
     assert result.winner in ("a", "c")  # the two passing answers agree: the vote for b cannot make it win
+
+
+def test_a_first_round_that_passes_with_different_behaviours_is_not_unanimous(tmp_path: Path) -> None:
+    memorised = "def below_zero(operations):\n    return operations == [1, 2, -4, 5]\n"
+    team = team_config(coder("a", memorised, "agent2"), coder("b", LOOP, "agent2"), coder("c", ACCUMULATE, "agent2"),
+                       orchestrator=rules("prior"), turn_timeout=30)
+    result = run_team(team, tmp_path, TASK)
+    trace = records(result)
+    assert not of_type(trace, "UnanimousFirstAnswers") and of_type(trace, "RecordVote")
+    assert result.winner == "b"  # b and c agree; a, the prior, voted for b
 
 
 def test_a_unanimous_code_first_round_ends_the_run_at_three_calls(tmp_path: Path) -> None:

@@ -26,6 +26,7 @@ import hashlib
 import json
 import re
 import secrets
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from massgen.files import confined
@@ -34,6 +35,7 @@ from massgen.messages import CodeCheck, ExampleRun
 __all__ = ["CodeTask", "answer_code", "check_answer", "harness", "outcome", "task_examples"]
 
 MAX_EXAMPLES = 20
+MAX_PROBES = 24
 MAX_SHOWN = 200  # characters of a call, an expected value or a result kept in the trace
 PER_CALL_SECONDS = 3
 
@@ -55,6 +57,9 @@ class CodeTask:
 
     examples: tuple[tuple[str, str], ...]
     imports: str = ""
+    # Calls made from the examples' own arguments, changed (``probes``): no expected value, they only tell
+    # apart answers that pass the examples but behave differently elsewhere.
+    probes: tuple[str, ...] = ()
 
 
 def _expression(text: str) -> bool:
@@ -113,7 +118,44 @@ def task_examples(task: str) -> CodeTask | None:
                 found.append((call, value))
     unique = tuple(dict.fromkeys(found))[:MAX_EXAMPLES]
     imports = "".join(f"{line.strip()}\n" for line in dict.fromkeys(_IMPORT.findall(task)) if _parses(line))
-    return CodeTask(unique, imports) if unique else None
+    return CodeTask(unique, imports, probes(call for call, _ in unique)) if unique else None
+
+
+def _changed(value: object) -> list[object]:
+    """Nearby values of an example's argument: the edges a function's behaviour often differs on."""
+    if isinstance(value, bool):
+        return [not value]
+    if isinstance(value, int):
+        return [value + 1, value - 1, 0, -value]
+    if isinstance(value, float):
+        return [value * 2, -value, 0.0]
+    if isinstance(value, str):
+        return [value[::-1], value.upper(), "", value + value[:1]]
+    if isinstance(value, list | tuple):
+        return [value[::-1], value[:-1], type(value)(), value + value[:1]]
+    return []
+
+
+def probes(calls: Iterable[str], limit: int = MAX_PROBES) -> tuple[str, ...]:
+    """Calls like the examples', one literal argument changed at a time; at most ``limit``, in a fixed order."""
+    made: dict[str, None] = {}
+    seen = set(calls := list(calls))
+    for call in calls:
+        tree = ast.parse(call, mode="eval")
+        if not isinstance(tree.body, ast.Call):
+            continue
+        for index, argument in enumerate(tree.body.args):
+            try:
+                value = ast.literal_eval(argument)
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                continue
+            for changed in _changed(value):
+                args = list(tree.body.args)
+                args[index] = ast.parse(repr(changed), mode="eval").body
+                text = ast.unparse(ast.Call(func=tree.body.func, args=args, keywords=tree.body.keywords))
+                if text not in seen:
+                    made[text] = None
+    return tuple(made)[:limit]
 
 
 def _parses(code: str) -> bool:
@@ -181,9 +223,9 @@ if code is not None:
     finally:
         signal.alarm(0)
 if code is not None and not report["error"]:
-    for call, expected in EXAMPLES:
+    for call, expected, probe in EXAMPLES:
         try:
-            signal.alarm({per_call})
+            signal.alarm(1 if probe else {per_call})
             with contextlib.redirect_stdout(sink):
                 got = eval(call, space)
             shown, ok = cap(repr(got)), True
@@ -191,21 +233,23 @@ if code is not None and not report["error"]:
             shown, ok = "raised " + type(exc).__name__, False
         finally:
             signal.alarm(0)
-        if ok:
+        if probe:
+            ok = True  # no expected value: what it returned only tells behaviours apart
+        elif ok:
             try:
                 ok = same(got, eval(expected, {{}}))
             except BaseException:
                 ok = repr(got) == expected or str(got) == expected \
                     or str(got).lower() == expected.lower() in ("true", "false")
-        report["examples"].append([call, expected, shown, bool(ok)])
+        report["examples"].append([call, expected, shown, bool(ok), probe])
 print(MARK + json.dumps(report), flush=True)
 '''
 
 
 def harness(code: str, task: CodeTask, mark: str) -> str:
     """The program that runs ``code`` on the task's examples and prints one marked JSON report."""
-    return _HARNESS.format(source=repr(code), imports=repr(task.imports),
-                           examples=repr([list(e) for e in task.examples]), mark=repr(mark),
+    entries = [[c, e, False] for c, e in task.examples] + [[c, "", True] for c in task.probes]
+    return _HARNESS.format(source=repr(code), imports=repr(task.imports), examples=repr(entries), mark=repr(mark),
                            shown=MAX_SHOWN, per_call=PER_CALL_SECONDS)
 
 
@@ -227,8 +271,8 @@ def outcome(run: confined.ProgramRun, mark: str, task: CodeTask) -> CodeCheck:
         return CodeCheck(parsed=True, examples=failed, error=why)
     try:
         report = json.loads(line[len(mark):])
-        examples = tuple(ExampleRun(call=_short(str(c)), expected=_short(str(e)), got=_short(str(g)), passed=bool(p))
-                         for c, e, g, p in report["examples"])
+        examples = tuple(ExampleRun(call=_short(str(c)), expected=_short(str(e)), got=_short(str(g)), passed=bool(p),
+                                    probe=bool(probe)) for c, e, g, p, probe in report["examples"])
         parsed, error = bool(report["parsed"]), str(report["error"])
     except (ValueError, KeyError, TypeError):
         return CodeCheck(parsed=True, error="its report could not be read")
@@ -245,6 +289,6 @@ async def check_answer(task_text: str, answer: str, limits: confined.Limits | No
         return CodeCheck(parsed=False, error="no Python code in the answer (no ```python block, and the text "
                                              "does not parse)")
     mark = f"@@massgen-check-{secrets.token_hex(8)}@@"
-    budget = PER_CALL_SECONDS * (len(task.examples) + 1) + 5
+    budget = PER_CALL_SECONDS * (len(task.examples) + 1) + len(task.probes) + 5
     limits = limits or confined.Limits(wall_seconds=budget, cpu_seconds=budget)
     return outcome(await confined.run_python(harness(code, task, mark), limits), mark, task)
