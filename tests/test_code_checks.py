@@ -224,3 +224,14 @@ def test_an_answer_that_writes_only_the_function_gets_the_tasks_imports() -> Non
     assert found is not None and found.imports.startswith("from typing import List\nfrom itertools import accumulate\n")
     result = asyncio.run(check_answer(task, typed))
     assert result is not None and result.passed, result
+
+
+def test_when_the_run_ends_early_the_best_answer_so_far_is_a_passing_one() -> None:
+    from massgen.actors.coordination.answers import Coordination
+    from massgen.configs.schema import OrchestratorConfig
+
+    coord = Coordination(agents=["a", "b"], labels={"a": "agent1", "b": "agent2"}, rules=OrchestratorConfig())
+    coord.add_answer("a", fenced(LOOP), independent=True, code=check(fenced(LOOP)))
+    coord.add_answer("b", fenced(SUM), independent=True, code=check(fenced(SUM)))  # newest, failing
+    chosen = coord.best_so_far(None)
+    assert chosen is not None and chosen.agent == "a"

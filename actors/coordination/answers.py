@@ -163,9 +163,11 @@ class Coordination:
         return total is not None and len(self.answers) >= total
 
     def best_so_far(self, tally: TallyUpdated | None) -> Answer | None:
-        """Most votes in the current round, else the newest answer."""
+        """Most votes in the current round, else the newest answer (the newest that passed the task's examples,
+        when one did: a failing code answer never beats a passing one, not even when time runs out)."""
         if tally is not None and tally.round == self.version and tally.winner:
             winner = self.latest(tally.winner)
             if winner is not None:
                 return winner
-        return self.answers[-1] if self.answers else None
+        passing = [a for a in self.answers if a.code is not None and a.code.passed]
+        return passing[-1] if passing else self.answers[-1] if self.answers else None
