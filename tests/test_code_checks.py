@@ -235,3 +235,41 @@ def test_when_the_run_ends_early_the_best_answer_so_far_is_a_passing_one() -> No
     coord.add_answer("b", fenced(SUM), independent=True, code=check(fenced(SUM)))  # newest, failing
     chosen = coord.best_so_far(None)
     assert chosen is not None and chosen.agent == "a"
+
+
+# -- code_ranking: a checking turn runs every answer in view on the same inputs (CodeT) ----------------------
+
+MEMORISED = "def below_zero(operations):\n    return operations == [1, 2, -4, 5]\n"
+BIG_DROP = "def below_zero(operations):\n    return min(operations) < -3\n"  # passes both examples, wrong
+
+
+def ranker(agent_id: str, code: str) -> dict[str, Any]:
+    """Answers ``code``; its script has no vote: a checking turn that calls the model would find it empty."""
+    return scripted(agent_id, [step(new_answer=fenced(code))], check_tools=["code_examples", "code_ranking"],
+                    on_exhausted="stop")
+
+
+def test_a_checking_turn_votes_for_the_behaviour_most_answers_share_without_a_model_call(tmp_path: Path) -> None:
+    team = team_config(ranker("a", MEMORISED), ranker("b", LOOP), ranker("c", ACCUMULATE),
+                       orchestrator=rules("prior"), turn_timeout=30)
+    result = run_team(team, tmp_path, TASK)
+    assert result.status == "completed", result.reason
+    trace = records(result)
+    assert len(of_type(trace, "ModelCallStarted")) == 3  # the three first answers; the votes ran code instead
+    votes = [r["payload"] for r in of_type(trace, "RecordVote")]
+    accepted = {r["payload"]["agent"]: r["payload"]["result"] for r in of_type(trace, "AnswerAccepted")}
+    assert [(v["target"], v["own_result"], v["checked"]) for v in votes] == [("b", accepted["b"], True)] * 3
+    assert "2 of the 3 that pass the examples behave alike" in votes[0]["reason"]
+    assert result.winner == "b"  # over the prior, which passed the examples too
+
+
+def test_tests_the_answers_write_decide_between_answers_that_pass_the_examples(tmp_path: Path) -> None:
+    """c, listed last, writes a test of its own that only its answer passes: it beats the first listed."""
+    tested = LOOP + "\n\nassert below_zero([1, -2]) == True\n"
+    team = team_config(ranker("a", MEMORISED), ranker("b", BIG_DROP), ranker("c", tested),
+                       orchestrator=rules("prior"), turn_timeout=30)
+    result = run_team(team, tmp_path, TASK)
+    assert result.status == "completed", result.reason
+    votes = [r["payload"] for r in of_type(records(result), "RecordVote")]
+    assert [v["target"] for v in votes] == ["c"] * 3 and "passing 1 of the 1 written tests" in votes[0]["reason"]
+    assert result.winner == "c"

@@ -181,6 +181,8 @@ class AgentActor(TracedActor[AgentInbox]):
                 io.call_tool = checks.chain(io.call_tool)
             if "code_examples" in self.spec.config.backend.check_tools and not check_tools.withheld(["code_examples"]):
                 io.check_code = code_checks.check_answer
+            if "code_ranking" in self.spec.config.backend.check_tools and not check_tools.withheld(["code_ranking"]):
+                io.rank_code = code_checks.rank_answers
             if self._files is not None:
                 io.call_tool = self._files.chain(io.call_tool)
             self._runner = TurnRunner(self._backend, io, self.spec.settings)

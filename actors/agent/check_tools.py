@@ -34,7 +34,7 @@ from massgen.actors.agent.turn_io import ToolExecutor
 from massgen.files import confined
 from massgen.messages import ToolSpec
 
-CheckToolName = Literal["calculator", "python", "code_examples"]
+CheckToolName = Literal["calculator", "python", "code_examples", "code_ranking"]
 CALCULATE = "calculate"
 EXPRESSION = "expression"
 RUN_PYTHON = "run_python"
@@ -177,7 +177,7 @@ PYTHON_SPEC = ToolSpec(
 _SPECS: dict[CheckToolName, ToolSpec] = {"calculator": CALCULATOR_SPEC, "python": PYTHON_SPEC}
 # Check tools that run code: only where a sandbox can be had. code_examples is no tool the model calls: the
 # agent runs each code answer it writes against the task's examples (actors/coordination/code_checks.py).
-NEEDS_SANDBOX = frozenset({"python", "code_examples"})
+NEEDS_SANDBOX = frozenset({"python", "code_examples", "code_ranking"})
 
 
 def withheld(names: Iterable[str]) -> str | None:

@@ -177,6 +177,14 @@ class TurnRunner:
         """
         self._pending_view = None
         self._ours = []
+        if self.io.rank_code is not None and start.view.answers:
+            ranked = await self.io.rank_code(start.task, start.view)
+            if ranked is not None:  # every answer in view ran on the same inputs: that decides, with no model call
+                self.io.emit(VoteProposed(
+                    causation_id=start.msg_id, turn_id=start.turn_id, target=ranked.target, reason=ranked.reason,
+                    view_version=start.view.version, own_result=ranked.result, checked=True,
+                ))
+                return
         checking = bool(self.io.check_tools and start.view.answers)
         two_phase = (bool(getattr(self.backend, "decides_separately", False))
                      and not self.io.extra_tools and not self.settings.client_tools and not checking)

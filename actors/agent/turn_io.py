@@ -10,12 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from massgen.actors.agent.call_retry import CallRetry
 from massgen.actors.agent.stream_guard import StreamLimits
-from massgen.messages import CallPermit, CodeCheck, Message, ToolCall, ToolSpec
+from massgen.messages import AnswerView, CallPermit, CodeCheck, Message, ToolCall, ToolSpec
 from massgen.messages.stream import Attachment
+
+if TYPE_CHECKING:
+    from massgen.actors.coordination.code_checks import Ranked
 
 ToolExecutor = Callable[[str, dict[str, Any]], Awaitable[tuple[str, bool]]]
 
@@ -49,6 +52,9 @@ class TurnIO:
     # (task, answer) -> the answer run against the task's examples, None when the task shows none
     # (actors/coordination/code_checks.py; check_tools: [code_examples]). Awaited on the turn's loop.
     check_code: Callable[[str, str], Awaitable[CodeCheck | None]] | None = None
+    # (task, view) -> the answer to vote for after running every answer in view on the same inputs, None
+    # when that cannot decide (check_tools: [code_ranking]). Awaited on the turn's loop, before any model call.
+    rank_code: Callable[[str, AnswerView], Awaitable[Ranked | None]] | None = None
 
 
 @dataclass

@@ -30,9 +30,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from massgen.files import confined
-from massgen.messages import CodeCheck, ExampleRun
+from massgen.messages import AnswerView, CodeCheck, ExampleRun
 
-__all__ = ["CodeTask", "answer_code", "check_answer", "harness", "outcome", "task_examples"]
+__all__ = ["CodeTask", "Ranked", "answer_code", "check_answer", "harness", "outcome", "rank_answers", "task_examples",
+           "written_tests"]
 
 MAX_EXAMPLES = 20
 MAX_PROBES = 24
@@ -60,6 +61,7 @@ class CodeTask:
     # Calls made from the examples' own arguments, changed (``probes``): no expected value, they only tell
     # apart answers that pass the examples but behave differently elsewhere.
     probes: tuple[str, ...] = ()
+    functions: tuple[str, ...] = ()  # the functions the task defines (its examples call them)
 
 
 def _expression(text: str) -> bool:
@@ -118,7 +120,7 @@ def task_examples(task: str) -> CodeTask | None:
                 found.append((call, value))
     unique = tuple(dict.fromkeys(found))[:MAX_EXAMPLES]
     imports = "".join(f"{line.strip()}\n" for line in dict.fromkeys(_IMPORT.findall(task)) if _parses(line))
-    return CodeTask(unique, imports, probes(call for call, _ in unique)) if unique else None
+    return CodeTask(unique, imports, probes(call for call, _ in unique), tuple(sorted(names))) if unique else None
 
 
 def _changed(value: object) -> list[object]:
@@ -292,3 +294,79 @@ async def check_answer(task_text: str, answer: str, limits: confined.Limits | No
     budget = PER_CALL_SECONDS * (len(task.examples) + 1) + len(task.probes) + 5
     limits = limits or confined.Limits(wall_seconds=budget, cpu_seconds=budget)
     return outcome(await confined.run_python(harness(code, task, mark), limits), mark, task)
+
+
+# -- dual execution agreement in a checking turn (check_tools: [code_ranking]) ----------------------------
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """The answer a checking agent votes for after running every answer in view on the same inputs."""
+
+    target: str  # the agent label ("agent2") of the answer voted for
+    result: str  # that answer's behaviour, as its own check reported it (its result in the judge's eyes)
+    reason: str  # what ran and what it showed, in words
+
+
+def written_tests(task: CodeTask, answers: Iterable[str]) -> tuple[tuple[str, str], ...]:
+    """The ``assert f(x) == y`` lines the answers' own code writes for the task's functions (CodeT's tests)."""
+    shown = set(task.examples)
+    found: dict[tuple[str, str], None] = {}
+    for answer in answers:
+        for line in (answer_code(answer) or "").splitlines():
+            match = _ASSERT.match(line)
+            if match is None:
+                continue
+            call, value = match.group(1).strip(), _value(match.group(2))
+            if value is not None and _calls(call, set(task.functions)) and (call, value) not in shown:
+                found[(call, value)] = None
+    return tuple(found)[:MAX_EXAMPLES]
+
+
+def _label_order(label: str) -> tuple[int, str]:
+    return len(label), label
+
+
+async def rank_answers(task_text: str, view: AnswerView, limits: confined.Limits | None = None) -> Ranked | None:
+    """Run every answer in view on the task's examples, the tests the answers write and the probes; the answer
+    to vote for (CodeT: the behaviour most answers share times the written tests it passes, among those that
+    pass the task's examples), or None when the task shows no examples or no answer passes them."""
+    task = task_examples(task_text)
+    if task is None or not view.answers:
+        return None
+    tests = written_tests(task, (a.content for a in view.answers))
+    suite = CodeTask(task.examples + tests, task.imports, task.probes, task.functions)
+    shown, written = len(task.examples), len(tests)
+    scored: list[tuple[str, str, str, int]] = []  # (label, agent, cluster key, written tests passed)
+    own: dict[str, str] = {}  # label -> its behaviour as its own check reported it
+    for answer in view.answers:
+        code = answer_code(answer.content)
+        if code is None:
+            continue
+        mark = f"@@massgen-check-{secrets.token_hex(8)}@@"
+        budget = PER_CALL_SECONDS * (len(suite.examples) + 1) + len(suite.probes) + 5
+        ran = outcome(await confined.run_python(harness(code, suite, mark), limits or confined.Limits(
+            wall_seconds=budget, cpu_seconds=budget)), mark, suite)
+        runs = ran.examples
+        if not ran.parsed or ran.error or len(runs) != len(suite.examples) + len(suite.probes):
+            continue
+        if not all(e.passed for e in runs[:shown]):
+            continue  # fails the task's own examples: not a candidate
+        own[answer.label] = _digest(runs[:shown] + runs[shown + written:])
+        scored.append((answer.label, answer.agent, _digest(runs), sum(e.passed for e in runs[shown:shown + written])))
+    if not scored:
+        return None
+    clusters: dict[str, list[tuple[str, str, str, int]]] = {}
+    for entry in scored:
+        clusters.setdefault(entry[2], []).append(entry)
+
+    def rank(members: list[tuple[str, str, str, int]]) -> tuple[int, tuple[int, str]]:
+        """Most answers alike times written tests passed first; a tie to the answer labelled first."""
+        return -len(members) * (members[0][3] + 1), min(_label_order(m[0]) for m in members)
+
+    best = min(clusters.values(), key=rank)
+    label, agent, _key, passed = min(best, key=lambda m: _label_order(m[0]))
+    reason = (f"ran the {len(view.answers)} answers in view on the task's {shown} examples, {written} tests the "
+              f"answers wrote and {len(task.probes)} probes: {len(best)} of the {len(scored)} that pass the "
+              f"examples behave alike, passing {passed} of the {written} written tests")
+    return Ranked(target=agent, result=own[label], reason=reason)

@@ -171,8 +171,9 @@ class TurnHandout:
         state.first_done.add(child.spec.agent_id)
         # The voter's own result is comparable only with a target that states one: a vote on an essay
         # whose reasoning happens to end in a number is a plain vote.
-        # A code answer's result is its behaviour on the task's examples, which no vote's text states.
-        own = message.own_result if answer.code is None and stated_result(answer.content) else ""
+        # A code answer's result is its behaviour on the task's examples, which no vote's text states; a voter
+        # that ran the answers (checked) computed it.
+        own = message.own_result if (stated_result(answer.content) if answer.code is None else message.checked) else ""
         self.out.tell(state.judge, RecordVote(voter=child.spec.agent_id, target=target, target_label=answer.label,
                                               reason=message.reason, round=state.coord.version,
                                               target_result=answer.result,
