@@ -133,8 +133,10 @@ def _changed(value: object) -> list[object]:
         return [value * 2, -value, 0.0]
     if isinstance(value, str):
         return [value[::-1], value.upper(), "", value + value[:1]]
-    if isinstance(value, list | tuple):
-        return [value[::-1], value[:-1], type(value)(), value + value[:1]]
+    if isinstance(value, list):
+        return [value[::-1], value[:-1], [], [*value, *value[:1]]]
+    if isinstance(value, tuple):
+        return [value[::-1], value[:-1], (), (*value, *value[:1])]
     return []
 
 
