@@ -72,6 +72,8 @@ def run_question(
     except ConfigError as exc:
         err.write(f"massgen: {exc}\n")
         return exit_codes.CONFIG_ERROR
+    for line in team.warnings:  # said once, and recorded in the trace (RunStarted.warnings)
+        err.write(f"massgen: warning: {line}\n")
     interrupts = 0
     while True:
         try:

@@ -197,8 +197,12 @@ class BackendConfig(_Strict):
     reasoning: ReasoningConfig | None = None
     text: TextConfig | None = None
     custom_tools: list[CustomToolConfig] = Field(default_factory=list)
-    # Built-in tools offered only in turns that check answers in view (actors/agent/check_tools.py).
-    check_tools: list[Literal["calculator"]] = Field(default_factory=list)
+    # Built-in tools offered only in turns that check answers in view (actors/agent/check_tools.py);
+    # python runs the model's program confined (files/confined.py), offered only where a sandbox can be had;
+    # code_examples runs each code answer of the agent against the task's own examples; code_ranking, in a turn
+    # with code answers in view, runs them all on the same inputs and votes without a model call (CodeT)
+    # (actors/coordination/code_checks.py).
+    check_tools: list[Literal["calculator", "python", "code_examples", "code_ranking"]] = Field(default_factory=list)
     # Extra fields merged into each Chat Completions request body (e.g. vLLM's chat_template_kwargs).
     extra_body: dict[str, Any] = Field(default_factory=dict)
     chat_template_kwargs: dict[str, Any] | None = None

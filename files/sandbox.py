@@ -223,12 +223,13 @@ async def run_command(command: str, *, mode: str, workspace: Path, read_only: Se
         timed_out = True
     finally:
         if process.returncode is None:
-            await _kill(process, name if mode == "docker" else None)
+            await kill_sandbox(process, name if mode == "docker" else None)
     return CommandResult(None if timed_out else process.returncode, kept.decode("utf-8", "replace"),
                          timed_out, truncated)
 
 
-async def _kill(process: asyncio.subprocess.Process, container: str | None) -> None:
+async def kill_sandbox(process: asyncio.subprocess.Process, container: str | None = None) -> None:
+    """Kill a sandboxed command's process group (bubblewrap's pid namespace dies with it), or its container."""
     if container is not None:
         killer = await asyncio.create_subprocess_exec("docker", "kill", container, stdout=asyncio.subprocess.DEVNULL,
                                                       stderr=asyncio.subprocess.DEVNULL)

@@ -37,6 +37,41 @@ class VoteEntry(BaseModel):
     checked: bool = False  # own_result was computed by a check tool (actors/agent/check_tools.py)
 
 
+class ExampleRun(BaseModel):
+    """One of the task's own examples, run against a code answer (``actors/coordination/code_checks.py``)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    call: str  # "add(2, 3)", as the task wrote it
+    expected: str  # "5", as the task wrote it
+    got: str  # the repr of what the call returned, or "raised ValueError" (both capped)
+    passed: bool
+    # A call made from an example's arguments, changed: no expected value, it tells behaviours apart.
+    probe: bool = False
+
+
+class CodeCheck(BaseModel):
+    """A code answer run confined against the task's own examples: what ran and how it ended.
+
+    ``behaviour`` digests the outputs on the examples' inputs and on probes made from them (the examples'
+    arguments changed one at a time, with no expected value): two answers with one behaviour
+    agree, however differently they are written (CodeT's dual execution agreement, Chen et al. 2022).
+    ``error`` says why the examples did not all run ("does not parse", "killed at the deadline")."""
+
+    model_config = ConfigDict(frozen=True)
+
+    parsed: bool
+    examples: tuple[ExampleRun, ...] = ()
+    behaviour: str = ""
+    error: str = ""
+
+    @property
+    def passed(self) -> bool:
+        """Every example ran and gave what the task says it gives."""
+        shown = [e for e in self.examples if not e.probe]
+        return self.parsed and bool(shown) and not self.error and all(e.passed for e in shown)
+
+
 class AnswerResult(BaseModel):
     """What the judge knows of one accepted answer: its final result and whether it was independent.
 
@@ -54,6 +89,8 @@ class AnswerResult(BaseModel):
     independent: bool = False
     latest: bool = True
     stated: bool = True
+    # A code answer run against the task's own examples: whether it passed them all (None: not run).
+    passed: bool | None = None
 
 
 class AnswerView(BaseModel):
@@ -166,6 +203,8 @@ class AnswerProposed(Message):
     turn_id: int
     content: str
     view_version: int
+    # A code answer, run by its agent against the task's own examples (None: not a code task, or not run).
+    code_check: CodeCheck | None = None
 
 
 class VoteProposed(Message):
@@ -266,6 +305,7 @@ class AnswerAccepted(Message):
     round: int
     result: str = ""
     independent: bool = False
+    code_check: CodeCheck | None = None  # what its agent ran of it, and how that ended (AnswerProposed)
 
 
 class UnanimousFirstAnswers(Message):

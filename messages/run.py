@@ -28,6 +28,8 @@ class RunStarted(Message):
     # What the question or history held that is not valid text (lone surrogates, NUL) and was
     # escaped where the run took it (``messages/text.py``), as "where: what escaped".
     escaped: tuple[str, ...] = ()
+    # What the config asks for that this run cannot do here, said once (a check tool with no sandbox).
+    warnings: tuple[str, ...] = ()
 
 
 class RunOutcome(BaseModel):

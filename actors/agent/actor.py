@@ -16,10 +16,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, assert_never
 
 from massgen import backends
+from massgen.actors.agent import check_tools
 from massgen.actors.agent.check_tools import CheckTools
 from massgen.actors.agent.custom_tools import CustomTools
 from massgen.actors.agent.turn import TurnRunner
 from massgen.actors.agent.turn_io import BudgetDenied, ModelCallError, TurnIO, TurnSettings
+from massgen.actors.coordination import code_checks
 from massgen.actors.mcp.tools import AgentTools
 from massgen.actors.run.replay import CallRecorder
 from massgen.actors.runtime.loop_thread import CLOSE_TIMEOUT_S, close_loop, run_loop
@@ -177,6 +179,10 @@ class AgentActor(TracedActor[AgentInbox]):
             if checks.specs():
                 io.check_tools = checks.specs()
                 io.call_tool = checks.chain(io.call_tool)
+            if "code_examples" in self.spec.config.backend.check_tools and not check_tools.withheld(["code_examples"]):
+                io.check_code = code_checks.check_answer
+            if "code_ranking" in self.spec.config.backend.check_tools and not check_tools.withheld(["code_ranking"]):
+                io.rank_code = code_checks.rank_answers
             if self._files is not None:
                 io.call_tool = self._files.chain(io.call_tool)
             self._runner = TurnRunner(self._backend, io, self.spec.settings)

@@ -12,6 +12,12 @@ The expression is model output, hence hostile input: it is evaluated by ``simple
 (no names, no attribute tricks, no calls but ``abs``/``min``/``max``/``round``), every
 operator takes numbers only, and sizes are bounded, so no expression can hang or exhaust
 the agent's process. Every refusal is a tool error the model reads.
+
+``run_python(code)`` (``check_tools: [python]``) is the general case (PAL, Gao et al. 2022):
+the model writes a short program and reads its output, standard error and exit status. The
+program is hostile too: it runs confined (``files/confined.py``: bubblewrap, no network, a
+scratch folder, CPU, memory, process, wall-clock and output limits). Where no sandbox can be
+had the tool is not offered (``withheld``), and the run says so once (``actors/run/team.py``).
 """
 
 from __future__ import annotations
@@ -19,17 +25,21 @@ from __future__ import annotations
 import ast
 import math
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, Literal
 
 import simpleeval
 
 from massgen.actors.agent.turn_io import ToolExecutor
+from massgen.files import confined
 from massgen.messages import ToolSpec
 
-CheckToolName = Literal["calculator"]
+CheckToolName = Literal["calculator", "python", "code_examples", "code_ranking"]
 CALCULATE = "calculate"
 EXPRESSION = "expression"
+RUN_PYTHON = "run_python"
+CODE = "code"
+MAX_CODE_CHARS = 20_000
 MAX_EXPRESSION_CHARS = 1_000
 MAX_RESULT_BITS = 4_000  # about 1,200 digits: more than any check needs, little enough to stay instant
 
@@ -152,20 +162,59 @@ CALCULATOR_SPEC = ToolSpec(
         "additionalProperties": False,
     },
 )
-_SPECS: dict[CheckToolName, ToolSpec] = {"calculator": CALCULATOR_SPEC}
+PYTHON_SPEC = ToolSpec(
+    name=RUN_PYTHON,
+    description=("Run a short Python program in a sandbox (no network, no files but its own, a few seconds) "
+                 "and read what it prints, to check a result instead of redoing it by hand."),
+    parameters={
+        "type": "object",
+        "properties": {CODE: {"type": "string", "maxLength": MAX_CODE_CHARS,
+                              "description": "the program; print what it finds, e.g. print(sum(range(1, 11)))"}},
+        "required": [CODE],
+        "additionalProperties": False,
+    },
+)
+_SPECS: dict[CheckToolName, ToolSpec] = {"calculator": CALCULATOR_SPEC, "python": PYTHON_SPEC}
+# Check tools that run code: only where a sandbox can be had. code_examples is no tool the model calls: the
+# agent runs each code answer it writes against the task's examples (actors/coordination/code_checks.py).
+NEEDS_SANDBOX = frozenset({"python", "code_examples", "code_ranking"})
+
+
+def withheld(names: Iterable[str]) -> str | None:
+    """Why the check tools among ``names`` that run code cannot be offered here, or None."""
+    return confined.unavailable() if NEEDS_SANDBOX.intersection(names) else None
+
+
+def computed(name: str, content: str) -> str:
+    """What a check tool's result says it computed: a program's standard output, not its status line."""
+    if name != RUN_PYTHON:
+        return content
+    lines = content.splitlines()
+    body = lines[1:] if lines and lines[0].startswith("[exit code") else lines
+    if body and body[0] == "stderr:":
+        return ""  # it said more than its result: no one value it computed
+    return "\n".join(body)
 
 
 class CheckTools:
-    """The check tools an agent's config names: their specs, and one executor for them."""
+    """The check tools an agent's config names: their specs, and one executor for them.
 
-    def __init__(self, names: list[CheckToolName] | tuple[CheckToolName, ...]) -> None:
-        self._specs = tuple(_SPECS[name] for name in dict.fromkeys(names))
+    One that runs code is left out where no sandbox can be had (``withheld``); the run says so."""
+
+    def __init__(self, names: list[CheckToolName] | tuple[CheckToolName, ...],
+                 limits: confined.Limits | None = None) -> None:
+        kept = [n for n in dict.fromkeys(names) if n in _SPECS and not (n in NEEDS_SANDBOX and withheld([n]))]
+        self._specs = tuple(_SPECS[name] for name in kept)
+        self.limits = limits or confined.Limits()
 
     def specs(self) -> tuple[ToolSpec, ...]:
         return self._specs
 
     async def call(self, name: str, arguments: dict[str, Any]) -> tuple[str, bool]:
         """Run one call (the turn has checked the arguments against the schema); ``(text, is_error)``."""
+        if name == RUN_PYTHON and PYTHON_SPEC in self._specs:
+            run = await confined.run_python(str(arguments.get(CODE, "")), self.limits)
+            return run.text(), not run.ok  # a program that failed checked nothing: the model reads why
         if name != CALCULATE or CALCULATOR_SPEC not in self._specs:
             return f"unknown tool {name!r}", True
         try:

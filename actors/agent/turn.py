@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 
-from massgen.actors.agent import client_tools, prompts, tool_arguments
+from massgen.actors.agent import check_tools, client_tools, prompts, tool_arguments
 from massgen.actors.agent.call_retry import RETRY_EVENT
 from massgen.actors.agent.stream_guard import guard
 from massgen.actors.agent.turn_io import BudgetDenied, CallResult, ModelCallError, TurnIO, TurnSettings
@@ -184,6 +184,14 @@ class TurnRunner:
         if start.bare and not start.view.answers and not start.vote_only:
             await self._bare_turn(start)
             return
+        if self.io.rank_code is not None and start.view.answers:
+            ranked = await self.io.rank_code(start.task, start.view)
+            if ranked is not None:  # every answer in view ran on the same inputs: that decides, with no model call
+                self.io.emit(VoteProposed(
+                    causation_id=start.msg_id, turn_id=start.turn_id, target=ranked.target, reason=ranked.reason,
+                    view_version=start.view.version, own_result=ranked.result, checked=True,
+                ))
+                return
         checking = bool(self.io.check_tools and start.view.answers)
         two_phase = (bool(getattr(self.backend, "decides_separately", False))
                      and not self.io.extra_tools and not self.settings.client_tools and not checking)
@@ -197,7 +205,8 @@ class TurnRunner:
         view = start.view
         messages = prompts.turn_messages(
             start.task, view, start.own_label, start.vote_only, self.settings.system_message, start.history,
-            attachments=self.settings.attachments, check_tools=bool(self.io.check_tools),
+            attachments=self.settings.attachments,
+            check_tools=any(t.name == check_tools.CALCULATE for t in self.io.check_tools),  # its prompt names it
         )
         attempts = 0
         tool_rounds = 0
@@ -254,7 +263,7 @@ class TurnRunner:
                         if is_error:
                             failed.append(call.name)
                         elif call.name in check_names:
-                            checked.append(message.content)
+                            checked.append(check_tools.computed(call.name, message.content))
                     if not workflow and not client_calls:
                         if checked and self._pending_view is None and self._agrees(
                                 start.turn_id, cause, checked[-1], view, checked=True):
@@ -287,7 +296,7 @@ class TurnRunner:
                     call = workflow[0]
                     if call.name == NEW_ANSWER:
                         content = with_work(str(call.arguments[CONTENT]), result.preamble)
-                        self._answer(start.turn_id, cause, content, view)
+                        await self._answer(start, cause, content, view)
                     elif results.stated_result(result.text) or not checked:
                         self._vote(start.turn_id, cause, call, view, result.text)
                     else:  # no work written: the vote's own result is what its checks computed
@@ -348,7 +357,7 @@ class TurnRunner:
         if self._pending_view is not None:  # the work stands; the decision uses the newest view
             view, self._pending_view = self._pending_view, None
         if not view.answers and not start.vote_only:
-            self._answer(start.turn_id, cause, text, view)  # nothing to vote for: the work is the answer
+            await self._answer(start, cause, text, view)  # nothing to vote for: the work is the answer
             return
         if self._agrees(start.turn_id, cause, text, view):
             return
@@ -368,7 +377,7 @@ class TurnRunner:
             problem = workflow_problem(workflow, view, start.vote_only, result.text, need_content=False)
             if problem is None:
                 if workflow[0].name == NEW_ANSWER:
-                    self._answer(start.turn_id, cause, text, view)
+                    await self._answer(start, cause, text, view)
                 else:
                     self._vote(start.turn_id, cause, workflow[0], view, text)
                 return
@@ -389,13 +398,18 @@ class TurnRunner:
             return False
         return True
 
-    def _answer(self, turn_id: int, cause: str, content: str, view: AnswerView) -> None:
-        """Propose ``content`` as a new answer, unless it agrees with one in view (then that is a vote)."""
+    async def _answer(self, start: StartTurn, cause: str, content: str, view: AnswerView) -> None:
+        """Propose ``content`` as a new answer, unless it agrees with one in view (then that is a vote).
+
+        In a code task (``io.check_code``) the answer is first run against the task's examples, here on
+        the turn's loop, and the outcome goes with it: its behaviour, not its text, is what agrees."""
         content = without_view_tags(content)
-        if self._agrees(turn_id, cause, content, view):
+        check = await self.io.check_code(start.task, content) if self.io.check_code is not None else None
+        if check is None and self._agrees(start.turn_id, cause, content, view):
             return
         self.io.emit(AnswerProposed(
-            causation_id=cause, turn_id=turn_id, content=content.strip(), view_version=view.version,
+            causation_id=cause, turn_id=start.turn_id, content=content.strip(), view_version=view.version,
+            code_check=check,
         ))
 
     def _agrees(self, turn_id: int, cause: str, text: str, view: AnswerView, checked: bool = False) -> bool:

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from massgen.actors.agent.call_retry import CallRetry
 from massgen.actors.agent.stream_guard import StreamLimits
-from massgen.messages import CallPermit, Message, ToolCall, ToolSpec
+from massgen.messages import AnswerView, CallPermit, CodeCheck, Message, ToolCall, ToolSpec
 from massgen.messages.stream import Attachment
+
+if TYPE_CHECKING:
+    from massgen.actors.coordination.code_checks import Ranked
 
 ToolExecutor = Callable[[str, dict[str, Any]], Awaitable[tuple[str, bool]]]
 
@@ -47,6 +50,12 @@ class TurnIO:
     extra_tools: tuple[ToolSpec, ...] = ()
     check_tools: tuple[ToolSpec, ...] = ()  # offered only with answers in view (actors/agent/check_tools.py)
     tools_in_present: bool = False  # file tools: the presenter writes the context paths
+    # (task, answer) -> the answer run against the task's examples, None when the task shows none
+    # (actors/coordination/code_checks.py; check_tools: [code_examples]). Awaited on the turn's loop.
+    check_code: Callable[[str, str], Awaitable[CodeCheck | None]] | None = None
+    # (task, view) -> the answer to vote for after running every answer in view on the same inputs, None
+    # when that cannot decide (check_tools: [code_ranking]). Awaited on the turn's loop, before any model call.
+    rank_code: Callable[[str, AnswerView], Awaitable[Ranked | None]] | None = None
 
 
 @dataclass

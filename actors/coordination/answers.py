@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from massgen.actors.coordination.results import final_result, stated_result
 from massgen.configs.schema import OrchestratorConfig
-from massgen.messages import AnswerEntry, AnswerResult, AnswerView, TallyUpdated
+from massgen.messages import AnswerEntry, AnswerResult, AnswerView, CodeCheck, TallyUpdated
 
 VIEW_ORDERS = 8
 
@@ -34,14 +34,22 @@ class Answer:
     content: str
     order: int
     independent: bool = False  # written with no answer in view: agreement between such answers is evidence
+    # A code answer run against the task's examples (actors/coordination/code_checks.py): its result is its
+    # behaviour there, so answers written differently agree when they behave alike.
+    code: CodeCheck | None = None
 
     @property
     def result(self) -> str:
+        if self.code is not None and self.code.behaviour:
+            return self.code.behaviour
         return final_result(self.content)
 
     @property
     def stated(self) -> bool:
-        """Whether the answer states its result, rather than its result being its last line."""
+        """Whether the answer states its result, rather than its result being its last line (a code answer:
+        whether it passed the task's examples)."""
+        if self.code is not None:
+            return self.code.passed
         return bool(stated_result(self.content))
 
 
@@ -77,9 +85,10 @@ class Coordination:
     def count(self, agent: str) -> int:
         return self._counts.get(agent, 0)
 
-    def add_answer(self, agent: str, content: str, independent: bool = False) -> Answer:
+    def add_answer(self, agent: str, content: str, independent: bool = False, code: CodeCheck | None = None) -> Answer:
         label = f"{self.labels[agent]}.{self.count(agent) + 1}"
-        answer = Answer(agent=agent, label=label, content=content, order=len(self.answers), independent=independent)
+        answer = Answer(agent=agent, label=label, content=content, order=len(self.answers), independent=independent,
+                        code=code)
         self.answers.append(answer)
         self._latest[agent] = answer
         self._counts[agent] = self.count(agent) + 1
@@ -98,7 +107,7 @@ class Coordination:
         self._results = tuple(
             known.get((a.label, newest[a.agent] == a.label))
             or AnswerResult(agent=a.agent, label=a.label, result=a.result, independent=a.independent, stated=a.stated,
-                            latest=newest[a.agent] == a.label)
+                            latest=newest[a.agent] == a.label, passed=a.code.passed if a.code is not None else None)
             for a in self.answers
         )
         self._previous_results = self._results
@@ -154,9 +163,11 @@ class Coordination:
         return total is not None and len(self.answers) >= total
 
     def best_so_far(self, tally: TallyUpdated | None) -> Answer | None:
-        """Most votes in the current round, else the newest answer."""
+        """Most votes in the current round, else the newest answer (the newest that passed the task's examples,
+        when one did: a failing code answer never beats a passing one, not even when time runs out)."""
         if tally is not None and tally.round == self.version and tally.winner:
             winner = self.latest(tally.winner)
             if winner is not None:
                 return winner
-        return self.answers[-1] if self.answers else None
+        passing = [a for a in self.answers if a.code is not None and a.code.passed]
+        return passing[-1] if passing else self.answers[-1] if self.answers else None

@@ -45,6 +45,12 @@ Either way the winning agent is, among those whose newest answer has the winning
 one with the most votes; then the one listed first in the config (under ``prior``, the first
 agent when it holds that result).
 
+Executions come before all of it. A code answer run against the task's own examples
+(``actors/coordination/code_checks.py``) has its behaviour there as its result, so answers written
+differently that behave alike agree; when an answer in view passed every example, only the results
+of passing answers can win: one that does not parse or fails an example cannot beat one that passes,
+whatever the votes, the prior or the checked results say.
+
 With no results at all (answers not told to the judge), most votes wins and ties go to
 the agent listed first: a rule users can predict beats a coin flip they cannot reproduce.
 """
@@ -110,6 +116,9 @@ def decide(
     if not any(support.values()) and not counts:
         return None, {}  # no evidence yet: the caller falls back to the newest answer
     candidates = {_key(a) for a in latest.values()}
+    # Executions before rereadings and votes: when an answer in view passed the task's own examples, only
+    # the results of passing answers can win (actors/coordination/code_checks.py).
+    candidates = {_key(a) for a in latest.values() if a.passed} or candidates
     shown = {r: n for r, n in support.items() if n > 0}
     best = _checked_result(computed or {}, candidates)
     if best is None and rule == "prior":

@@ -33,6 +33,7 @@ from massgen.messages import (
     AnswerAccepted,
     AnswerNow,
     ChildStarted,
+    CodeCheck,
     InvalidateVotes,
     PresentFinal,
     RecordVote,
@@ -72,6 +73,8 @@ class ResumeState:
     resumed_from: str = ""
     skipped: tuple[str, ...] = ()
     independent: frozenset[int] = frozenset()  # indices into ``answers`` written with nothing in view
+    # Index into ``answers`` -> what its agent ran of it (a code answer against the task's examples).
+    code_checks: dict[int, CodeCheck] = field(default_factory=dict)
     first_done: frozenset[str] = frozenset()  # agents whose first turn had ended (an answer or a vote)
 
 
@@ -135,6 +138,7 @@ def _fold(records: list[TraceRecord], agents: list[str], log_dir: Path, skipped:
     state = {agent: _Agent() for agent in agents}
     answers: list[tuple[str, str]] = []
     independent: set[int] = set()
+    code_checks: dict[int, CodeCheck] = {}
     first_done: set[str] = set()
     votes: dict[str, ResumedVote] = {}
     spent = {"model_calls": 0, "input_tokens": 0, "output_tokens": 0, "cost_usd": 0.0}
@@ -164,6 +168,8 @@ def _fold(records: list[TraceRecord], agents: list[str], log_dir: Path, skipped:
             case AnswerAccepted() as answer if answer.agent in state:
                 if answer.independent:
                     independent.add(len(answers))
+                if answer.code_check is not None:
+                    code_checks[len(answers)] = answer.code_check
                 first_done.add(answer.agent)
                 answers.append((answer.agent, answer.content))
                 state[answer.agent].turn = state[answer.agent].last_cause = None  # that turn is over
@@ -235,7 +241,7 @@ def _fold(records: list[TraceRecord], agents: list[str], log_dir: Path, skipped:
         model_calls=int(spent["model_calls"]), input_tokens=int(spent["input_tokens"]),
         output_tokens=int(spent["output_tokens"]), cost_usd=float(spent["cost_usd"]), answer_now=answer_now,
         next_turn_id=next_turn, previous_run_id=run_id, resumed_from=str(log_dir), skipped=skipped,
-        independent=frozenset(independent), first_done=frozenset(first_done),
+        independent=frozenset(independent), first_done=frozenset(first_done), code_checks=code_checks,
     )
 
 

@@ -32,6 +32,8 @@ class RunSpec:
     resumed_from: str | None = None
     # "where: what escaped" for the question and history (``RunStarted.escaped``).
     escaped: tuple[str, ...] = ()
+    # Said once to the user and recorded in RunStarted: what the config asks for that cannot be done here.
+    warnings: tuple[str, ...] = ()
     # Workspaces, snapshots and context paths (massgen/files); None when no agent works with files.
     files: RunFiles | None = None
     # Set once the supervisor has stopped its children (agents, MCP servers and their processes).

@@ -17,6 +17,7 @@ from typing import Any
 
 import pykka
 
+from massgen.actors.agent import check_tools
 from massgen.actors.agent.actor import AgentSpec, FirstBackend
 from massgen.actors.agent.turn_io import TurnSettings
 from massgen.actors.coordination import voting_guidance
@@ -138,6 +139,17 @@ def _runtime(config: TeamConfig) -> Runtime | None:
                           f"{str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__}") from exc
 
 
+def withheld_check_tools(config: TeamConfig) -> tuple[str, ...]:
+    """One line, for the whole run, when check tools that run code are not offered: no sandbox here."""
+    wanted = sorted({n for a in config.agents for n in a.backend.check_tools if n in check_tools.NEEDS_SANDBOX})
+    why = check_tools.withheld(wanted) if wanted else None
+    if why is None:
+        return ()
+    agents = [a.id for a in config.agents if check_tools.NEEDS_SANDBOX.intersection(a.backend.check_tools)]
+    return (f"check_tools: {', '.join(wanted)} not applied for {', '.join(agents)}: no sandbox can be had "
+            f"here ({why})",)
+
+
 class Team:
     """One run of a team on one question. Use ``start()`` then ``wait()``, or ``run()``."""
 
@@ -178,6 +190,8 @@ class Team:
         self._trace: pykka.ActorRef[Any] | None = None
         self._supervisor: Peer | None = None
         self._run_spec: RunSpec | None = None
+        # What the config asks for that this run cannot do here (set by start; see withheld_check_tools).
+        self.warnings: tuple[str, ...] = ()
 
     def _watch(self, record: TraceRecord, projection: LogProjection) -> None:
         if _ENDS.message(record) is not None:
@@ -205,12 +219,14 @@ class Team:
         runtime = self._runtime or _runtime(self.config)
         self._trace = TraceWriter.start(self.log_dir, self._subscribers)
         self._ctx = RunContext(self.run_id, self._trace, runtime=runtime, breakers=breakers)
+        self.warnings = withheld_check_tools(self.config)
         spec = RunSpec(run_id=self.run_id, question=self.question, log_dir=str(self.log_dir),
                        versions=versions(), history=self.history, tick_interval_s=self._tick, turn=self.turn,
                        escaped=tuple(escaped),
                        attempt=self.resume.attempt + 1 if self.resume else 1,
                        resume=self.resume.state if self.resume else None,
-                       resumed_from=str(self.resume.log_dir) if self.resume else None, files=files)
+                       resumed_from=str(self.resume.log_dir) if self.resume else None, files=files,
+                       warnings=self.warnings)
         ref = Supervisor.start(self._ctx, self.config, spec, specs)
         self._run_spec = spec
         self._supervisor = Peer("supervisor", 1, ref)

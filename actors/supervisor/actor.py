@@ -102,6 +102,7 @@ class Supervisor(TracedActor[SupervisorInbox]):
             agents=tuple(state.children), labels=tuple(c.spec.label for c in state.children.values()),
             config=state.config.redacted(), versions=run.versions, log_dir=run.log_dir,
             turn=run.turn, attempt=run.attempt, resumed_from=run.resumed_from, escaped=run.escaped,
+            warnings=run.warnings,
             workspaces={agent_id: str(child.spec.files.workspace(agent_id))
                         for agent_id, child in state.children.items()
                         if child.spec.files is not None and agent_id in child.spec.files.with_workspace},

@@ -116,11 +116,12 @@ class TurnHandout:
     def _accept(self, child: Child, message: AnswerProposed, staged: dict[str, Any] | None) -> None:
         state = self.state
         agent_id = child.spec.agent_id
-        answer = state.coord.add_answer(agent_id, message.content, independent=message.view_version == 0)
+        answer = state.coord.add_answer(agent_id, message.content, independent=message.view_version == 0,
+                                        code=message.code_check)
         state.first_done.add(agent_id)
         self.out.record(AnswerAccepted(agent=agent_id, label=answer.label, content=answer.content,
                                        round=state.coord.version, result=answer.result,
-                                       independent=answer.independent))
+                                       independent=answer.independent, code_check=answer.code))
         if staged is not None and state.run.files is not None:  # in place before anyone is shown the answer
             self.out.record(SnapshotTaken(**state.run.files.place_snapshot(staged, answer.label)))
         assert state.judge is not None
@@ -152,7 +153,10 @@ class TurnHandout:
         if state.rules.winner_rule != "prior" or state.coord.version != len(state.first_done):
             return False
         answers = state.coord.answers
-        first = stated_result(answers[0].content) if answers else ""
+        head = answers[0] if answers else None
+        # A code answer concludes its behaviour on the task's examples, once it passed them (code_checks.py).
+        first = ("" if head is None else (head.result if head.stated else "") if head.code is not None
+                 else stated_result(head.content))
         if not first or len(answers) < 2 or not all(a.independent and a.result == first for a in answers):
             return False
         counted = state.counted()
@@ -208,7 +212,9 @@ class TurnHandout:
         state.first_done.add(child.spec.agent_id)
         # The voter's own result is comparable only with a target that states one: a vote on an essay
         # whose reasoning happens to end in a number is a plain vote.
-        own = message.own_result if stated_result(answer.content) else ""
+        # A code answer's result is its behaviour on the task's examples, which no vote's text states; a voter
+        # that ran the answers (checked) computed it.
+        own = message.own_result if (stated_result(answer.content) if answer.code is None else message.checked) else ""
         self.out.tell(state.judge, RecordVote(voter=child.spec.agent_id, target=target, target_label=answer.label,
                                               reason=message.reason, round=state.coord.version,
                                               target_result=answer.result,

@@ -1,0 +1,374 @@
+"""Code answers checked by running them against the task's own examples.
+
+Why: code answers never agree as text (two correct functions are written differently), so a
+team could only vote on them by rereading, and a failing answer could win. Running each answer
+on the task's examples gives evidence no rereading does: an answer that does not parse or fails
+an example cannot beat one that passes, and two answers with the same outputs on the same
+inputs agree, however they are written (CodeT's dual execution agreement, Chen et al. 2022).
+
+A task is a code task when it shows calls of a function with their expected results: doctest
+lines (``>>> f(x)`` and the expected output on the next line), ``f(x) == y`` lines in a
+docstring, or ``assert f(x) == y`` lines. An answer's code is its last fenced Python block, else
+its whole text when that parses as Python. The answer runs confined (``files/confined.py``), with
+the examples evaluated inside the sandbox too (the task's text is input like any other); each
+call has its own time limit, and what it prints is kept out of the result.
+
+Pure text functions here (``task_examples``, ``answer_code``, ``harness``, ``outcome``) and one
+coroutine, ``check_answer``, which an agent's turn worker awaits (never the supervisor or the
+judge: a run takes a fraction of a second to seconds).
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import hashlib
+import json
+import re
+import secrets
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from massgen.files import confined
+from massgen.messages import AnswerView, CodeCheck, ExampleRun
+
+__all__ = ["CodeTask", "Ranked", "answer_code", "check_answer", "harness", "outcome", "rank_answers", "task_examples",
+           "written_tests"]
+
+MAX_EXAMPLES = 20
+MAX_PROBES = 24
+MAX_SHOWN = 200  # characters of a call, an expected value or a result kept in the trace
+PER_CALL_SECONDS = 3
+
+_FENCE = re.compile(r"```[ \t]*(?:python|py|python3)?[ \t]*\n(.*?)```", re.DOTALL | re.IGNORECASE)
+_DOCTEST = re.compile(r"^\s*>>>\s?(.*)$")
+_ASSERT = re.compile(r"^\s*assert\s+(.+?)\s*==\s*(.+?)\s*(?:,\s*['\"].*)?$")
+# "f(x) == y", "f(x) ==> y", "* f(x) => y", "f(x) ➞ y", "f(x) -> y", "f(x) should return y." (HumanEval's forms)
+_EQUALS = re.compile(r"^\s*(?:\"\"\"|'''|[*-]\s)?\s*([A-Za-z_]\w*\(.*\))\s*"
+                     r"(?:==>|==|=>|➞|->|\bshould\s+return\b|\breturns\b)\s*(.+?)\s*$", re.IGNORECASE)
+_DEF = re.compile(r"^\s*def\s+([A-Za-z_]\w*)\s*\(", re.MULTILINE)
+# The task's own top-level imports ("from typing import List"): an answer that writes only the function
+# uses the names the task's signature uses, as the task's own tests would run it after the prompt.
+_IMPORT = re.compile(r"^(?:from\s+[\w.]+\s+import\s+[\w ,*()]+|import\s+[\w., ]+)\s*$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class CodeTask:
+    """The calls a task shows and what each should give (both as the task wrote them), and its imports."""
+
+    examples: tuple[tuple[str, str], ...]
+    imports: str = ""
+    # Calls made from the examples' own arguments, changed (``probes``): no expected value, they only tell
+    # apart answers that pass the examples but behave differently elsewhere.
+    probes: tuple[str, ...] = ()
+    functions: tuple[str, ...] = ()  # the functions the task defines (its examples call them)
+
+
+def _expression(text: str) -> bool:
+    try:
+        ast.parse(text, mode="eval")
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+def _calls(call: str, names: set[str]) -> bool:
+    """Whether ``call`` calls one of the task's functions, naming nothing else but builtins
+    (``is_happy(a) => False`` forgot its quotes: no example)."""
+    try:
+        tree = ast.parse(call, mode="eval")
+    except (SyntaxError, ValueError):
+        return False
+    used = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+    if names and not used <= names | set(dir(builtins)):
+        return False
+    return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and (node.func.id in names or not names)
+               for node in ast.walk(tree))
+
+
+def _value(text: str) -> str | None:
+    """An expected value as written: "[5]", "True.", "19 - 5 - 6 = 8" (its last part); None when none parses."""
+    text = text.strip().rstrip(".").strip()
+    for candidate in (text, text.rsplit("=", 1)[-1].strip()):
+        if candidate and _expression(candidate):
+            return candidate
+    return None
+
+
+def task_examples(task: str) -> CodeTask | None:
+    """The examples of a Python function the task asks for, or None when it shows none."""
+    names = set(_DEF.findall(task))
+    found: list[tuple[str, str]] = []
+    lines = task.splitlines()
+    for index, line in enumerate(lines):
+        if (doctest := _DOCTEST.match(line)) is not None:
+            call = doctest.group(1).strip()
+            following = []  # the expected output, which may run over lines ("[1,\n 2]")
+            for after in lines[index + 1:index + 7]:
+                if not after.strip() or after.strip().startswith(">>>") or after.strip() in ('"""', "'''"):
+                    break
+                following.append(after.strip())
+            expected = next((" ".join(following[:n]) for n in range(1, len(following) + 1)
+                             if _expression(" ".join(following[:n]))), following[0] if following else "")
+            if expected and _calls(call, names):
+                found.append((call, expected))
+            continue
+        match = _ASSERT.match(line) or _EQUALS.match(line)
+        if match is not None:
+            call, value = match.group(1).strip(), _value(match.group(2))
+            if value is not None and _calls(call, names):
+                found.append((call, value))
+    unique = tuple(dict.fromkeys(found))[:MAX_EXAMPLES]
+    imports = "".join(f"{line.strip()}\n" for line in dict.fromkeys(_IMPORT.findall(task)) if _parses(line))
+    return CodeTask(unique, imports, probes(call for call, _ in unique), tuple(sorted(names))) if unique else None
+
+
+def _changed(value: object) -> list[object]:
+    """Nearby values of an example's argument: the edges a function's behaviour often differs on."""
+    if isinstance(value, bool):
+        return [not value]
+    if isinstance(value, int):
+        return [value + 1, value - 1, 0, -value]
+    if isinstance(value, float):
+        return [value * 2, -value, 0.0]
+    if isinstance(value, str):
+        return [value[::-1], value.upper(), "", value + value[:1]]
+    if isinstance(value, list):
+        return [value[::-1], value[:-1], [], [*value, *value[:1]]]
+    if isinstance(value, tuple):
+        return [value[::-1], value[:-1], (), (*value, *value[:1])]
+    return []
+
+
+def probes(calls: Iterable[str], limit: int = MAX_PROBES) -> tuple[str, ...]:
+    """Calls like the examples', one literal argument changed at a time; at most ``limit``, in a fixed order."""
+    made: dict[str, None] = {}
+    seen = set(calls := list(calls))
+    for call in calls:
+        tree = ast.parse(call, mode="eval")
+        if not isinstance(tree.body, ast.Call):
+            continue
+        for index, argument in enumerate(tree.body.args):
+            try:
+                value = ast.literal_eval(argument)
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                continue
+            for changed in _changed(value):
+                args = list(tree.body.args)
+                args[index] = ast.parse(repr(changed), mode="eval").body
+                text = ast.unparse(ast.Call(func=tree.body.func, args=args, keywords=tree.body.keywords))
+                if text not in seen:
+                    made[text] = None
+    return tuple(made)[:limit]
+
+
+def _parses(code: str) -> bool:
+    try:
+        ast.parse(code)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+def answer_code(answer: str) -> str | None:
+    """The code of an answer: its last fenced Python block, else its text when that parses; else None."""
+    blocks = _FENCE.findall(answer)
+    if blocks:
+        return str(blocks[-1])
+    try:
+        ast.parse(answer)
+    except (SyntaxError, ValueError):
+        return None
+    return answer
+
+
+# Runs in the sandbox: the answer's code, then each example, each under its own alarm, with what the
+# code prints kept out of the result. The result line is marked with a nonce the code never sees.
+_HARNESS = r'''
+import contextlib, io, json, math, signal, sys
+SOURCE = {source}
+IMPORTS = {imports}
+EXAMPLES = {examples}
+MARK = {mark}
+def cap(text):
+    return text if len(text) <= {shown} else text[:{shown}] + "..."
+class Late(Exception):
+    pass
+def late(signum, frame):
+    raise Late("took more than {per_call} s")
+signal.signal(signal.SIGALRM, late)
+def same(got, expected):
+    if isinstance(got, float) and isinstance(expected, (int, float)) and not isinstance(expected, bool):
+        return math.isclose(got, expected, rel_tol=1e-6, abs_tol=1e-9)
+    if isinstance(got, (list, tuple)) and isinstance(expected, (list, tuple)) and len(got) == len(expected) \
+            and type(got) is type(expected):
+        return all(same(g, e) for g, e in zip(got, expected))
+    return got == expected
+report = {{"parsed": True, "error": "", "examples": []}}
+sink = io.StringIO()
+try:
+    code = compile(SOURCE, "answer.py", "exec")
+except (SyntaxError, ValueError) as exc:
+    report["parsed"] = False
+    report["error"] = "does not parse: " + cap(str(exc))
+    code = None
+space = {{"__name__": "answer"}}
+if code is not None:
+    try:
+        signal.alarm({per_call})
+        with contextlib.redirect_stdout(sink):
+            try:
+                exec(IMPORTS, space)
+            except BaseException:
+                pass  # the task's imports are a courtesy: one the sandbox lacks is the answer's to need
+            exec(code, space)
+    except BaseException as exc:
+        report["error"] = "raised " + type(exc).__name__ + " when defined: " + cap(str(exc))
+    finally:
+        signal.alarm(0)
+if code is not None and not report["error"]:
+    for call, expected, probe in EXAMPLES:
+        try:
+            signal.alarm(1 if probe else {per_call})
+            with contextlib.redirect_stdout(sink):
+                got = eval(call, space)
+            shown, ok = cap(repr(got)), True
+        except BaseException as exc:
+            shown, ok = "raised " + type(exc).__name__, False
+        finally:
+            signal.alarm(0)
+        if probe:
+            ok = True  # no expected value: what it returned only tells behaviours apart
+        elif ok:
+            try:
+                ok = same(got, eval(expected, {{}}))
+            except BaseException:
+                ok = repr(got) == expected or str(got) == expected \
+                    or str(got).lower() == expected.lower() in ("true", "false")
+        report["examples"].append([call, expected, shown, bool(ok), probe])
+print(MARK + json.dumps(report), flush=True)
+'''
+
+
+def harness(code: str, task: CodeTask, mark: str) -> str:
+    """The program that runs ``code`` on the task's examples and prints one marked JSON report."""
+    entries = [[c, e, False] for c, e in task.examples] + [[c, "", True] for c in task.probes]
+    return _HARNESS.format(source=repr(code), imports=repr(task.imports), examples=repr(entries), mark=repr(mark),
+                           shown=MAX_SHOWN, per_call=PER_CALL_SECONDS)
+
+
+def _digest(examples: tuple[ExampleRun, ...]) -> str:
+    outputs = json.dumps([[e.call, e.got] for e in examples], ensure_ascii=False)
+    return "code behaviour " + hashlib.sha256(outputs.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= MAX_SHOWN else text[:MAX_SHOWN] + "..."
+
+
+def outcome(run: confined.ProgramRun, mark: str, task: CodeTask) -> CodeCheck:
+    """The check a harness run reports; a run that ended without its report failed every example."""
+    line = next((ln for ln in reversed(run.stdout.splitlines()) if ln.startswith(mark)), None)
+    if line is None:
+        why = run.status().strip("[]") if not run.ok else "ended without its report"
+        failed = tuple(ExampleRun(call=_short(c), expected=_short(e), got=why, passed=False) for c, e in task.examples)
+        return CodeCheck(parsed=True, examples=failed, error=why)
+    try:
+        report = json.loads(line[len(mark):])
+        examples = tuple(ExampleRun(call=_short(str(c)), expected=_short(str(e)), got=_short(str(g)), passed=bool(p),
+                                    probe=bool(probe)) for c, e, g, p, probe in report["examples"])
+        parsed, error = bool(report["parsed"]), str(report["error"])
+    except (ValueError, KeyError, TypeError):
+        return CodeCheck(parsed=True, error="its report could not be read")
+    return CodeCheck(parsed=parsed, examples=examples, behaviour=_digest(examples) if examples else "", error=error)
+
+
+async def check_answer(task_text: str, answer: str, limits: confined.Limits | None = None) -> CodeCheck | None:
+    """Run ``answer``'s code against the examples in ``task_text``; None when the task shows none."""
+    task = task_examples(task_text)
+    if task is None:
+        return None
+    code = answer_code(answer)
+    if code is None:
+        return CodeCheck(parsed=False, error="no Python code in the answer (no ```python block, and the text "
+                                             "does not parse)")
+    mark = f"@@massgen-check-{secrets.token_hex(8)}@@"
+    budget = PER_CALL_SECONDS * (len(task.examples) + 1) + len(task.probes) + 5
+    limits = limits or confined.Limits(wall_seconds=budget, cpu_seconds=budget)
+    return outcome(await confined.run_python(harness(code, task, mark), limits), mark, task)
+
+
+# -- dual execution agreement in a checking turn (check_tools: [code_ranking]) ----------------------------
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """The answer a checking agent votes for after running every answer in view on the same inputs."""
+
+    target: str  # the agent label ("agent2") of the answer voted for
+    result: str  # that answer's behaviour, as its own check reported it (its result in the judge's eyes)
+    reason: str  # what ran and what it showed, in words
+
+
+def written_tests(task: CodeTask, answers: Iterable[str]) -> tuple[tuple[str, str], ...]:
+    """The ``assert f(x) == y`` lines the answers' own code writes for the task's functions (CodeT's tests)."""
+    shown = set(task.examples)
+    found: dict[tuple[str, str], None] = {}
+    for answer in answers:
+        for line in (answer_code(answer) or "").splitlines():
+            match = _ASSERT.match(line)
+            if match is None:
+                continue
+            call, value = match.group(1).strip(), _value(match.group(2))
+            if value is not None and _calls(call, set(task.functions)) and (call, value) not in shown:
+                found[(call, value)] = None
+    return tuple(found)[:MAX_EXAMPLES]
+
+
+def _label_order(label: str) -> tuple[int, str]:
+    return len(label), label
+
+
+async def rank_answers(task_text: str, view: AnswerView, limits: confined.Limits | None = None) -> Ranked | None:
+    """Run every answer in view on the task's examples, the tests the answers write and the probes; the answer
+    to vote for (CodeT: the behaviour most answers share times the written tests it passes, among those that
+    pass the task's examples), or None when the task shows no examples or no answer passes them."""
+    task = task_examples(task_text)
+    if task is None or not view.answers:
+        return None
+    tests = written_tests(task, (a.content for a in view.answers))
+    suite = CodeTask(task.examples + tests, task.imports, task.probes, task.functions)
+    shown, written = len(task.examples), len(tests)
+    scored: list[tuple[str, str, str, int]] = []  # (label, agent, cluster key, written tests passed)
+    own: dict[str, str] = {}  # label -> its behaviour as its own check reported it
+    for answer in view.answers:
+        code = answer_code(answer.content)
+        if code is None:
+            continue
+        mark = f"@@massgen-check-{secrets.token_hex(8)}@@"
+        budget = PER_CALL_SECONDS * (len(suite.examples) + 1) + len(suite.probes) + 5
+        ran = outcome(await confined.run_python(harness(code, suite, mark), limits or confined.Limits(
+            wall_seconds=budget, cpu_seconds=budget)), mark, suite)
+        runs = ran.examples
+        if not ran.parsed or ran.error or len(runs) != len(suite.examples) + len(suite.probes):
+            continue
+        if not all(e.passed for e in runs[:shown]):
+            continue  # fails the task's own examples: not a candidate
+        own[answer.label] = _digest(runs[:shown] + runs[shown + written:])
+        scored.append((answer.label, answer.agent, _digest(runs), sum(e.passed for e in runs[shown:shown + written])))
+    if not scored:
+        return None
+    clusters: dict[str, list[tuple[str, str, str, int]]] = {}
+    for entry in scored:
+        clusters.setdefault(entry[2], []).append(entry)
+
+    def rank(members: list[tuple[str, str, str, int]]) -> tuple[int, tuple[int, str]]:
+        """Most answers alike times written tests passed first; a tie to the answer labelled first."""
+        return -len(members) * (members[0][3] + 1), min(_label_order(m[0]) for m in members)
+
+    best = min(clusters.values(), key=rank)
+    label, agent, _key, passed = min(best, key=lambda m: _label_order(m[0]))
+    reason = (f"ran the {len(view.answers)} answers in view on the task's {shown} examples, {written} tests the "
+              f"answers wrote and {len(task.probes)} probes: {len(best)} of the {len(scored)} that pass the "
+              f"examples behave alike, passing {passed} of the {written} written tests")
+    return Ranked(target=agent, result=own[label], reason=reason)
