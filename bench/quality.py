@@ -14,11 +14,13 @@ text at report time, so every row is scored by the same extractor.
 
 Run: python -m bench.quality [--config X] [--tasks arithmetic] [--n 15] [--seed 0,2,3]
      [--methods greedy,team,sample]
-Task sets: ``arithmetic`` (``a + b * c + d - e * f``, integers 0..30 from
-``random.Random(seed)``); ``compare`` (the README's question, "Which is larger, 9.11 or 9.9?", then
-pairs of decimals with one and two decimal digits, asked as bare as a user asks it, so the answer is
-read from whatever sentence the model ends with); and, with the ``[bench]`` extra,
-``rg:basic_arithmetic`` and ``rg:chain_sum`` from reasoning-gym.
+Task sets (``bench/tasks.py``, which also grades each answer): ``arithmetic`` (``a + b * c + d - e * f``,
+integers 0..30 from ``random.Random(seed)``); ``compare`` (the README's question, "Which is larger, 9.11 or
+9.9?", then pairs of decimals with one and two decimal digits, asked as bare as a user asks it, so the
+answer is read from whatever sentence the model ends with); and, with the ``[bench]`` extra, any
+reasoning-gym family as ``rg:NAME`` (scored by its own ``score_answer``) and ``humaneval`` (its tests run
+against the answer's code in the sandbox). Several sets at once (``--tasks rg:syllogism,humaneval``) give
+a table per family and one overall.
 """
 
 from __future__ import annotations
@@ -28,106 +30,34 @@ import asyncio
 import json
 import logging
 import math
-import random
-import re
 import shutil
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from massgen.actors.coordination.results import stated_result
 from massgen.configs import TeamConfig, load_config
 from massgen.configs.defaults import default_team
 
-PROMPT = ("What is the result of {expr}? Work it out step by step, then give your final answer on the last line"
-          " in the form 'Answer: <integer>'.")
+from . import tasks as task_sets
+from .tasks import (
+    Number,
+    Task,
+    arithmetic_tasks,
+    compare_tasks,
+    extract,
+    reasoning_gym_tasks,
+    refuse_shared_problems,
+    select_tasks,
+)
+
+__all__ = ["Number", "Task", "arithmetic_tasks", "compare_tasks", "extract", "main", "majority", "majority_right",
+           "reasoning_gym_tasks", "refuse_shared_problems", "score", "select_tasks", "wilson"]
+
 SAMPLE_MAX_TOKENS = 1024
-_ANSWER = re.compile(r"answer\s*[:\uff1a]?\s*\**\s*(-?\d[\d,]*)", re.IGNORECASE)
-_INTEGER = re.compile(r"-?\d[\d,]*")
-
-
-Number = int | float
-"""A task's result: an integer, or a decimal for ``compare`` (a stated decimal is never its digits)."""
-
-
-@dataclass(frozen=True)
-class Task:
-    task_id: str
-    question: str
-    expected: Number
-
-
-def arithmetic_tasks(n: int, seed: int) -> list[Task]:
-    """The issue's generated problems: six ``randint(0, 30)`` draws per problem, in the order a..f."""
-    rng = random.Random(seed)
-    tasks = []
-    for i in range(n):
-        a, b, c, d, e, f = (rng.randint(0, 30) for _ in range(6))
-        expr = f"{a} + {b} * {c} + {d} - {e} * {f}"
-        tasks.append(Task(f"arith-{seed}-{i}", PROMPT.format(expr=expr), a + b * c + d - e * f))
-    return tasks
-
-
-README_QUESTION = "Which is larger, 9.11 or 9.9?"
-
-
-def compare_tasks(n: int, seed: int) -> list[Task]:
-    """Which of two decimals is larger: the README's question first (seed 0), then ``W.d`` against ``W.dd``.
-
-    The two-digit decimal is the larger as often as not, so neither "the longer one" nor "the shorter one"
-    is a rule that scores; the order in the question is drawn too.
-    """
-    rng = random.Random(seed)
-    tasks = [Task(f"compare-{seed}-0", README_QUESTION, 9.9)] if seed == 0 else []
-    while len(tasks) < n:
-        whole, short, long_ = rng.randint(0, 20), rng.randint(1, 9), rng.randint(11, 99)
-        if long_ % 10 == 0 or long_ // 10 == short:
-            continue  # 3.40 is 3.4; 3.45 against 3.4 has no trap to fall into
-        pair = [f"{whole}.{short}", f"{whole}.{long_}"]
-        rng.shuffle(pair)
-        tasks.append(Task(f"compare-{seed}-{len(tasks)}", f"Which is larger, {pair[0]} or {pair[1]}?",
-                          max(float(x) for x in pair)))
-    return tasks
-
-
-def reasoning_gym_tasks(name: str, n: int, seed: int) -> list[Task]:
-    import reasoning_gym  # the [bench] extra
-
-    data = reasoning_gym.create_dataset(name, size=n, seed=seed)
-    tasks = []
-    for i, entry in enumerate(data):
-        question = (f"{entry['question']}\nWork it out step by step, then give your final answer on the last"
-                    " line in the form 'Answer: <integer>'.")
-        tasks.append(Task(f"{name}-{seed}-{i}", question, int(float(entry["answer"]))))
-    return tasks
-
-
-def extract(text: str | None) -> Number | None:
-    """The result the text states (``actors/coordination/results.py``: ``Answer:``, ``\\boxed{}``, "... is N", "X is
-    larger than Y"), else its last integer. The team's judge and this score read answers alike."""
-    if not text:
-        return None
-    stated = stated_result(text)
-    try:
-        value = float(stated)
-    except ValueError:
-        value = None
-    if value is not None and value.is_integer():
-        return int(value)
-    if value is not None:
-        return value  # a stated decimal (-106.75) is that decimal, never its last digits
-    found = _ANSWER.findall(text) or _INTEGER.findall(text)
-    if not found:
-        return None
-    try:
-        return int(found[-1].replace(",", ""))
-    except ValueError:
-        return None
-
 
 def wilson(correct: int, n: int, z: float = 1.96) -> tuple[float, float]:
     """95 % Wilson score interval of a proportion."""
@@ -140,7 +70,20 @@ def wilson(correct: int, n: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def majority(values: Iterable[Number | None]) -> Number | None:
+def majority_right(task: Task, texts: list[str], *, needs_two: bool = False) -> bool:
+    """Whether the answer most of ``texts`` state is right (a tie to the one seen first, by the task's own
+    grading); ``needs_two``: a majority needs two texts that agree, else the first text's answer stands."""
+    verdicts = [task.grade(text) for text in texts]
+    keys = [v.key for v in verdicts]
+    top = majority(keys)
+    if top is None:
+        return False
+    if needs_two and keys.count(top) < 2:
+        return verdicts[0].correct
+    return next(v.correct for v in verdicts if v.key == top)
+
+
+def majority(values: Iterable[Hashable | None]) -> Hashable | None:
     """The most frequent answer; a tie goes to the one that came first."""
     seen = [v for v in values if v is not None]
     if not seen:
@@ -274,11 +217,13 @@ def sampling_temperature(config: TeamConfig) -> float:
     return float(max(temps)) if temps else 0.7
 
 
-def scored_row(task_id: str, method: str, index: int, expected: Number, outcome: dict[str, Any]) -> dict[str, Any]:
-    """One line of the answers file: a call's or a team's outcome, with the result read from it and scored."""
-    got = extract(outcome["text"])
-    return {"task_id": task_id, "method": method, "index": index, "expected": expected, "extracted": got,
-            "correct": got == expected, **outcome}
+def scored_row(task: Task, method: str, index: int, outcome: dict[str, Any]) -> dict[str, Any]:
+    """One line of the answers file: a call's or a team's outcome, with the result read from it and scored
+    (the report grades the text again; these two fields are for a reader of the file)."""
+    verdict = task.grade(outcome["text"])
+    got = verdict.key if isinstance(verdict.key, int | float | str) or verdict.key is None else str(verdict.key)
+    return {"task_id": task.task_id, "method": method, "index": index, "expected": task.expected,
+            "extracted": got, "correct": verdict.correct, **outcome}
 
 
 def run(config: TeamConfig, tasks: list[Task], out: Path, samples: int, methods: set[str],
@@ -303,10 +248,12 @@ def run(config: TeamConfig, tasks: list[Task], out: Path, samples: int, methods:
                     outcome = _team(config, task.question, out / "runs" / task.task_id)
                 else:
                     outcome = sampler.sample(task.question, 0.0 if method == "greedy" else temperature)
-                row = scored_row(task.task_id, method, index, task.expected, outcome)
+                row = scored_row(task, method, index, outcome)
                 sink.write(json.dumps(row, ensure_ascii=False) + "\n")
                 sink.flush()
-                print(f"    -> {row['extracted']} (expected {task.expected}) in {outcome['seconds']} s, "
+                shown = str(row["extracted"])
+                shown = shown if len(shown) <= 60 else shown[:57] + "..."
+                print(f"    -> {shown!r} {'right' if row['correct'] else 'wrong'} in {outcome['seconds']} s, "
                       f"{outcome['calls']} call(s)", flush=True)
     if sampler is not None:
         sampler.close()
@@ -353,15 +300,18 @@ def score(rows: list[dict[str, Any]], tasks: list[Task]) -> list[MethodScore]:
     """Every row of the report, each on the tasks that have its data among those the team ran."""
     by_task = _grouped(rows)
     ids = scored_ids(by_task, tasks)
-    expected = {t.task_id: t.expected for t in tasks}
+    task_of = {t.task_id: t for t in tasks}
     scores: list[MethodScore] = []
 
-    def add(name: str, picked: list[tuple[Number | None, list[dict[str, Any]], str]], calls_each: float | None = None
+    def right(task_id: str, text: str | None) -> bool:
+        return task_of[task_id].grade(text).correct
+
+    def add(name: str, picked: list[tuple[bool, list[dict[str, Any]], str]], calls_each: float | None = None
             ) -> None:
         n = len(picked)
         if n == 0:
             return
-        correct = sum(1 for got, _, task_id in picked if got is not None and got == expected[task_id])
+        correct = sum(1 for ok, _, _ in picked if ok)
         if calls_each is not None:  # an agent's first answer: one call, its cost not told apart in the team's usage
             scores.append(MethodScore(name, correct, n, calls_each, None, None))
             return
@@ -374,12 +324,12 @@ def score(rows: list[dict[str, Any]], tasks: list[Task]) -> list[MethodScore]:
         return [r for r in by_task.get(task_id, {}).get(method, []) if not r.get("error")]
 
     greedy = [t for t in ids if rows_of(t, "greedy")]
-    add("one greedy call (T 0)", [(extract(rows_of(t, "greedy")[0]["text"]), rows_of(t, "greedy")[:1], t)
+    add("one greedy call (T 0)", [(right(t, rows_of(t, "greedy")[0]["text"]), rows_of(t, "greedy")[:1], t)
                                   for t in greedy])
     with_samples = [t for t in ids if rows_of(t, "sample")]
     temps = {r.get("temperature") for t in with_samples for r in rows_of(t, "sample")}
     temp = "T " + "/".join(sorted(str(x) if x is not None else "?" for x in temps))
-    add(f"one call ({temp})", [(extract(rows_of(t, "sample")[0]["text"]), rows_of(t, "sample")[:1], t)
+    add(f"one call ({temp})", [(right(t, rows_of(t, "sample")[0]["text"]), rows_of(t, "sample")[:1], t)
                                for t in with_samples])
     team_ids = [t for t in ids if by_task[t].get("team")]
     team_calls = (sum(by_task[t]["team"][0]["calls"] for t in team_ids) / len(team_ids)) if team_ids else 0
@@ -388,22 +338,22 @@ def score(rows: list[dict[str, Any]], tasks: list[Task]) -> list[MethodScore]:
     for k in sorted({*range(3, top + 1, 2), round(team_calls), top}):
         if 1 < k <= most:
             add(f"majority of {k} ({temp})", [
-                (majority(extract(r["text"]) for r in rows_of(t, "sample")[:k]), rows_of(t, "sample")[:k], t)
+                (majority_right(task_of[t], [r["text"] for r in rows_of(t, "sample")[:k]]), rows_of(t, "sample")[:k],
+                 t)
                 for t in with_samples])
-    add("team", [(extract(by_task[t]["team"][0]["text"]), by_task[t]["team"][:1], t) for t in team_ids])
+    add("team", [(right(t, by_task[t]["team"][0]["text"]), by_task[t]["team"][:1], t) for t in team_ids])
     firsts: dict[str, list[dict[str, Any]]] = {
         t: f for t in team_ids if (f := by_task[t]["team"][0].get("first_answers") or [])}
     agents = sorted({(i, a["agent"], a.get("temperature")) for f in firsts.values() for i, a in enumerate(f)},
                     key=lambda x: x[0])
     for place, agent, temperature in agents:
-        picked: list[tuple[Number | None, list[dict[str, Any]], str]] = [
-            (extract(f[place]["text"]), [], t) for t, f in firsts.items()
+        picked: list[tuple[bool, list[dict[str, Any]], str]] = [
+            (right(t, f[place]["text"]), [], t) for t, f in firsts.items()
             if len(f) > place and f[place]["agent"] == agent]
         add(f"{agent}'s first answer alone (T {temperature})", picked, calls_each=1.0)
     if firsts:
-        ceiling: list[tuple[Number | None, list[dict[str, Any]], str]] = [
-            (expected[t] if any(extract(a["text"]) == expected[t] for a in f) else None, [], t)
-            for t, f in firsts.items()]
+        ceiling: list[tuple[bool, list[dict[str, Any]], str]] = [
+            (any(right(t, a["text"]) for a in f), [], t) for t, f in firsts.items()]
         add("ceiling: any first answer right", ceiling, calls_each=float(len(agents)))
     return scores
 
@@ -425,6 +375,7 @@ def vote_positions(rows: list[dict[str, Any]], tasks: list[Task]) -> str:
     by_task = _grouped(rows)
     expected = {t.task_id: t.expected for t in tasks}
     places: dict[int | None, Counter[str]] = {}
+    # The judge's results are numbers only where the task's answer is one (a kinship word or code is not read so).
     for task_id in scored_ids(by_task, tasks):
         for team in by_task.get(task_id, {}).get("team", [])[:1]:
             for vote in team.get("votes") or []:
@@ -451,14 +402,14 @@ def vote_positions(rows: list[dict[str, Any]], tasks: list[Task]) -> str:
 def paired(rows: list[dict[str, Any]], tasks: list[Task]) -> str:
     """The team against one greedy call on the same problems: where they differ."""
     by_task = _grouped(rows)
-    expected = {t.task_id: t.expected for t in tasks}
+    task_of = {t.task_id: t for t in tasks}
     both = [t for t in scored_ids(by_task, tasks) if by_task[t].get("team") and by_task[t].get("greedy")]
     if not both:
         return ""
     team_only = greedy_only = unanimous = 0
     for t in both:
-        team_right = extract(by_task[t]["team"][0]["text"]) == expected[t]
-        greedy_right = extract(by_task[t]["greedy"][0]["text"]) == expected[t]
+        team_right = task_of[t].grade(by_task[t]["team"][0]["text"]).correct
+        greedy_right = task_of[t].grade(by_task[t]["greedy"][0]["text"]).correct
         team_only += team_right and not greedy_right
         greedy_only += greedy_right and not team_right
         unanimous += bool(by_task[t]["team"][0].get("unanimous"))
@@ -476,7 +427,7 @@ def replayed_rules(rows: list[dict[str, Any]], tasks: list[Task]) -> str:
     from massgen.messages import AnswerResult
 
     by_task = _grouped(rows)
-    expected = {t.task_id: t.expected for t in tasks}
+    task_of = {t.task_id: t for t in tasks}
     right: Counter[str] = Counter()
     n = with_greedy = 0
     for task_id in scored_ids(by_task, tasks):
@@ -497,16 +448,16 @@ def replayed_rules(rows: list[dict[str, Any]], tasks: list[Task]) -> str:
         text = {a["agent"]: a["text"] for a in firsts}
         for rule in ("support", "prior"):
             winner, _ = decide(ballots, answers, order, rule, computed) if ballots else (order[0], {})
-            right[rule] += winner is not None and extract(text[winner]) == expected[task_id]
+            right[rule] += winner is not None and task_of[task_id].grade(text[winner]).correct
         results = [final_result(a["text"]) for a in firsts]
         top, count = Counter(results).most_common(1)[0]
         pick = firsts[results.index(top)] if count > 1 else firsts[0]
-        right["majority"] += extract(pick["text"]) == expected[task_id]
+        right["majority"] += task_of[task_id].grade(pick["text"]).correct
         greedy = [r for r in by_task[task_id].get("greedy", [])[:1] if not r.get("error")]
         if greedy:
             with_greedy += 1
-            right["greedy majority"] += greedy_majority(greedy[0]["text"], [a["text"] for a in firsts[1:]]) \
-                == expected[task_id]
+            right["greedy majority"] += majority_right(task_of[task_id], [greedy[0]["text"]] + [
+                a["text"] for a in firsts[1:]], needs_two=True)
     if not n:
         return ""
     line = (f"The judge's rules replayed on the {n} team runs' recorded first answers and votes: "
@@ -559,43 +510,12 @@ def plot(scores: list[MethodScore], path: Path) -> bool:
     return True
 
 
-def refuse_shared_problems(tasks: list[Task], n: int) -> None:
-    """Exit naming two seeds' shared problem: reasoning-gym draws item i from Random(seed + i), so seeds 0
-    and 1 share n - 1 problems, and a table over both would count most of them twice."""
-    seen: dict[str, str] = {}
-    for task in tasks:
-        if (twin := seen.setdefault(task.question, task.task_id)) != task.task_id:
-            sys.exit(f"--seed: {twin} and {task.task_id} are the same problem (reasoning-gym seeds item i "
-                     f"with seed + i); give seeds at least --n ({n}) apart")
-
-
-def select_tasks(name: str, n: int, seed: str) -> tuple[list[int], list[Task]]:
-    """The seeds and problems of ``--tasks``, ``--n`` and ``--seed``; a bad flag exits naming it."""
-    try:
-        seeds = [int(x) for x in str(seed).split(",") if x.strip()]
-    except ValueError:
-        sys.exit(f"--seed: expected integers separated by commas, got {seed!r}")
-    if not seeds:
-        sys.exit("--seed: no seed given")
-    if name == "arithmetic":
-        return seeds, [t for s in seeds for t in arithmetic_tasks(n, s)]
-    if name == "compare":
-        return seeds, [t for s in seeds for t in compare_tasks(n, s)]
-    if name.startswith("rg:"):
-        try:
-            tasks = [t for s in seeds for t in reasoning_gym_tasks(name[3:], n, s)]
-        except ImportError:
-            sys.exit("--tasks rg:...: reasoning-gym is not installed (pip install -e '.[bench]')")
-        refuse_shared_problems(tasks, n)
-        return seeds, tasks
-    sys.exit(f"--tasks: unknown task set {name!r} (arithmetic, compare, rg:basic_arithmetic, rg:chain_sum)")
-
-
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--config", help="config path or @examples/NAME (default: the local team)")
     parser.add_argument("--tasks", default="arithmetic",
-                        help="arithmetic, compare, rg:basic_arithmetic or rg:chain_sum")
+                        help="arithmetic, compare, humaneval, rg:FAMILY (any reasoning-gym family), or several "
+                             "separated by commas (a table each, and one overall)")
     parser.add_argument("--n", type=int, default=15)
     parser.add_argument("--seed", default="0", help="one seed, or several: 0,2,3 (n problems each)")
     parser.add_argument("--samples", type=int, default=7, help="independent single calls per task")
@@ -608,9 +528,10 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     logging.getLogger("pykka").setLevel(logging.CRITICAL)
     seeds, tasks = select_tasks(args.tasks, args.n, args.seed)
-    tag = args.tasks.replace(":", "_")
+    tag = args.tasks.replace(":", "_").replace(",", "+")
     out = args.out or Path("bench/results") / f"quality-{tag}-n{args.n}-s{'-'.join(map(str, seeds))}"
     out.mkdir(parents=True, exist_ok=True)
+    task_sets.RUNNER = task_sets.CodeRunner(out / "exec_cache.jsonl")  # code answers run once per program
     if not args.report:
         config: TeamConfig = load_config(args.config)[0] if args.config else default_team({})
         methods = {m.strip() for m in args.methods.split(",") if m.strip()}
@@ -620,14 +541,47 @@ def main(argv: list[str] | None = None) -> None:
         temperature = args.temperature if args.temperature is not None else sampling_temperature(config)
         run(config, tasks, out, args.samples, methods, temperature)
     rows = load_rows(out / "answers.jsonl")
-    scores = score(rows, tasks)
-    parts = (table(scores), paired(rows, tasks), replayed_rules(rows, tasks), vote_positions(rows, tasks))
-    report = "\n\n".join(part for part in parts if part)
+    report = full_report(rows, tasks, out)
     print(report)
     (out / "table.md").write_text(report + "\n", encoding="utf-8")
-    if plot(scores, out / "accuracy_vs_calls.png"):
-        print(f"plot: {out / 'accuracy_vs_calls.png'}")
     print(f"answers: {out / 'answers.jsonl'}")
+
+
+def family_report(rows: list[dict[str, Any]], tasks: list[Task]) -> tuple[str, list[MethodScore]]:
+    scores = score(rows, tasks)
+    parts = (table(scores), wall_time(scores), paired(rows, tasks), replayed_rules(rows, tasks),
+             vote_positions(rows, tasks))
+    return "\n\n".join(part for part in parts if part), scores
+
+
+def full_report(rows: list[dict[str, Any]], tasks: list[Task], out: Path) -> str:
+    """One table per family of problems, then one over all of them (with several families), and a plot each."""
+    families = list(dict.fromkeys(t.family for t in tasks))
+    if len(families) == 1:
+        report, scores = family_report(rows, tasks)
+        if plot(scores, out / "accuracy_vs_calls.png"):
+            report += f"\n\nplot: {out / 'accuracy_vs_calls.png'}"
+        return report
+    parts = []
+    for family in [*families, "overall"]:
+        chosen = tasks if family == "overall" else [t for t in tasks if t.family == family]
+        report, scores = family_report(rows, chosen)
+        if not scores:
+            continue
+        png = out / f"accuracy_vs_calls-{family}.png"
+        parts.append(f"### {family}\n\n{report}" + (f"\n\nplot: {png}" if plot(scores, png) else ""))
+    return "\n\n".join(parts)
+
+
+def wall_time(scores: list[MethodScore]) -> str:
+    """The team's seconds per problem against one greedy call's, measured in the same run."""
+    by_name = {s.name: s for s in scores}
+    greedy, team = by_name.get("one greedy call (T 0)"), by_name.get("team")
+    if greedy is None or team is None or greedy.seconds is None or team.seconds is None:
+        return ""
+    ratio = f"{team.seconds / greedy.seconds:.1f}x" if greedy.seconds > 0 else "no ratio: the call took no time"
+    return (f"Wall time per problem: the team {team.seconds:.1f} s, one greedy call {greedy.seconds:.1f} s "
+            f"({ratio}); calls per problem: the team {team.calls:.1f}.")
 
 
 if __name__ == "__main__":

@@ -112,7 +112,7 @@ def main(argv: list[str] | None = None) -> None:
     if not source.exists():
         sys.exit(f"--from: no answers.jsonl in {args.source}")
     earlier = list(quality.latest(quality.load_rows(source)).values())
-    questions = {t.task_id: t.question for t in quality.select_tasks(args.tasks, args.n, args.seed)[1]}
+    tasks = {t.task_id: t for t in quality.select_tasks(args.tasks, args.n, args.seed)[1]}
     wanted = {t for t in args.only.split(",") if t}
     answers = args.out / "answers.jsonl"
     done = {r["task_id"] for r in quality.load_rows(answers) if r["method"] == "team" and not r.get("copied")}
@@ -121,7 +121,7 @@ def main(argv: list[str] | None = None) -> None:
     rerun = [r for r in earlier if r["method"] == "team" and disagree(r) and (not wanted or r["task_id"] in wanted)]
     if unknown := sorted(wanted - {r["task_id"] for r in rerun}):
         sys.exit(f"--only: {', '.join(unknown)}: no team run there whose first answers disagree")
-    if unknown := sorted(r["task_id"] for r in rerun if r["task_id"] not in questions):
+    if unknown := sorted(r["task_id"] for r in rerun if r["task_id"] not in tasks):
         sys.exit(f"--from: {', '.join(unknown)} not among the problems of --tasks/--n/--seed")
     args.out.mkdir(parents=True, exist_ok=True)
     quality._drop_torn_tail(answers)
@@ -135,12 +135,12 @@ def main(argv: list[str] | None = None) -> None:
         for number, row in enumerate(rerun, 1):
             if row["task_id"] in done:
                 continue
-            question = questions[row["task_id"]]
+            task = tasks[row["task_id"]]
             _PINNED.clear()
             _PINNED.update({a["agent"]: a["text"] for a in row["first_answers"]})
             print(f"[{time.strftime('%H:%M:%S')}] {number}/{len(rerun)} {row['task_id']}", flush=True)
-            outcome = quality._team(config, question, args.out / "runs" / row["task_id"])
-            new = quality.scored_row(row["task_id"], "team", 0, row["expected"], outcome)
+            outcome = quality._team(config, task.question, args.out / "runs" / row["task_id"])
+            new = quality.scored_row(task, "team", 0, outcome)
             sink.write(json.dumps(new, ensure_ascii=False) + "\n")
             sink.flush()
             print(f"    -> {new['extracted']} (expected {row['expected']}; before {row['extracted']}) "

