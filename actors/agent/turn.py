@@ -323,7 +323,7 @@ class TurnRunner:
                                    max_tokens=self.settings.max_tokens)
             text = (await self._call(start.turn_id, cause, request)).text.strip()
             if text:
-                self._answer(start.turn_id, cause, text, start.view)
+                await self._answer(start, cause, text, start.view)
                 return
             if not self._corrected(start.turn_id, cause, (attempts := attempts + 1), "Your reply was empty."):
                 return
