@@ -226,6 +226,15 @@ def scored_row(task: Task, method: str, index: int, outcome: dict[str, Any]) -> 
             "extracted": got, "correct": verdict.correct, **outcome}
 
 
+def round_robin(tasks: list[Task]) -> list[Task]:
+    """One problem of each family in turn, so a run stopped early has as many of each family as it could."""
+    families: dict[str, list[Task]] = {}
+    for task in tasks:
+        families.setdefault(task.family, []).append(task)
+    queues = list(families.values())
+    return [queue[i] for i in range(max(map(len, queues), default=0)) for queue in queues if i < len(queue)]
+
+
 def run(config: TeamConfig, tasks: list[Task], out: Path, samples: int, methods: set[str],
         temperature: float) -> None:
     """``methods``: greedy (one call at temperature 0), sample (``samples`` calls at ``temperature``), team."""
@@ -236,7 +245,7 @@ def run(config: TeamConfig, tasks: list[Task], out: Path, samples: int, methods:
     done = {key for key, r in latest(load_rows(answers)).items() if not r.get("error")}
     sampler = Sampler(config) if methods & {"sample", "greedy"} else None
     with answers.open("a", encoding="utf-8") as sink:
-        for number, task in enumerate(tasks, 1):
+        for number, task in enumerate(round_robin(tasks), 1):
             jobs: list[tuple[str, int]] = [("greedy", 0)] if "greedy" in methods else []
             jobs += [("team", 0)] if "team" in methods else []
             jobs += [("sample", i) for i in range(samples)] if "sample" in methods else []
