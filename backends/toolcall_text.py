@@ -70,8 +70,29 @@ def action_schema(tools: Sequence[ToolSpec], vote_targets: Sequence[str] = ()) -
     return {"oneOf": branches}
 
 
+# The longest length bound a grammar for llama.cpp keeps. Its JSON-schema converter writes ``maxLength: N``
+# as N nested optional rules, and its grammar parser recurses once per level: the 20,000-character bound of
+# ``run_python``'s code crashed the model server on every check turn (measured: "server died mid-call"),
+# where the calculator's 1,000 did not. A longer bound is left to the tool's own argument check, which
+# validates every call against the schema the tool was offered with (actors/agent/tool_arguments.py).
+GRAMMAR_MAX_BOUND = 1_000
+
+
+def grammar_safe(schema: Any) -> Any:
+    """``schema`` with ``maxLength``/``maxItems``/``maxProperties`` above ``GRAMMAR_MAX_BOUND`` left out."""
+    if isinstance(schema, list):
+        return [grammar_safe(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    return {key: grammar_safe(value) for key, value in schema.items()
+            if not (key in ("maxLength", "maxItems", "maxProperties") and isinstance(value, int)
+                    and value > GRAMMAR_MAX_BOUND)}
+
+
 def response_format(schema: dict[str, Any], style: Literal["llamacpp", "openai"]) -> dict[str, Any]:
-    """The ``response_format`` field: llama.cpp's ``json_object`` + schema, or OpenAI's ``json_schema``."""
+    """The ``response_format`` field: llama.cpp's ``json_object`` + schema, or OpenAI's ``json_schema``; either
+    way with bounds a grammar can compile (a Chat Completions server may be llama.cpp's too)."""
+    schema = grammar_safe(schema)
     if style == "llamacpp":
         return {"type": "json_object", "schema": schema}
     return {"type": "json_schema", "json_schema": {"name": "action", "schema": schema, "strict": False}}
