@@ -350,11 +350,12 @@ class Budget(_Strict):
 
 
 class ContextPathConfig(_Strict):
-    """A directory of the user's the agents may read; the final presenter may write it if allowed."""
+    """A directory of the user's the agents may read, or one file (that file alone, never its folder,
+    as upstream grants it); the final presenter may write it if allowed."""
 
     path: str = Field(min_length=1)
     permission: Literal["read", "write"] = "read"
-    # Relative to ``path`` (or absolute inside it): never written, whatever the permission.
+    # Relative to ``path`` (a file's: to its folder), or absolute inside it: never written, whatever the permission.
     protected_paths: list[str] = Field(default_factory=list)
 
     @field_validator("path")
@@ -363,16 +364,11 @@ class ContextPathConfig(_Strict):
         import os
 
         expanded = os.path.expanduser(path)
-        if os.path.isfile(expanded):
-            # Granting its folder instead would show the agents every other file there (all of /etc for
-            # /etc/hostname); a grant of one file alone is not something the file tools, the sandbox and
-            # agent CLIs can all hold to, so it is refused rather than widened.
-            folder = os.path.dirname(os.path.abspath(expanded))
-            raise ValueError(f"context path {path!r} is a file; a context path is a folder, and this file's "
-                             f"folder {folder} would show the agents every file in it: put the file in a "
-                             "folder of its own and name that folder")
-        if not os.path.isdir(expanded):
-            machine_problem(info, "orchestrator.context_paths", f"context path {path!r} is not an existing directory")
+        # A file is granted alone by every surface (massgen/files: the file tools, the sandbox's bind,
+        # the change report; an agent CLI confined by folders is refused it at the start of the run).
+        if not os.path.isdir(expanded) and not os.path.isfile(expanded):
+            machine_problem(info, "orchestrator.context_paths",
+                            f"context path {path!r} is not an existing directory or file")
         return path
 
 
