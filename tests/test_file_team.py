@@ -336,8 +336,10 @@ def test_question_mentions_and_cwd_context_add_context_paths(
     config = with_context_paths(team_config(scripted("a")), question, cwd_context="ro")
     files = RunFiles.prepare(config, "run2", tmp_path / "logs")
     assert files is not None
-    assert [(c.path, c.writable) for c in files.contexts] == [(checkout, False), (checkout, True), (tmp_path, False)]
-    assert list(files.baselines) == [checkout]  # the writable one has a baseline to diff against
+    # @file names that file alone, as upstream's prompt parser keeps it (not its folder: issue 37)
+    assert [(c.path, c.writable, c.is_file) for c in files.contexts] == [
+        (checkout, False, False), (checkout / "calc.py", True, True), (tmp_path, False, False)]
+    assert list(files.baselines) == [checkout / "calc.py"]  # the writable one has a baseline to diff against
 
 
 def test_the_massgen_command_edits_the_checkout_it_runs_in_with_cwd_context_rw(tmp_path: Path, checkout: Path) -> None:
