@@ -6,6 +6,7 @@ backend type has its own model so its options are checked too.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -372,6 +373,25 @@ class ContextPathConfig(_Strict):
         return path
 
 
+# Agent CLIs whose own file tools are confined by folders only (claude_code gives context paths as
+# --add-dir, which takes folders): a context path naming a file is refused for them, not widened.
+FOLDER_ONLY_CLIS = frozenset({"claude_code"})
+
+
+def file_context_refusal(agents: Sequence[AgentConfig], paths: Sequence[str]) -> str | None:
+    """Why these agents cannot be given these context paths: a file, for an agent CLI confined by folders."""
+    import os
+
+    folder_only = next((a for a in agents if a.backend.type in FOLDER_ONLY_CLIS), None)
+    files = [(i, p) for i, p in enumerate(paths) if os.path.isfile(os.path.expanduser(p))]
+    if folder_only is None or not files:
+        return None
+    index, path = files[0]
+    return (f"orchestrator.context_paths[{index}].path: {path} is a file, and agent {folder_only.id!r} "
+            f"({folder_only.backend.type}) is given context paths as folders (--add-dir), so it would get the "
+            "file's whole folder: put the file in a folder of its own and name that folder, or leave this agent out")
+
+
 class OrchestratorConfig(_Strict):
     max_new_answers_per_agent: int | None = Field(default=None, gt=0)
     max_new_answers_global: int | None = Field(default=None, gt=0)
@@ -520,6 +540,13 @@ class TeamConfig(_Strict):
         unknown = sorted(set(self.runtime.agents) - {a.id for a in self.agents})
         if unknown:
             raise ValueError(f"runtime.agents names {', '.join(unknown)}, which is not an agent id")
+        return self
+
+    @model_validator(mode="after")
+    def _files_only_for_agents_that_can_hold_them(self) -> TeamConfig:
+        refused = file_context_refusal(self.agents, [c.path for c in self.orchestrator.context_paths])
+        if refused is not None:
+            raise ValueError(refused)
         return self
 
     def redacted(self) -> dict[str, Any]:

@@ -88,10 +88,6 @@ def with_context_paths(config: TeamConfig, question: str = "", cwd_context: str 
     return config.model_copy(update={"orchestrator": rules})
 
 
-# Agent CLIs whose file tools are confined by folders only: a context path naming a file is refused
-# for them rather than widened (claude_code.confine gives context paths as --add-dir).
-FOLDER_ONLY_CLIS = frozenset({"claude_code"})
-
 SNAPSHOT_STAGING = "snapshot_staging"  # in the log dir: copies waiting for their answer to be accepted
 
 
@@ -201,7 +197,8 @@ class RunFiles:
                  + ("" if cli else " (file tool paths are relative to it)") + "; only you write there."]
         for context in self.contexts:
             rule = "read-only; the final presenter writes it" if context.writable else "read-only"
-            lines.append(f"Context path {context.path}: {rule}.")
+            alone = " (this file alone: nothing else in its folder is granted)" if context.is_file else ""
+            lines.append(f"Context path {context.path}{alone}: {rule}.")
         where = f"{self.snapshots_dir}/<label>/" if cli else "<label>/ (e.g. agent2.1/)"
         lines.append(f"Other agents' files, as of each answer, are read-only under {where}.")
         if self.command_mode != "off" and not cli:
@@ -291,20 +288,13 @@ class RunFiles:
 
 
 def _refuse_files_for_folder_only_clis(config: TeamConfig, contexts: list[ContextPath]) -> None:
-    """An agent CLI confined by folders (claude_code: ``--add-dir`` takes folders only) cannot be given
-    one file: its folder would be granted instead, so such a run is refused, naming the field."""
-    folder_only = [a for a in config.agents if a.backend.type in FOLDER_ONLY_CLIS]
-    file_context = next(((i, c) for i, c in enumerate(contexts) if c.is_file), None)
-    if not folder_only or file_context is None:
-        return
+    """Checked again here: ``with_context_paths`` adds ``@file`` mentions after the config was validated."""
     from massgen.configs import ConfigError
+    from massgen.configs.schema import file_context_refusal
 
-    index, context = file_context
-    agent = folder_only[0]
-    raise ConfigError(
-        f"orchestrator.context_paths[{index}].path: {context.path} is a file, and agent {agent.id!r} "
-        f"({agent.backend.type}) is given context paths as folders (--add-dir), so it would get the file's "
-        "whole folder: put the file in a folder of its own and name that folder, or leave this agent out")
+    refused = file_context_refusal(config.agents, [str(c.path) for c in contexts])
+    if refused is not None:
+        raise ConfigError(refused)
 
 
 def _ignore_run_state(path: Path) -> None:

@@ -287,9 +287,14 @@ def test_an_agent_cli_confined_by_folders_is_refused_a_file_context_path_naming_
     # claude_code is given context paths as --add-dir, which takes folders: it would get the whole folder.
     (tmp_path / "hostname").write_text("box\n")
     coder = {"id": "coder", "backend": {"type": "claude_code", "cli_path": "/bin/true"}}
-    config = team_config(coder, orchestrator={"context_paths": [{"path": str(tmp_path / "hostname")}]})
-    with pytest.raises(ConfigError, match=r"orchestrator\.context_paths\[0\]\.path: .*hostname is a file, and "
-                                          r"agent 'coder' \(claude_code\) is given context paths as folders"):
+    refused = (r"orchestrator\.context_paths\[0\]\.path: .*hostname is a file, and agent 'coder' \(claude_code\) is "
+               r"given context paths as folders \(--add-dir\), so it would get the file's whole folder")
+    data = {"agents": [coder], "orchestrator": {"context_paths": [{"path": str(tmp_path / "hostname")}]}}
+    with pytest.raises(ConfigError, match=refused):
+        validate_data(data, "team.yaml")
+    # an @file mention joins after validation: the run's start refuses it the same way
+    config = with_context_paths(team_config(coder), f"Read @{tmp_path / 'hostname'}")
+    with pytest.raises(ConfigError, match=refused):
         RunFiles.prepare(config, "run1", tmp_path / "logs")
 
 
