@@ -136,7 +136,7 @@ class PathGuard:
         if root is not None and root.hidden:
             raise PathDenied(raw, "run state (workspaces, logs) is not reachable through a context path")
         if root is None:
-            beside = next((r for r in self.roots if r.file and _is_within(candidate, r.path.parent)), None)
+            beside = next((r for r in self.roots if r.file and r.path.parent in (candidate, candidate.parent)), None)
             if beside is not None:  # a sibling of a granted file, or its folder
                 raise PathDenied(raw, f"only the file {beside.path.name} in this folder is granted (a context "
                                       "path naming one file); nothing else here is reachable")
