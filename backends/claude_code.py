@@ -191,6 +191,8 @@ def confine(scope: FileScope, presenting: bool, allowed: list[str], denied: list
     denied += [f"{tool}(/{path}/**)" for path in scope.hidden for tool in ("Read", "Edit", "Write")]
     extra: list[str] = []
     for path in dict.fromkeys([*scope.read, *scope.write_presenting]):
+        if path.is_file():  # --add-dir takes folders: the file's folder would be granted (refused at start)
+            raise BackendError(f"claude_code: context path {path} is a file, and --add-dir grants folders only")
         extra += ["--add-dir", str(path)]
     return extra
 

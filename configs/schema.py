@@ -6,6 +6,7 @@ backend type has its own model so its options are checked too.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -350,11 +351,12 @@ class Budget(_Strict):
 
 
 class ContextPathConfig(_Strict):
-    """A directory of the user's the agents may read; the final presenter may write it if allowed."""
+    """A directory of the user's the agents may read, or one file (that file alone, never its folder,
+    as upstream grants it); the final presenter may write it if allowed."""
 
     path: str = Field(min_length=1)
     permission: Literal["read", "write"] = "read"
-    # Relative to ``path`` (or absolute inside it): never written, whatever the permission.
+    # Relative to ``path`` (a file's: to its folder), or absolute inside it: never written, whatever the permission.
     protected_paths: list[str] = Field(default_factory=list)
 
     @field_validator("path")
@@ -363,17 +365,31 @@ class ContextPathConfig(_Strict):
         import os
 
         expanded = os.path.expanduser(path)
-        if os.path.isfile(expanded):
-            # Granting its folder instead would show the agents every other file there (all of /etc for
-            # /etc/hostname); a grant of one file alone is not something the file tools, the sandbox and
-            # agent CLIs can all hold to, so it is refused rather than widened.
-            folder = os.path.dirname(os.path.abspath(expanded))
-            raise ValueError(f"context path {path!r} is a file; a context path is a folder, and this file's "
-                             f"folder {folder} would show the agents every file in it: put the file in a "
-                             "folder of its own and name that folder")
-        if not os.path.isdir(expanded):
-            machine_problem(info, "orchestrator.context_paths", f"context path {path!r} is not an existing directory")
+        # A file is granted alone by every surface (massgen/files: the file tools, the sandbox's bind,
+        # the change report; an agent CLI confined by folders is refused it at the start of the run).
+        if not os.path.isdir(expanded) and not os.path.isfile(expanded):
+            machine_problem(info, "orchestrator.context_paths",
+                            f"context path {path!r} is not an existing directory or file")
         return path
+
+
+# Agent CLIs whose own file tools are confined by folders only (claude_code gives context paths as
+# --add-dir, which takes folders): a context path naming a file is refused for them, not widened.
+FOLDER_ONLY_CLIS = frozenset({"claude_code"})
+
+
+def file_context_refusal(agents: Sequence[AgentConfig], paths: Sequence[str]) -> str | None:
+    """Why these agents cannot be given these context paths: a file, for an agent CLI confined by folders."""
+    import os
+
+    folder_only = next((a for a in agents if a.backend.type in FOLDER_ONLY_CLIS), None)
+    files = [(i, p) for i, p in enumerate(paths) if os.path.isfile(os.path.expanduser(p))]
+    if folder_only is None or not files:
+        return None
+    index, path = files[0]
+    return (f"orchestrator.context_paths[{index}].path: {path} is a file, and agent {folder_only.id!r} "
+            f"({folder_only.backend.type}) is given context paths as folders (--add-dir), so it would get the "
+            "file's whole folder: put the file in a folder of its own and name that folder, or leave this agent out")
 
 
 class OrchestratorConfig(_Strict):
@@ -524,6 +540,13 @@ class TeamConfig(_Strict):
         unknown = sorted(set(self.runtime.agents) - {a.id for a in self.agents})
         if unknown:
             raise ValueError(f"runtime.agents names {', '.join(unknown)}, which is not an agent id")
+        return self
+
+    @model_validator(mode="after")
+    def _files_only_for_agents_that_can_hold_them(self) -> TeamConfig:
+        refused = file_context_refusal(self.agents, [c.path for c in self.orchestrator.context_paths])
+        if refused is not None:
+            raise ValueError(refused)
         return self
 
     def redacted(self) -> dict[str, Any]:

@@ -9,7 +9,8 @@ tool, an agent CLI, a nested repository's hook). Tooling folders (``.git`` in an
 and at any depth, ``node_modules``, caches) are not copied: their entries are recorded by
 their ``lstat`` signature (size, mtime, ctime, inode, mode; ctime cannot be set back), so a
 change in them is listed without reading them. Only this run's own state (``.massgen``,
-workspaces, logs) is left out.
+workspaces, logs) is left out. A context path naming one file is recorded as that file alone
+(its folder is opened only to reach it; nothing beside it is read or copied).
 
 The copy is bounded (``Limits``): a context path over the limit is refused before anything
 is copied (``ContextTooLarge``), so ``context_paths: [{path: /, permission: write}]`` costs
@@ -23,13 +24,14 @@ import hashlib
 import json
 import os
 import stat
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO
 
 from massgen.files.snapshots import fd_digest
-from massgen.files.tree import DIR_FLAGS, Entry, is_git_name, shown, walk
+from massgen.files.tree import DIR_FLAGS, Entry, is_git_name, kind_of, shown, walk
 
 TOOLING_DIRS = frozenset({"__pycache__", "node_modules", ".venv"})
 MANIFEST = "manifest.json"
@@ -104,13 +106,44 @@ def _measure(context: Path, skip: _Skip, limits: Limits) -> None:
         os.close(top)
 
 
+def _one_file(context: Path, mirror: int | None) -> Iterator[Entry]:
+    """The entry of a context path that names one file (none if it is gone), walked from its folder."""
+    folder = os.open(context.parent, DIR_FLAGS)
+    try:
+        try:
+            info = os.stat(context.name, dir_fd=folder, follow_symlinks=False)
+        except FileNotFoundError:
+            return
+        yield Entry((context.name,), kind_of(info), info, folder, mirror)
+    finally:
+        os.close(folder)
+
+
 def manifest(context: Path, skipped: tuple[tuple[str, ...], ...] = (), copy_to: Path | None = None,
-             limits: Limits | None = None) -> dict[str, Item]:
-    """Every entry below ``context`` keyed by its ``/``-joined names; regular files copied to ``copy_to``."""
+             limits: Limits | None = None, *, one_file: bool = False) -> dict[str, Item]:
+    """Every entry below ``context`` keyed by its ``/``-joined names; regular files copied to ``copy_to``.
+
+    ``one_file``: ``context`` names a file, recorded alone under its name."""
     skip = _Skip(skipped)
+    if one_file:
+        found: dict[str, Item] = {}
+        if copy_to is not None:
+            copy_to.mkdir(parents=True)
+        mirror = None if copy_to is None else os.open(copy_to, DIR_FLAGS)
+        try:
+            for entry in _one_file(context, mirror):
+                if limits is not None and entry.info.st_size > limits.max_bytes:
+                    raise ContextTooLarge(context, f"is larger than {limits.max_bytes >> 20} MiB")
+                found[entry.name] = _file(entry) if entry.kind == "file" else (
+                    Item("link", os.readlink(entry.name, dir_fd=entry.dir_fd)) if entry.kind == "link"
+                    else Item("other", _signature(entry.info)))
+        finally:
+            if mirror is not None:
+                os.close(mirror)
+        return found
     if limits is not None:
         _measure(context, skip, limits)
-    found: dict[str, Item] = {}
+    found = {}
     copied_bytes = 0
     top = os.open(context, DIR_FLAGS)
     mirror = None
@@ -171,12 +204,15 @@ def _copy_hashing(source: IO[bytes], target: IO[bytes]) -> str:
 
 
 def baseline(context: Path, destination: Path, skipped: tuple[tuple[str, ...], ...] = (),
-             limits: Limits | None = None) -> None:
-    """Record ``context`` as it is now under ``destination`` (made private: it may hold secrets)."""
+             limits: Limits | None = None, *, one_file: bool = False) -> None:
+    """Record ``context`` as it is now under ``destination`` (made private: it may hold secrets).
+
+    ``one_file``: ``context`` names a file, which alone is recorded and copied."""
     destination.mkdir(parents=True, mode=0o700)
     os.chmod(destination, 0o700)
-    found = manifest(context, skipped, destination / _FILES, limits or Limits())
-    body = {"skipped": [list(p) for p in skipped], "entries": {k: asdict(v) for k, v in found.items()}}
+    found = manifest(context, skipped, destination / _FILES, limits or Limits(), one_file=one_file)
+    body = {"skipped": [list(p) for p in skipped], "one_file": one_file,
+            "entries": {k: asdict(v) for k, v in found.items()}}
     # ensure_ascii: a name that is not UTF-8 round-trips as its surrogate escapes
     (destination / MANIFEST).write_text(json.dumps(body, ensure_ascii=True), encoding="ascii")
 
@@ -186,7 +222,9 @@ def compare(context: Path, before: Path) -> tuple[list[Change], str]:
     recorded = json.loads((before / MANIFEST).read_text(encoding="ascii"))
     old = {k: Item(**v) for k, v in recorded["entries"].items()}
     skipped = tuple(tuple(p) for p in recorded["skipped"])
-    new = manifest(context, skipped)
+    one_file = bool(recorded.get("one_file"))
+    new = manifest(context, skipped, one_file=one_file)
+    top = context.parent if one_file else context  # where the recorded names start
     changes: list[Change] = []
     diff: list[str] = []
     for key in sorted(set(old) | set(new)):
@@ -196,10 +234,10 @@ def compare(context: Path, before: Path) -> tuple[list[Change], str]:
             continue
         kind = "added" if was is None else "deleted" if now is None else "modified"
         parts = tuple(key.split("/"))
-        changes.append(Change(shown(str(context), *parts), kind))
+        changes.append(Change(shown(str(top), *parts), kind))
         name = shown(*parts)
         a = _lines(was, before / _FILES, parts)
-        b = _lines(now, context, parts)
+        b = _lines(now, top, parts)
         if not a and not b:  # an empty file added or deleted still shows in the diff
             a, b = (["(empty file)\n"], []) if kind == "deleted" else ([], ["(empty file)\n"])
         if was is not None and now is not None and was.executable != now.executable:

@@ -147,7 +147,7 @@ class FileOps:
         data = _text(args, "content").encode("utf-8")
         if len(data) > MAX_FILE_BYTES:
             raise ToolArgumentError(f"'content' is larger than {MAX_FILE_BYTES >> 20} MiB")
-        checked = guard.check(_text(args, "path"), "write", may_be_root=False)
+        checked = guard.check(_text(args, "path"), "write", may_be_root="file")
         fd = guard.open_file(checked, write=True, create=True)
         try:
             _write_all(fd, data)
@@ -159,7 +159,7 @@ class FileOps:
         old, new = _text(args, "old"), _text(args, "new")
         if not old:
             raise ToolArgumentError("'old' must not be empty")
-        checked = guard.check(_text(args, "path"), "write", may_be_root=False)
+        checked = guard.check(_text(args, "path"), "write", may_be_root="file")
         fd = guard.open_file(checked, write=True)
         try:
             try:

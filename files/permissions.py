@@ -12,6 +12,10 @@ walks from the root's directory descriptor one component at a time with ``O_NOFO
 (``openat`` style) and checks the opened file again with ``fstat``: a symlink or hard link
 swapped in after the check fails the open instead of escaping. Nothing is truncated before that second check.
 
+A context path may name one file (``Root.file``): that root holds the file alone, never its
+folder, so a sibling, the folder's listing or a new file beside it are outside every root. It
+is opened through its folder's descriptor with ``O_NOFOLLOW`` and re-checked like any other.
+
 A refusal is a ``PathDenied`` whose message is written for the model.
 """
 
@@ -48,7 +52,8 @@ def _as_text(value: str) -> str:
 
 @dataclass(frozen=True)
 class Root:
-    """A directory tree an agent may use: its workspace, a snapshot, or a context path."""
+    """A directory tree an agent may use (its workspace, a snapshot, a context path), or one file
+    (``file``: a context path naming a file, which grants that file and nothing beside it)."""
 
     name: str
     path: Path
@@ -58,14 +63,17 @@ class Root:
     alias: str | None = None
     # Run state inside a context path (workspaces, logs): neither read nor written through it.
     hidden: bool = False
+    file: bool = False
 
     @staticmethod
     def make(name: str, path: str | Path, writable: bool = False, protected: tuple[str | Path, ...] = (),
-             alias: str | None = None, hidden: bool = False) -> Root:
+             alias: str | None = None, hidden: bool = False, file: bool = False) -> Root:
         real = Path(os.path.realpath(path))
-        # realpath: a protected path named through a symlinked prefix still matches what is checked
-        guarded = tuple(Path(os.path.realpath(real / p)) for p in protected)
-        return Root(name, real, writable, guarded, alias, hidden)
+        # realpath: a protected path named through a symlinked prefix still matches what is checked;
+        # a file's protected paths are named from its folder, as upstream names them
+        base = real.parent if file else real
+        guarded = tuple(Path(os.path.realpath(base / p)) for p in protected)
+        return Root(name, real, writable, guarded, alias, hidden, file)
 
 
 @dataclass(frozen=True)
@@ -102,7 +110,9 @@ class PathGuard:
 
     # -- the decision ------------------------------------------------------------------------
 
-    def check(self, raw: str, access: Access, *, may_be_root: bool = True) -> Checked:
+    def check(self, raw: str, access: Access, *, may_be_root: bool | Literal["file"] = True) -> Checked:
+        """``may_be_root``: whether the path may name a root itself; ``"file"``: only a root that is one
+        file (what write_file and edit_file change), never a root folder."""
         if not isinstance(raw, str) or not raw.strip():
             raise PathDenied(str(raw), "a path is required")
         if "\x00" in raw:
@@ -126,11 +136,15 @@ class PathGuard:
         if root is not None and root.hidden:
             raise PathDenied(raw, "run state (workspaces, logs) is not reachable through a context path")
         if root is None:
+            beside = next((r for r in self.roots if r.file and r.path.parent in (candidate, candidate.parent)), None)
+            if beside is not None:  # a sibling of a granted file, or its folder
+                raise PathDenied(raw, f"only the file {beside.path.name} in this folder is granted (a context "
+                                      "path naming one file); nothing else here is reachable")
             where = "outside the workspace" if not os.path.isabs(text) else "not inside the workspace or a context path"
             raise PathDenied(raw, f"{where}; use a path relative to the workspace")
         parts = candidate.parts[len(root.path.parts):]
-        if not parts and not may_be_root:
-            raise PathDenied(raw, "this operation cannot apply to a root directory itself")
+        if not parts and (may_be_root is False or (may_be_root == "file" and not root.file)):
+            raise PathDenied(raw, _root_itself(root))
         self._walk_lstat(raw, root, parts)
         if access == "write":
             if not root.writable:
@@ -141,12 +155,16 @@ class PathGuard:
         return Checked(raw, root, parts, access)
 
     def _root_of(self, candidate: Path) -> Root | None:
-        """The innermost root holding ``candidate`` (a snapshot inside the log dir, say)."""
-        holders = [r for r in self.all_roots() if _is_within(candidate, r.path)]
+        """The innermost root holding ``candidate`` (a snapshot inside the log dir, say); a file root
+        holds only its own path."""
+        holders = [r for r in self.all_roots() if (candidate == r.path if r.file else _is_within(candidate, r.path))]
         return max(holders, key=lambda r: len(r.path.parts), default=None)
 
     @staticmethod
     def _walk_lstat(raw: str, root: Root, parts: tuple[str, ...]) -> None:
+        if root.file:
+            _lstat_granted_file(raw, root.path)
+            return
         path = root.path
         for index, part in enumerate(parts):
             path = path / part
@@ -168,6 +186,9 @@ class PathGuard:
 
     def open_dir(self, checked: Checked, parts: tuple[str, ...] | None = None, create: bool = False) -> int:
         """A descriptor of a directory below the root, walked component by component."""
+        if checked.root.file:
+            raise PathDenied(checked.raw, "this context path is one file, not a folder: read it with read_file; "
+                                          "nothing else in its folder is granted")
         fd = os.open(checked.root.path, _DIR_FLAGS)
         try:
             for part in checked.parts if parts is None else parts:
@@ -181,8 +202,13 @@ class PathGuard:
 
     def open_parent(self, checked: Checked, create: bool = False) -> tuple[int, str]:
         """The parent directory's descriptor and the final name, for unlink/rename/mkdir."""
+        if checked.root.file:  # the granted file itself, through its folder (which is not granted)
+            try:
+                return os.open(checked.root.path.parent, _DIR_FLAGS), checked.root.path.name
+            except OSError as exc:
+                raise _denied_or_raise(checked, exc) from None
         if not checked.parts:
-            raise PathDenied(checked.raw, "this operation cannot apply to a root directory itself")
+            raise PathDenied(checked.raw, _root_itself(checked.root))
         return self.open_dir(checked, checked.parts[:-1], create), checked.parts[-1]
 
     def open_file(self, checked: Checked, write: bool = False, create: bool = False) -> int:
@@ -217,7 +243,8 @@ def protection(root: Root, parts: tuple[str, ...]) -> str | None:
     treats as ``.git``) is repository metadata: a hook or ``core.fsmonitor`` written there runs
     the next time the user runs git. Protected paths compare case-folded.
     """
-    if any(is_git_name(part) for part in parts):
+    # A file root's own path is what is written: a granted file inside a .git folder is metadata too.
+    if any(is_git_name(part) for part in (root.path.parts if root.file else parts)):
         return "protected path: .git (repository metadata) may never be changed"
     folded = _folded(root.path.joinpath(*parts))
     for protected in root.protected:
@@ -244,6 +271,30 @@ def _denied_or_raise(checked: Checked, exc: OSError) -> Exception:
     if exc.errno == errno.ENOTDIR:
         return PathDenied(checked.raw, "a component of the path is not a directory (or is a symbolic link)")
     return exc
+
+
+def _lstat_granted_file(raw: str, path: Path) -> None:
+    """A granted file as it is now: a regular file with one link, or not there yet (the presenter may
+    write it again); a link or folder swapped in is refused (``open_file`` decides again)."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise PathDenied(raw, exc.strerror or "cannot be read") from None
+    if stat.S_ISLNK(info.st_mode):
+        raise PathDenied(raw, "symbolic links are not followed")
+    if not stat.S_ISREG(info.st_mode):
+        raise PathDenied(raw, "this context path was granted as one file and is no longer a regular file")
+    if info.st_nlink > 1:
+        raise PathDenied(raw, "the file has other hard links, which may be outside the tree")
+
+
+def _root_itself(root: Root) -> str:
+    if root.file:
+        return "this context path is one file: it may be read and (by the presenter, with permission: write) " \
+               "rewritten, never deleted or moved"
+    return "this operation cannot apply to a root directory itself"
 
 
 def _read_only_reason(root: Root) -> str:

@@ -48,20 +48,27 @@ def workspace_base() -> Path:
 
 @dataclass(frozen=True)
 class ContextPath:
+    """A folder of the user's, or one file (``is_file``: that file is granted, never its folder)."""
+
     path: Path
     writable: bool
     protected: tuple[str, ...] = ()
+    is_file: bool = False
+
+    @staticmethod
+    def of(path: Path, writable: bool, protected: tuple[str, ...] = ()) -> ContextPath:
+        """What ``path`` names now (resolved): a file is granted alone, a folder with all it holds."""
+        resolved = path.resolve()
+        return ContextPath(resolved, writable, protected, resolved.is_file())
 
 
 def question_context_paths(question: str) -> list[ContextPath]:
-    """The ``@path`` / ``@path:w`` mentions of existing directories or files' directories."""
+    """The ``@path`` / ``@path:w`` mentions of existing folders and files (a file alone, not its folder)."""
     found: list[ContextPath] = []
     for match in _QUESTION_PATH.finditer(question):
         path = Path(os.path.expanduser(match.group(1))).resolve()
-        if path.is_file():
-            path = path.parent
-        if path.is_dir():
-            found.append(ContextPath(path, bool(match.group(2))))
+        if path.is_dir() or path.is_file():
+            found.append(ContextPath.of(path, bool(match.group(2))))
     return found
 
 
@@ -102,8 +109,8 @@ class RunFiles:
     def prepare(cls, config: TeamConfig, run_id: str, log_dir: Path) -> RunFiles | None:
         """The run's file state, or None when no agent works with files."""
         rules = config.orchestrator
-        contexts = [ContextPath(Path(os.path.expanduser(c.path)).resolve(), c.permission == "write",
-                                tuple(c.protected_paths)) for c in rules.context_paths]
+        contexts = [ContextPath.of(Path(os.path.expanduser(c.path)), c.permission == "write", tuple(c.protected_paths))
+                    for c in rules.context_paths]
         everyone = rules.workspaces or bool(contexts) or rules.command_execution != "off"
         agents = {a.id for a in config.agents if everyone or a.backend.cwd}
         if not agents:
@@ -111,6 +118,7 @@ class RunFiles:
         files = cls(run_id, Path(log_dir).resolve(), contexts, rules.command_execution,
                     rules.command_timeout_seconds, agents, (workspace_base() / run_id).resolve())
         files.cli_agents = {a.id for a in config.agents if native_file_tools(a.backend.type)}
+        _refuse_files_for_folder_only_clis(config, contexts)
         files.snapshot_limits = snapshots.Limits(max_bytes=int(rules.snapshot_limit_mb * (1 << 20)),
                                                  max_files=rules.snapshot_max_files)
         for agent in agents:
@@ -124,7 +132,8 @@ class RunFiles:
                 continue
             destination = files.log_dir / "context_baseline" / str(len(files.baselines))
             try:
-                changes.baseline(context.path, destination, files.own_state(context.path), limits)
+                changes.baseline(context.path, destination, files.own_state(context.path), limits,
+                                 one_file=context.is_file)
             except changes.ContextTooLarge as exc:
                 from massgen.configs import ConfigError
 
@@ -149,7 +158,7 @@ class RunFiles:
 
     def hidden(self) -> tuple[Path, ...]:
         """Run state that no agent may read through a context path that happens to contain it."""
-        return (self.base, self.log_dir, *(c.path / ".massgen" for c in self.contexts))
+        return (self.base, self.log_dir, *(c.path / ".massgen" for c in self.contexts if not c.is_file))
 
     def own_state(self, context: Path) -> tuple[tuple[str, ...], ...]:
         """This run's state below ``context``, as names below it: left out of its change report."""
@@ -188,7 +197,8 @@ class RunFiles:
                  + ("" if cli else " (file tool paths are relative to it)") + "; only you write there."]
         for context in self.contexts:
             rule = "read-only; the final presenter writes it" if context.writable else "read-only"
-            lines.append(f"Context path {context.path}: {rule}.")
+            alone = " (this file alone: nothing else in its folder is granted)" if context.is_file else ""
+            lines.append(f"Context path {context.path}{alone}: {rule}.")
         where = f"{self.snapshots_dir}/<label>/" if cli else "<label>/ (e.g. agent2.1/)"
         lines.append(f"Other agents' files, as of each answer, are read-only under {where}.")
         if self.command_mode != "off" and not cli:
@@ -277,6 +287,16 @@ class RunFiles:
         return AgentFiles(self, agent_id, emit, allowed, excluded)
 
 
+def _refuse_files_for_folder_only_clis(config: TeamConfig, contexts: list[ContextPath]) -> None:
+    """Checked again here: ``with_context_paths`` adds ``@file`` mentions after the config was validated."""
+    from massgen.configs import ConfigError
+    from massgen.configs.schema import file_context_refusal
+
+    refused = file_context_refusal(config.agents, [str(c.path) for c in contexts])
+    if refused is not None:
+        raise ConfigError(refused)
+
+
 def _ignore_run_state(path: Path) -> None:
     """A ``.massgen`` folder inside a checkout ignores itself, so the user's ``git status`` stays clean."""
     state = next((p for p in (path, *path.parents) if p.name == ".massgen"), None)
@@ -320,7 +340,7 @@ class AgentFiles:
         except for the presenter where the context path allows writing; run state hidden."""
         presenting = self.phase == "present"
         roots = [Root.make(f"context:{c.path}", c.path, writable=presenting and c.writable,
-                           protected=(*c.protected, ".git")) for c in self.run.contexts]
+                           protected=(*c.protected, ".git"), file=c.is_file) for c in self.run.contexts]
         roots += [Root.make("hidden", p, hidden=True) for p in self.run.hidden()]
         if self.run.snapshots_dir.is_dir():
             roots += [Root.make("snapshot", entry.path, alias=entry.name)
@@ -367,7 +387,7 @@ class AgentFiles:
             return "run_command: 'command' must be a non-empty string", True
         if "\x00" in command:
             return "run_command: 'command' may not contain NUL characters", True
-        read_only = [c.path for c in self.run.contexts]
+        read_only = [c.path for c in self.run.contexts]  # a file context: that file alone is bound
         if self.run.snapshots_dir.is_dir():
             read_only.append(self.run.snapshots_dir)
         # Only folders that exist are covered: a mount point cannot be made inside a read-only bind.

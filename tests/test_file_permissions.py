@@ -164,3 +164,23 @@ def test_a_protected_path_named_through_a_symlink_still_protects(tree: dict[str,
                                  protected=(str(tmp_path / "alias" / "src"),))])
     with pytest.raises(PathDenied, match="protected"):
         rules.check(str(tree["ctx"] / "src" / "app.py"), "write")
+
+
+def test_a_file_root_grants_that_file_and_a_symlink_swapped_in_for_it_fails_at_open_time(
+        tree: dict[str, Path]) -> None:
+    # A context path naming one file (issue 37): the file alone, opened with O_NOFOLLOW through its folder.
+    granted = tree["ctx"] / "src" / "app.py"
+    rules = PathGuard(Root.make("workspace", tree["ws"], writable=True),
+                      [Root.make("context:app", granted, writable=True, file=True)])
+    files = FileOps(lambda: rules)
+    assert files.run("read_file", {"path": str(granted)}) == "print('hi')\n"
+    assert files.run("write_file", {"path": str(granted), "content": "print('bye')\n"}).startswith("Wrote 13 bytes")
+    for path in (tree["ctx"] / "src", tree["ctx"] / "src" / "other.py", granted / "below"):
+        with pytest.raises(PathDenied):
+            rules.check(str(path), "read")
+    checked = rules.check(str(granted), "write", may_be_root="file")  # a regular file when checked
+    granted.unlink()
+    granted.symlink_to(tree["out"] / "target.txt")  # the race an attacker wins
+    with pytest.raises(PathDenied, match="symbolic link"):
+        rules.open_file(checked, write=True)
+    assert (tree["out"] / "target.txt").read_text() == "do not touch\n"

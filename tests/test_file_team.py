@@ -232,14 +232,70 @@ def test_a_missing_context_path_is_a_config_error_naming_context_paths(tmp_path:
         validate_data(data, "team.yaml")
 
 
-def test_a_context_path_naming_a_file_is_refused_naming_the_field_not_widened_to_its_folder(tmp_path: Path) -> None:
-    # Issue 37: `context_paths: [{path: /etc/hostname}]` granted all of /etc, with only a warning.
+def test_a_context_path_naming_a_file_grants_that_file_alone_never_its_folder(tmp_path: Path) -> None:
+    # Issue 37: `context_paths: [{path: /etc/hostname}]` granted all of /etc; then it was refused, which
+    # failed upstream's examples that name one file (issue 38). Upstream grants that file alone: read by
+    # everyone, rewritten by the presenter with permission: write; nothing else in its folder.
+    folder = tmp_path / "etc"
+    folder.mkdir()
+    granted, sibling = folder / "hostname", folder / "shadow"
+    granted.write_text("box\n")
+    sibling.write_text("secret\n")
+    a = scripted(
+        "a",
+        [step(tool="read_file", args={"path": str(granted)})],
+        [step(tool="read_file", args={"path": str(sibling)}),
+         step(tool="list_directory", args={"path": str(folder)}),
+         step(tool="list_directory", args={"path": str(granted)}),
+         step(tool="search_files", args={"pattern": "*", "path": str(folder)}),
+         step(tool="write_file", args={"path": str(granted), "content": "too early"})],
+        [step(new_answer="Call the host {last_tool_result}")],
+        present_script=[
+            [step(tool="edit_file", args={"path": str(granted), "old": "box", "new": "host"}),
+             step(tool="write_file", args={"path": str(sibling), "content": "leaked"}),
+             step(tool="write_file", args={"path": str(folder / "new.txt"), "content": "planted"}),
+             step(tool="delete_file", args={"path": str(granted)})],
+            [step(text="Renamed the host.")],
+        ],
+    )
+    b = scripted("b", [step(new_answer="Keep it.")], [step(vote="agent1", reason="good")])
+    context = {"path": str(granted), "permission": "write"}
+    result = run_team(team_config(a, b, orchestrator={"context_paths": [context]}), tmp_path)
+    assert result.status == "completed", result.reason
+
+    trace = records(result)
+    assert_trace_invariants(trace)
+    calls = [(c["payload"]["name"], c["payload"]["content"], c["payload"]["is_error"])
+             for c in of_type(trace, "ToolCallResult") if c["sender"].startswith("a#")]
+    assert calls[0] == ("read_file", "box\n", False)
+    refused = calls[1:6] + calls[7:]
+    assert all(error and "Permission denied" in text for _, text, error in refused), "\n".join(map(str, calls))
+    assert "secret" not in str(calls) and "shadow" not in str(calls[2:5])  # the sibling is neither read nor named
+    assert "only the file hostname in this folder is granted" in calls[1][1]
+    assert "only the final presenter may write" in calls[5][1]
+    assert "never deleted or moved" in calls[-1][1]
+    assert calls[6] == ("edit_file", f"Edited {granted}", False)
+
+    assert granted.read_text() == "host\n" and sibling.read_text() == "secret\n"
+    assert sorted(p.name for p in folder.iterdir()) == ["hostname", "shadow"]
+    [changed] = of_type(trace, "ContextChanged")
+    assert [(f["path"], f["change"]) for f in changed["payload"]["files"]] == [(str(granted), "modified")]
+    assert "-box\n+host" in (result.log_dir / "context_changes.diff").read_text()
+
+
+def test_an_agent_cli_confined_by_folders_is_refused_a_file_context_path_naming_the_field(tmp_path: Path) -> None:
+    # claude_code is given context paths as --add-dir, which takes folders: it would get the whole folder.
     (tmp_path / "hostname").write_text("box\n")
-    (tmp_path / "shadow").write_text("secret\n")
-    data = {"agents": [scripted("a")], "orchestrator": {"context_paths": [{"path": str(tmp_path / "hostname")}]}}
-    with pytest.raises(ConfigError, match=r"orchestrator\.context_paths\[0\]\.path: .*hostname' is a file; a "
-                                          r"context path is a folder, and this file's folder .* would show the agents"):
+    coder = {"id": "coder", "backend": {"type": "claude_code", "cli_path": "/bin/true"}}
+    refused = (r"orchestrator\.context_paths\[0\]\.path: .*hostname is a file, and agent 'coder' \(claude_code\) is "
+               r"given context paths as folders \(--add-dir\), so it would get the file's whole folder")
+    data = {"agents": [coder], "orchestrator": {"context_paths": [{"path": str(tmp_path / "hostname")}]}}
+    with pytest.raises(ConfigError, match=refused):
         validate_data(data, "team.yaml")
+    # an @file mention joins after validation: the run's start refuses it the same way
+    config = with_context_paths(team_config(coder), f"Read @{tmp_path / 'hostname'}")
+    with pytest.raises(ConfigError, match=refused):
+        RunFiles.prepare(config, "run1", tmp_path / "logs")
 
 
 def test_an_agent_id_of_300_characters_gets_a_workspace_and_its_run_completes(tmp_path: Path) -> None:
@@ -285,8 +341,10 @@ def test_question_mentions_and_cwd_context_add_context_paths(
     config = with_context_paths(team_config(scripted("a")), question, cwd_context="ro")
     files = RunFiles.prepare(config, "run2", tmp_path / "logs")
     assert files is not None
-    assert [(c.path, c.writable) for c in files.contexts] == [(checkout, False), (checkout, True), (tmp_path, False)]
-    assert list(files.baselines) == [checkout]  # the writable one has a baseline to diff against
+    # @file names that file alone, as upstream's prompt parser keeps it (not its folder: issue 37)
+    assert [(c.path, c.writable, c.is_file) for c in files.contexts] == [
+        (checkout, False, False), (checkout / "calc.py", True, True), (tmp_path, False, False)]
+    assert list(files.baselines) == [checkout / "calc.py"]  # the writable one has a baseline to diff against
 
 
 def test_the_massgen_command_edits_the_checkout_it_runs_in_with_cwd_context_rw(tmp_path: Path, checkout: Path) -> None:

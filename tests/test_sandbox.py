@@ -150,6 +150,28 @@ def test_an_agent_runs_a_command_through_its_tools_in_a_team_run(tmp_path: Path)
     assert [c["name"] for c in calls] == ["run_command"] and not calls[0]["is_error"]
 
 
+def test_a_context_path_naming_a_file_binds_that_file_alone_into_the_sandbox(tmp_path: Path) -> None:
+    # Issue 37/38: a context path naming a file grants that file, never its folder: run_command sees
+    # the file (read-only) and nothing beside it.
+    folder = tmp_path / "etc"
+    folder.mkdir(mode=0o755)
+    (folder / "hostname").write_text("box\n")
+    (folder / "hostname").chmod(0o644)
+    (folder / "shadow").write_text("secret\n")
+    (folder / "shadow").chmod(0o644)
+    tmp_path.chmod(0o755)  # run as root, bubblewrap enters it before dropping to nobody
+    script = f"cat {folder}/hostname; ls -a {folder}; cat {folder}/shadow; echo x > {folder}/hostname"
+    a = scripted("a", [step(tool="run_command", args={"command": script})], [step(new_answer="{last_tool_result}")])
+    config = team_config(a, orchestrator={"command_execution": "sandbox", "command_timeout_seconds": 20,
+                                          "context_paths": [{"path": str(folder / "hostname")}]})
+    result = run_team(config, tmp_path)
+    assert result.status == "completed", result.reason
+    output = result.final_answer or ""
+    assert output.startswith("[exit code 2]\nbox\n.\n..\nhostname\n"), output  # the folder holds the file alone
+    assert "secret" not in output and "shadow: No such file or directory" in output
+    assert "Read-only file system" in output and (folder / "hostname").read_text() == "box\n"
+
+
 def test_a_command_running_longer_than_the_idle_deadline_is_not_cut_as_idle(tmp_path: Path) -> None:
     # Issue 37: a 150 s run scaled the idle deadline down to 15 s, and `sleep 20; echo done` under
     # `command_timeout_seconds: 60` was cut three times, ran four times, and the run exited 2.

@@ -32,23 +32,23 @@ CACHE = Path(__file__).parent / ".upstream"
 WHEEL = CACHE / f"massgen-{VERSION}-py3-none-any.whl"
 EXAMPLES = 276
 
-FILE_CONTEXT = "is a file; a context path is a folder"
-# The upstream examples refused here, and the words each refusal must carry.
+# The upstream examples refused here, and the words each refusal must carry. A context path naming a file
+# (6 examples) is granted as upstream grants it, that file alone (issue 37), so those load.
 REFUSED = {
     "ag2/ag2_groupchat.yaml": "group chat",
     "ag2/ag2_groupchat_gpt.yaml": "group chat",
     "basic/single/copilot.yaml": "GitHub Copilot SDK",
     "basic/single/copilot_docker.yaml": "GitHub Copilot SDK",
     "rate_limits/rate_limits.yaml": "agents: required key is missing",  # a rate-limit table, not a team
-    # A context path naming a file: upstream grants that file alone; granting its folder showed the agents
-    # every other file there, so it is refused until every surface can hold a one-file grant (issue 37).
-    "tools/custom_tools/multimodal_tools/understand_audio.yaml": FILE_CONTEXT,
-    "tools/custom_tools/multimodal_tools/understand_file.yaml": FILE_CONTEXT,
-    "tools/custom_tools/multimodal_tools/understand_image.yaml": FILE_CONTEXT,
-    "tools/custom_tools/multimodal_tools/understand_video.yaml": FILE_CONTEXT,
-    "tools/custom_tools/terminal_evaluation.yaml": FILE_CONTEXT,
-    "tools/filesystem/gemini_gpt5nano_file_context_path.yaml": FILE_CONTEXT,
 }
+FILE_CONTEXT_EXAMPLES = (
+    "tools/custom_tools/multimodal_tools/understand_audio.yaml",
+    "tools/custom_tools/multimodal_tools/understand_file.yaml",
+    "tools/custom_tools/multimodal_tools/understand_image.yaml",
+    "tools/custom_tools/multimodal_tools/understand_video.yaml",
+    "tools/custom_tools/terminal_evaluation.yaml",
+    "tools/filesystem/gemini_gpt5nano_file_context_path.yaml",
+)
 
 
 def _fetch_wheel() -> Path:
@@ -142,7 +142,11 @@ def test_every_upstream_example_loads_or_is_refused_with_its_reason(
     assert sorted(refused) == sorted(REFUSED), "\n".join(f"{k}: {v}" for k, v in refused.items())
     for name, words in REFUSED.items():
         assert words in refused[name], refused[name]
-    assert len(files) - len(refused) == EXAMPLES - len(REFUSED)  # 265 of 276
+    assert len(files) - len(refused) == EXAMPLES - len(REFUSED)  # 271 of 276
+    for name in FILE_CONTEXT_EXAMPLES:  # each names a file that exists: granted, not refused
+        data, loaded = _load(upstream / name, tmp_path)
+        named = [tmp_path / c["path"] for c in data["orchestrator"]["context_paths"]]
+        assert isinstance(loaded, TeamConfig) and any(p.is_file() for p in named), name
 
 
 ROUND_TIMEOUT_KEYS = ("initial_round_timeout_seconds", "subsequent_round_timeout_seconds",
