@@ -77,7 +77,7 @@ from massgen.messages.supervision import (
     SetRunTimeout,
     Tick,
 )
-from massgen.messages.trace import RecordSubset, TraceRecord
+from massgen.messages.trace import RecordSubset, TraceRecord, message_class
 
 __all__ = [
     "MESSAGE_TYPES",
@@ -163,5 +163,6 @@ __all__ = [
     "Usage",
     "VoteEntry",
     "VoteProposed",
+    "message_class",
     "new_msg_id",
 ]
