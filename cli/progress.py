@@ -143,7 +143,7 @@ class ProgressDisplay:
             if self.live and (line is not None or now - self._last_draw >= _REDRAW_EVERY_S):
                 self._last_draw = now
                 self._draw(projection)
-            if record.type == messages.RunFinished.__name__:
+            if messages.message_class(record) is messages.RunFinished:
                 self._finished.set()
                 self._clear()
             self.stream.flush()

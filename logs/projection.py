@@ -102,6 +102,9 @@ TimelineMessage: TypeAlias = (
     | AgentExcluded | AgentRejoined
 )
 _TIMELINE = RecordSubset[TimelineMessage](TimelineMessage)
+# The timeline entries shortened or shared from their message rather than copied from the payload.
+_Shortened: TypeAlias = InvalidateVotes | RunResumed | TurnStarted
+_SHORTENED = RecordSubset[_Shortened](_Shortened)
 
 
 class LogProjection:
@@ -141,10 +144,6 @@ class LogProjection:
         self.last_ts = ts
         if record in _TIMELINE and record.kind in ("tell", "event"):  # listed from the payload: nothing parsed
             self.events.append(self._event(record))
-            if record.type == "TurnStarted":  # the message's labels are the answers' own strings: shared
-                turn = record.message()
-                assert isinstance(turn, TurnStarted)
-                self.events[-1]["view_labels"] = turn.view_labels
         if record.kind not in ("tell", "event", "reply"):
             return
         folded = _PROJECTED.message(record)
@@ -152,14 +151,24 @@ class LogProjection:
             self._fold(record, folded)
 
     def _event(self, record: TraceRecord) -> dict[str, Any]:
+        """The timeline entry of a record: its payload but the bulky fields. The three types it shortens
+        are folded too (``ProjectedMessage``), so reading their message here parses nothing extra."""
         p = record.payload
         detail = {k: v for k, v in p.items() if k not in ("task", "history", "view", "config", "content")}
         if "content" in p:
             detail["chars"] = len(str(p["content"]))
-        if record.type == "InvalidateVotes":  # every answer so far, each time: a count, or the file grows as N^2
-            detail["answers"] = len(p["answers"])
-        if record.type == "RunResumed":  # each agent's carried calls are in the trace, not the timeline
-            detail["agents"] = [a["agent"] for a in p["agents"]]
+        message = _SHORTENED.message(record)
+        match message:
+            case None:
+                pass
+            case InvalidateVotes():  # every answer so far, each time: a count, or the file grows as N^2
+                detail["answers"] = len(message.answers)
+            case RunResumed():  # each agent's carried calls are in the trace, not the timeline
+                detail["agents"] = [carried.agent for carried in message.agents]
+            case TurnStarted():  # the message's labels are the answers' own strings: shared
+                detail["view_labels"] = message.view_labels
+            case _ as unreachable:
+                assert_never(unreachable)
         return {
             "seq": record.seq,
             "ts": record.ts,

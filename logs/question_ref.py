@@ -22,6 +22,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from massgen.messages import RunStarted, message_class
+
 MIN_CHARS = 16 * 1024
 
 
@@ -35,7 +37,7 @@ class QuestionRef:
     @classmethod
     def of(cls, record: dict[str, Any]) -> QuestionRef | None:
         """The reference for a trace whose first record is ``record``, or None (a small question)."""
-        if record.get("type") != "RunStarted":
+        if message_class(record) is not RunStarted:
             return None
         question = record.get("payload", {}).get("question")
         if not isinstance(question, str) or len(question) < MIN_CHARS:

@@ -15,14 +15,25 @@ from typing import Any
 from massgen.logs.files import read_trace
 from massgen.logs.layout import TRACE_FILE
 from massgen.logs.projection import LogProjection
+from massgen.messages import (
+    AgentMarkedFailed,
+    AgentRestarting,
+    ChildFailed,
+    DeadLetter,
+    DeadlineExpired,
+    Message,
+    TurnFailed,
+    message_class,
+)
 
-_FAULT_TYPES = {
-    "ChildFailed": "agent_failures",
-    "AgentRestarting": "restarts",
-    "AgentMarkedFailed": "agents_out",
-    "TurnFailed": "turn_failures",
-    "DeadlineExpired": "deadlines",
-    "DeadLetter": "dead_letters",
+# The timeline's faults, by message class, and the key each is counted under.
+_FAULT_TYPES: dict[type[Message], str] = {
+    ChildFailed: "agent_failures",
+    AgentRestarting: "restarts",
+    AgentMarkedFailed: "agents_out",
+    TurnFailed: "turn_failures",
+    DeadlineExpired: "deadlines",
+    DeadLetter: "dead_letters",
 }
 
 
@@ -42,7 +53,8 @@ def summarize(log_dir: Path, projection: LogProjection | None = None) -> dict[st
     usage = projection.usage()
     faults = dict.fromkeys(_FAULT_TYPES.values(), 0)
     for event in projection.events:
-        name = _FAULT_TYPES.get(str(event["type"]))
+        kind = message_class(event)
+        name = None if kind is None else _FAULT_TYPES.get(kind)
         if name is not None:
             faults[name] += 1
     valid_votes = [v for v in projection.votes if v["valid"]]

@@ -18,6 +18,23 @@ from pathlib import Path
 from typing import Any
 
 from massgen.logs.projection import AgentView, LogProjection
+from massgen.messages import (
+    AgentMarkedFailed,
+    AgentRestarting,
+    AnswerAccepted,
+    DeadlineExpired,
+    FinalPresented,
+    Message,
+    PresentFinal,
+    RecordVote,
+    SnapshotTaken,
+    ToolCallRequested,
+    ToolCallResult,
+    TurnCorrection,
+    TurnFailed,
+    TurnStarted,
+    message_class,
+)
 from massgen.messages.trace import sender_name
 
 PREVIEW_CHARS = 200
@@ -32,9 +49,9 @@ UPSTREAM_WORDS = {"starting": "waiting", "working": "streaming", "voting": "stre
                   "failed": "error"}
 
 # How a round ended (upstream's RoundTokenUsage.outcome), by the record that ended it.
-_ROUND_ENDS = {"AnswerAccepted": "answer", "RecordVote": "vote", "FinalPresented": "presentation",
-               "AgentRestarting": "restarted", "TurnFailed": "error", "AgentMarkedFailed": "error",
-               "DeadlineExpired": "timeout"}
+_ROUND_ENDS: dict[type[Message], str] = {
+    AnswerAccepted: "answer", RecordVote: "vote", FinalPresented: "presentation", AgentRestarting: "restarted",
+    TurnFailed: "error", AgentMarkedFailed: "error", DeadlineExpired: "timeout"}
 _OUTCOMES = ("answer", "vote", "presentation", "post_evaluation", "restarted", "error", "timeout")
 
 # A correction's problem (actors/agent/workflow_checks.py) -> upstream's enforcement reason.
@@ -89,10 +106,11 @@ def tool_stats(projection: LogProjection, agent: str | None = None) -> dict[str,
     by_tool: dict[str, dict[str, Any]] = {}
     samples: dict[str, dict[str, list[float]]] = {}
     for event in projection.events:
-        if agent is not None and event["type"] in ("ToolCallRequested", "ToolCallResult") \
+        kind = message_class(event)
+        if agent is not None and kind in (ToolCallRequested, ToolCallResult) \
                 and sender_name(str(event.get("from"))) != agent:
             continue
-        if event["type"] == "ToolCallRequested":
+        if kind is ToolCallRequested:
             name = str(event.get("name"))
             size = len(json.dumps(event.get("arguments") or {}, ensure_ascii=False))
             started[str(event.get("call_id"))] = (name, float(event["ts"]), size)
@@ -103,7 +121,7 @@ def tool_stats(projection: LogProjection, agent: str | None = None) -> dict[str,
             stats["call_count"] += 1
             stats["total_input_chars"] += size
             samples.setdefault(name, {"input": [], "output": [], "time": []})["input"].append(size)
-        elif event["type"] == "ToolCallResult":
+        elif kind is ToolCallResult:
             name, at, _ = started.pop(str(event.get("call_id")), (str(event.get("name")), float(event["ts"]), 0))
             called = by_tool.get(name)
             if called is None:
@@ -147,13 +165,14 @@ def _new_round(agent: str, number: int, kind: str, ts: float) -> dict[str, Any]:
             "avg_ttft_ms": 0.0}
 
 
-_NAMED_IN = {"AnswerAccepted": "agent", "RecordVote": "voter", "AgentRestarting": "name",
-             "AgentMarkedFailed": "name", "DeadlineExpired": "name"}
+# The field that names the agent a supervisor's record is about.
+_NAMED_IN: dict[type[Message], str] = {AnswerAccepted: "agent", RecordVote: "voter", AgentRestarting: "name",
+                                       AgentMarkedFailed: "name", DeadlineExpired: "name"}
 
 
-def _event_agent(event: dict[str, Any]) -> str:
+def _event_agent(event: dict[str, Any], kind: type[Message] | None) -> str:
     """The agent a timeline event is about: named in it (a supervisor's record), else its sender."""
-    key = _NAMED_IN.get(event["type"])
+    key = None if kind is None else _NAMED_IN.get(kind)
     return str(event.get(key) or "") if key else sender_name(str(event.get("from") or ""))
 
 
@@ -170,27 +189,27 @@ class _Rounds:
         by_turn: dict[tuple[str, int], dict[str, Any]] = {}
         answered: set[str] = set()
         for event in projection.events:
-            kind, ts = event["type"], float(event["ts"])
-            if kind in ("TurnStarted", "PresentFinal"):
-                agent = str(event["agent"]) if kind == "TurnStarted" else sender_name(str(event.get("to")))
+            kind, ts = message_class(event), float(event["ts"])
+            if kind in (TurnStarted, PresentFinal):
+                agent = str(event["agent"]) if kind is TurnStarted else sender_name(str(event.get("to")))
                 if agent not in self.history:
                     continue
                 self._close(open_rounds.pop(agent, None), "restarted", ts)
-                round_type = ("presentation" if kind == "PresentFinal" else
+                round_type = ("presentation" if kind is PresentFinal else
                               "initial_answer" if agent not in answered and not event.get("vote_only") else
                               "enforcement")
                 opened = _new_round(agent, len(self.history[agent]), round_type, ts)
                 self.history[agent].append(opened)
                 open_rounds[agent] = by_turn[(agent, int(event.get("turn_id") or 0))] = opened
                 continue
-            agent = _event_agent(event)
+            agent = _event_agent(event, kind)
             if agent not in self.history:
                 continue
-            if kind == "AnswerAccepted":
+            if kind is AnswerAccepted:
                 answered.add(agent)
-            if kind == "ToolCallRequested" and agent in open_rounds:
+            if kind is ToolCallRequested and agent in open_rounds:
                 open_rounds[agent]["tool_calls_count"] += 1
-            elif kind == "TurnCorrection":
+            elif kind is TurnCorrection:
                 current = open_rounds.get(agent)
                 problem = str(event.get("problem") or "")
                 self.corrections[agent].append({
@@ -199,7 +218,8 @@ class _Rounds:
                     "reason": next((r for text, r in _ENFORCEMENT_REASONS if text in problem), "workflow_error"),
                     "tool_calls": [], "error_message": problem, "buffer_preview": "", "buffer_chars": 0,
                     "timestamp": ts})
-            elif kind in _ROUND_ENDS and (kind != "DeadlineExpired" or event.get("scope") != "run"):
+            elif kind is not None and kind in _ROUND_ENDS and (kind is not DeadlineExpired
+                                                               or event.get("scope") != "run"):
                 self._close(open_rounds.pop(agent, None), _ROUND_ENDS[kind], ts)
         for call in projection.calls:
             into = by_turn.get((call["agent"], call["turn_id"]))
@@ -299,7 +319,7 @@ def _historical_workspaces(projection: LogProjection) -> list[dict[str, Any]]:
     return [{"answerId": f"{e['agent']}-{e['ts']}", "agentId": e["agent"],
              "answerNumber": int(str(e["label"]).rsplit(".", 1)[-1]) if str(e["label"]).rsplit(".", 1)[-1].isdigit()
              else 1, "answerLabel": e["label"], "timestamp": e["ts"], "workspacePath": e["path"]}
-            for e in projection.events if e["type"] == "SnapshotTaken" and e.get("path")]
+            for e in projection.events if message_class(e) is SnapshotTaken and e.get("path")]
 
 
 def upstream_status(projection: LogProjection, agents: dict[str, dict[str, Any]]) -> dict[str, Any]:

@@ -73,12 +73,28 @@ if TYPE_CHECKING:
     from massgen.events import ExcludedEvent as ExcludedEvent
     from massgen.events import FailureEvent as FailureEvent
     from massgen.events import FinalAnswerEvent as FinalAnswerEvent
+    from massgen.events import McpEvent as McpEvent
+    from massgen.events import ModelCallEvent as ModelCallEvent
+    from massgen.events import ModelCallStartedEvent as ModelCallStartedEvent
+    from massgen.events import NoteDeliveredEvent as NoteDeliveredEvent
+    from massgen.events import NoteSentEvent as NoteSentEvent
+    from massgen.events import PresentingEvent as PresentingEvent
     from massgen.events import RejoinedEvent as RejoinedEvent
     from massgen.events import RestartEvent as RestartEvent
+    from massgen.events import RunFinishedEvent as RunFinishedEvent
+    from massgen.events import RunSettingsEvent as RunSettingsEvent
     from massgen.events import RunStartedEvent as RunStartedEvent
+    from massgen.events import SnapshotEvent as SnapshotEvent
+    from massgen.events import SteeringEvent as SteeringEvent
+    from massgen.events import TallyEvent as TallyEvent
+    from massgen.events import ToolCallFinishedEvent as ToolCallFinishedEvent
+    from massgen.events import ToolCallStartedEvent as ToolCallStartedEvent
+    from massgen.events import TurnStartedEvent as TurnStartedEvent
+    from massgen.events import ViewEvent as ViewEvent
     from massgen.events import VoteEvent as VoteEvent
     from massgen.events import VotesInvalidatedEvent as VotesInvalidatedEvent
     from massgen.events import events_from_record as events_from_record
+    from massgen.events import view_events_from_record as view_events_from_record
     from massgen.files import with_context_paths as with_context_paths
     from massgen.launch import new_team as new_team
     from massgen.launch import resolve_config as resolve_config
@@ -105,22 +121,6 @@ if TYPE_CHECKING:
     from massgen.sessions import Session as Session
     from massgen.sessions import SessionError as SessionError
     from massgen.sessions import open_or_create
-    from massgen.view_events import McpEvent as McpEvent
-    from massgen.view_events import ModelCallEvent as ModelCallEvent
-    from massgen.view_events import ModelCallStartedEvent as ModelCallStartedEvent
-    from massgen.view_events import NoteDeliveredEvent as NoteDeliveredEvent
-    from massgen.view_events import NoteSentEvent as NoteSentEvent
-    from massgen.view_events import PresentingEvent as PresentingEvent
-    from massgen.view_events import RunFinishedEvent as RunFinishedEvent
-    from massgen.view_events import RunSettingsEvent as RunSettingsEvent
-    from massgen.view_events import SnapshotEvent as SnapshotEvent
-    from massgen.view_events import SteeringEvent as SteeringEvent
-    from massgen.view_events import TallyEvent as TallyEvent
-    from massgen.view_events import ToolCallFinishedEvent as ToolCallFinishedEvent
-    from massgen.view_events import ToolCallStartedEvent as ToolCallStartedEvent
-    from massgen.view_events import TurnStartedEvent as TurnStartedEvent
-    from massgen.view_events import ViewEvent as ViewEvent
-    from massgen.view_events import view_events_from_record as view_events_from_record
 
     # the names the face gives under a name of its own
     config_environment = environment

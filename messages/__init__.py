@@ -79,7 +79,7 @@ from massgen.messages.supervision import (
     SetRunTimeout,
     Tick,
 )
-from massgen.messages.trace import RecordSubset, TraceRecord
+from massgen.messages.trace import RecordSubset, TraceRecord, message_class
 
 __all__ = [
     "MESSAGE_TYPES",
@@ -168,5 +168,6 @@ __all__ = [
     "Usage",
     "VoteEntry",
     "VoteProposed",
+    "message_class",
     "new_msg_id",
 ]

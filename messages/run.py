@@ -34,7 +34,7 @@ class RunStarted(Message):
 
 class RunOutcome(BaseModel):
     """How a run ended: the fields of ``RunFinished`` past the envelope, declared once for the message
-    and for the event a screen draws from it (``massgen.view_events.RunFinishedEvent``)."""
+    and for the event a screen draws from it (``massgen.events.RunFinishedEvent``)."""
 
     model_config = ConfigDict(frozen=True)
 

@@ -175,6 +175,14 @@ class RecordSubset(Generic[M]):
         return cast(M, message)
 
 
+def message_class(record: Mapping[str, Any]) -> type[Message] | None:
+    """The message class a written record (or a timeline entry) names by its ``type``; None for a name no
+    message has. Readers that keep the written form (a timeline, the Web UI's feed) compare classes, never
+    type names: the name is read here, in the decoder, once."""
+    name = record.get("type")
+    return MESSAGE_TYPES.get(name) if isinstance(name, str) else None
+
+
 def to_record(seq: int, kind: str, to: str, message: Message, extra: dict[str, Any] | None = None) -> dict[str, Any]:
     record: dict[str, Any] = {
         "seq": seq,

@@ -273,7 +273,7 @@ class McpSupervision:
         agent = self.live_agent(call.agent)
         if agent is None or agent.incarnation != pending.agent_incarnation:
             self.port.record(DeadLetter(
-                original_type="McpToolResult", original_sender=self.port.name,
+                original_type=McpToolResult.__name__, original_sender=self.port.name,
                 to=f"{call.agent}#{pending.agent_incarnation}", why="the calling agent incarnation is gone",
             ))
             return

@@ -29,7 +29,16 @@ from prompt_toolkit.history import History, InMemoryHistory
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
-from massgen import LogProjection, RunResult, Session, TeamConfig, TraceRecord, ViewEvent, view_events_from_record
+from massgen import (
+    LogProjection,
+    RunResult,
+    Session,
+    TeamConfig,
+    TraceRecord,
+    ViewEvent,
+    messages,
+    view_events_from_record,
+)
 from massgen.cli import exit_codes, signals
 from massgen.cli.repl.live import LiveTurn
 from massgen.cli.repl.prompt import open_history
@@ -365,7 +374,7 @@ def _replay_config(records: list[dict[str, Any]]) -> TeamConfig:
     """The recorded team (for /config on a replay); the default team when it no longer validates."""
     from massgen import ConfigError, default_team, validate_data
 
-    started = next((r for r in records if r.get("type") == "RunStarted"), None)
+    started = next((r for r in records if messages.message_class(r) is messages.RunStarted), None)
     try:
         return validate_data((started or {}).get("payload", {}).get("config"), "the trace's config")
     except ConfigError:

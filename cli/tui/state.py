@@ -1,6 +1,6 @@
 """The terminal UI's state: one reducer over the run's typed view events.
 
-``RunState.apply(event, ts)`` folds one ``ViewEvent`` (``massgen.view_events``: the
+``RunState.apply(event, ts)`` folds one ``ViewEvent`` (``massgen.events``: the
 stream events and the finer ones a screen draws), stamped with its trace record's
 time, into everything the screen shows. It reads no clock and touches no terminal, so
 a live run and a replay of its trace reach the same state, and a redraw (after a

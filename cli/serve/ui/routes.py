@@ -20,7 +20,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from massgen import TraceRecord
+from massgen import TraceRecord, messages
 from massgen.cli.serve import body_guard
 from massgen.cli.serve.auth import request_id
 from massgen.cli.serve.errors import ApiError, answered
@@ -187,7 +187,7 @@ class WebUI:
         if record_log is None:
             raise ApiError(404, f"no run {run_id!r}", code="run_not_found")
         for record in record_log.records:
-            if record["type"] == "AnswerAccepted" and record["payload"].get("label") == label:
+            if messages.message_class(record) is messages.AnswerAccepted and record["payload"].get("label") == label:
                 return JSONResponse({**record["payload"], "seq": record["seq"]}, headers=_NO_STORE)
         raise ApiError(404, f"no answer {label!r} in run {run_id!r}", code="answer_not_found")
 

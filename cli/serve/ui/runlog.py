@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, TypeGuard
 
-from massgen import ATTEMPT_GLOB, TRACE_FILE, TraceError, escape_value, read_trace
+from massgen import ATTEMPT_GLOB, TRACE_FILE, TraceError, escape_value, messages, read_trace
 
 _RUN_ID = re.compile(r"^log_[A-Za-z0-9_]+~turn_\d+~attempt_\d+$")
 _KEEP_FINISHED = 8  # finished runs' logs kept in memory for tabs that come back to them
@@ -180,7 +180,7 @@ class RunIndex:
 def summary(run_id: str, log_dir: Path, live: bool) -> dict[str, Any]:
     """What the run list shows, from the first and the last lines of the trace."""
     first, finished = _ends(log_dir / TRACE_FILE)
-    started = first is not None and first["type"] == "RunStarted"
+    started = first is not None and messages.message_class(first) is messages.RunStarted
     payload = first["payload"] if first is not None and started else {}
     end = finished["payload"] if finished is not None else {}
     agents = payload.get("agents")
@@ -199,6 +199,10 @@ def summary(run_id: str, log_dir: Path, live: bool) -> dict[str, Any]:
     }
 
 
+# The JSON text a RunFinished record's line holds: lines without it are not parsed.
+_FINISHED_TAG = json.dumps(messages.RunFinished.__name__).encode()
+
+
 def _ends(trace: Path) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
     """The trace's first record and its last ``RunFinished`` (searched in the last MiB), if well formed."""
     first: dict[str, Any] | None = None
@@ -209,9 +213,9 @@ def _ends(trace: Path) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
         size = handle.tell()
         handle.seek(max(0, size - 1_048_576))
         for line in reversed(handle.read().splitlines()):
-            if b'"RunFinished"' in line:
+            if _FINISHED_TAG in line:
                 record = parse_record(line)
-                if record is not None and record["type"] == "RunFinished":
+                if record is not None and messages.message_class(record) is messages.RunFinished:
                     finished = record
                     break
     return first, finished

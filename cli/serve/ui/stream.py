@@ -22,7 +22,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
-from massgen import sender_name
+from massgen import messages, sender_name
 from massgen.cli.serve.ui.runlog import RecordLog
 
 _MAX_BATCH = 500
@@ -53,7 +53,7 @@ def coalesce(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     open_chunk: dict[tuple[str, Any, Any], dict[str, Any]] = {}
     for record in records:
         agent = _agent_of(record)
-        if record["type"] == "AgentChunk" and record["kind"] == "tell":
+        if messages.message_class(record) is messages.AgentChunk and record["kind"] == "tell":
             payload = record["payload"]
             key = (str(record["sender"]), payload.get("turn_id"), payload.get("kind"))
             merged = open_chunk.get(key)
@@ -76,7 +76,7 @@ def coalesce(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def end_status(log: RecordLog) -> dict[str, Any]:
     """How the run ended, from its ``RunFinished`` record ("incomplete" without one)."""
-    finished = next((r for r in reversed(log.records) if r["type"] == "RunFinished"), None)
+    finished = next((r for r in reversed(log.records) if messages.message_class(r) is messages.RunFinished), None)
     if finished is None:
         return {"status": "incomplete", "partial": True}
     payload = finished["payload"]  # a trace read from disk may hold anything: keep to what is there
