@@ -272,7 +272,7 @@ def test_status_json_shows_a_state_change_while_the_model_is_still_working(tmp_p
             time.sleep(0.02)
         seen = None
         while time.monotonic() < deadline:  # well before the 5 s call ends: only a trailing write helps
-            seen = json.loads(status.read_text())["agents"]["thinker"]["status"] if status.exists() else None
+            seen = json.loads(status.read_text())["agents"]["thinker"]["state"] if status.exists() else None
             if seen == "working":
                 break
             time.sleep(0.02)
