@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from massgen.configs.schema import (
+from massgen.configs.backend_options import (
     AntigravityBackendConfig,
     AzureOpenAIBackendConfig,
     BackendConfig,
@@ -34,6 +34,12 @@ ToolMode = Literal["native", "json_schema", "text"]
 NativeTool = Literal["web_search", "code_interpreter"]
 
 _CHAT = "massgen.backends.openai_chat:create"
+# SDK modules a wire's client imports only on its first call, which that call would pay for
+# (``backends/preload.py`` imports them ahead).
+_FIRST_USE: dict[Wire, tuple[str, ...]] = {
+    "responses": ("openai.resources.responses",),
+    "anthropic": ("anthropic.resources.messages",),
+}
 
 
 @dataclass(frozen=True)
@@ -64,6 +70,16 @@ class BackendType:
     @property
     def default_base_url(self) -> str | None:
         return self.base_url
+
+    @property
+    def first_use_modules(self) -> tuple[str, ...]:
+        """SDK modules its client imports on the first call (preloaded with its backend module)."""
+        return _FIRST_USE.get(self.wire, ())
+
+    @property
+    def shared_tls(self) -> bool:
+        """Whether its HTTP client uses the process's shared SSL context (``http_base.shared_ssl_context``)."""
+        return self.wire in ("chat", "responses", "anthropic", "gemini")
 
 
 def _chat(name: str, what: str, base_url: str | None, keys: tuple[str, ...] = (), *,
