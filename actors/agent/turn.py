@@ -185,7 +185,7 @@ class TurnRunner:
             await self._bare_turn(start)
             return
         checking = bool(self.io.check_tools and start.view.answers)
-        two_phase = (bool(getattr(self.backend, "decides_separately", False))
+        two_phase = (self.backend.decides_separately
                      and not self.io.extra_tools and not self.settings.client_tools and not checking)
         if two_phase:
             await self._two_phase_turn(start)
