@@ -38,8 +38,8 @@ def modules_for(backend_types: Iterable[str]) -> tuple[list[str], bool]:
             modules.append(module)
         described = lookup(backend_type)
         if described is not None:
-            first_use += [m for m in described.first_use_modules if m not in first_use]
-            tls = tls or described.shared_tls
+            first_use += [m for m in described.wire_type.first_use_modules if m not in first_use]
+            tls = tls or described.wire_type.shared_tls
     return modules + first_use, tls
 
 

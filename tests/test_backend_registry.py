@@ -44,3 +44,18 @@ def test_upstreams_tool_result_imports_work_both_ways() -> None:
 
     assert ExecutionResult is Same
     assert ExecutionResult(output_blocks=[TextContent(data="4")]).output_blocks[0].data == "4"
+
+
+def test_a_plain_model_name_runs_on_the_type_that_claims_its_prefix() -> None:
+    from massgen.configs.quick import quick_backend
+
+    assert [quick_backend(m)[0] for m in ("claude-opus-4", "GPT-5", "o3-mini", "gemini-2.5-pro", "grok-4",
+                                          "llama3", "groq/llama")] == [
+        "claude", "openai", "openai", "gemini", "grok", "chatcompletion", "groq"]
+
+
+def test_every_backend_type_speaks_a_described_wire() -> None:
+    from massgen.configs.wires import WIRES
+
+    assert {t.wire for t in BACKEND_TYPES.values()} <= set(WIRES)
+    assert all(t.wire_type.name == t.wire for t in BACKEND_TYPES.values())
