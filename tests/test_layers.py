@@ -101,7 +101,9 @@ def unit(module: str) -> str:
 
 def all_imports(root: Path = ROOT) -> list[Import]:
     files = module_files(root)
-    return [found for module, path in files.items() for found in imports_of(module, path, set(files))]
+    # One per (module, target, line): ``from a import b, c`` is one import of ``a``.
+    names = set(files)
+    return list(dict.fromkeys(found for module, path in files.items() for found in imports_of(module, path, names)))
 
 
 def upward(imports: list[Import]) -> list[str]:
