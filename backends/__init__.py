@@ -16,42 +16,20 @@ from massgen.backends.base import (
     BackendError,
     PermanentBackendError,
 )
+from massgen.backends.factories import IMPORTS, factory_module, register
+from massgen.backends.factories import factory as factory_of
 from massgen.configs import backend_types
 
 if TYPE_CHECKING:
     from massgen.configs.schema import BackendConfig
 
-# Factories registered at run time (``register``), over the registry's (configs/backend_types.py).
-_REGISTERED: dict[str, str] = {}
-
-
-def _factory(backend_type: str) -> str | None:
-    if backend_type in _REGISTERED:
-        return _REGISTERED[backend_type]
-    described = backend_types.lookup(backend_type)
-    return described.factory if described is not None and described.needs is None else None
-
-
-def register(backend_type: str, target: str) -> None:
-    """Make ``backend_type`` buildable by ``create``; ``target`` is ``module:function``."""
-    _REGISTERED[backend_type] = target
-
-
-def factory_module(backend_type: str) -> str | None:
-    """The module that builds backends of this type (for ``backends.preload``); None if unknown."""
-    target = _factory(backend_type)
-    return target.split(":")[0] if target else None
-
-
 def create(config: BackendConfig, context: BackendContext) -> Backend:
     """Build the backend for ``config.type``."""
-    target = _factory(config.type)
+    target = factory_of(config.type)
     if target is None:
         raise BackendError(f"backend.type {config.type!r} is not supported here")
     module_name, func_name = target.split(":")
-    from massgen.backends.preload import IMPORTS
-
-    with IMPORTS:  # never beside another thread's import of the same SDK (see preload.IMPORTS)
+    with IMPORTS:  # never beside another thread's import of the same SDK (see factories.IMPORTS)
         module = importlib.import_module(module_name)
     factory = getattr(module, func_name)
     backend: Backend = factory(config, context)
@@ -87,5 +65,6 @@ def native_file_tools(backend_type: str) -> bool:
 
 __all__ = [
     "PERMANENT_STATUSES", "Backend", "BackendContext", "BackendError", "PermanentBackendError", "create",
-    "default_model", "handles_mcp_servers", "native_file_tools", "register",
+    "default_model", "factory_module",
+    "handles_mcp_servers", "native_file_tools", "register",
 ]

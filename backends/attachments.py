@@ -15,7 +15,8 @@ import hashlib
 from pathlib import Path
 
 from massgen.backends.retry import StreamFailure
-from massgen.configs.uploads import Entry, refusal
+from massgen.configs.uploads import Entry
+from massgen.configs.wires import refusal
 from massgen.messages.stream import Attachment, ChatMessage
 
 

@@ -60,6 +60,15 @@ class Backend(Protocol):
 
     async def aclose(self) -> None: ...
 
+    # Capabilities the turn and the call recorder read; every backend says them (most say no).
+    @property
+    def decides_separately(self) -> bool:
+        """True: workflow calls go through a grammar, so a turn lets the model reason first, then decide."""
+        ...
+
+    def replayed(self, request: ModelRequest, tool_calls: int) -> None:
+        """A call of a resumed run answered from the trace; a backend with state of its own counts it played."""
+
 
 # Provider answers that no retry or restart can change: bad credentials, no access, unknown model.
 PERMANENT_STATUSES = frozenset({401, 403, 404})

@@ -155,6 +155,13 @@ class CliBackend:
 
     # -- life cycle -----------------------------------------------------------------------------
 
+    @property
+    def decides_separately(self) -> bool:
+        return False
+
+    def replayed(self, request: ModelRequest, tool_calls: int) -> None:
+        """Nothing to move on: the backend keeps no state between calls."""
+
     async def start(self) -> None:
         cli_path = getattr(self.config, "cli_path", None)
         self.cli = find_cli(cli_path, self.executable, self.install_hint, self.search_dirs)

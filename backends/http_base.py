@@ -101,6 +101,13 @@ class HttpBackend:
         await client.close()
 
     # -- Backend protocol -----------------------------------------------------------------------
+    @property
+    def decides_separately(self) -> bool:
+        return False
+
+    def replayed(self, request: ModelRequest, tool_calls: int) -> None:
+        """Nothing to move on: the backend keeps no state between calls."""
+
     async def start(self) -> None:
         if self._client is None:
             self._client = self._make_client()

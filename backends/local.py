@@ -103,6 +103,9 @@ class LocalBackend:
         self._client: httpx.AsyncClient | None = None
         self._ids = itertools.count(1)
 
+    def replayed(self, request: ModelRequest, tool_calls: int) -> None:
+        """Nothing to move on: the server keeps no state between calls."""
+
     async def start(self) -> None:
         """Resolve (maybe assemble) the model, then start or join its shared server."""
         if self.server is not None or self._remote_url is not None:

@@ -15,9 +15,9 @@ from typing import Any
 
 from massgen.backends import attachments, native_tools
 from massgen.backends.base import BackendContext, BackendError
+from massgen.backends.factories import IMPORTS
 from massgen.backends.http_base import DEFAULT_HTTP_TIMEOUT_S, HttpBackend, shared_ssl_context
 from massgen.backends.keys import require_key
-from massgen.backends.preload import IMPORTS
 from massgen.backends.retry import AttemptClock, Retrier, StreamFailure
 from massgen.backends.toolcall_text import parse_arguments
 from massgen.configs.schema import BackendConfig

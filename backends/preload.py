@@ -19,30 +19,28 @@ import sys
 import threading
 from collections.abc import Iterable
 
-# Modules an SDK only imports on first use (the client's resources), which the first call would pay for.
-_FIRST_USE: dict[str, tuple[str, ...]] = {
-    "massgen.backends.openai_responses": ("openai.resources.responses",),
-    "massgen.backends.anthropic_messages": ("anthropic.resources.messages",),
-}
-# Backend modules with no SDK resources to warm up whose clients still need the shared SSL context.
-_TLS_TOO = frozenset({"massgen.backends.gemini", "massgen.backends.openai_chat"})
+from massgen.backends.factories import IMPORTS, factory_module
+from massgen.configs.backend_types import lookup
+
 _lock = threading.Lock()
 _started: set[str] = set()
-# One import of a backend module at a time, process-wide: two agent threads importing one SDK at once
-# can see it partially initialized (``anthropic._base_client``), where the CLI's preload hid that.
-IMPORTS = threading.RLock()
 
 
-def modules_for(backend_types: Iterable[str]) -> list[str]:
-    """The backend modules (then the SDK modules they use on first call) for these types."""
-    from massgen.backends import factory_module
-
+def modules_for(backend_types: Iterable[str]) -> tuple[list[str], bool]:
+    """The backend modules (then the SDK modules they use on first call) for these types, and whether
+    any of them talks through the shared SSL context."""
     modules: list[str] = []
+    first_use: list[str] = []
+    tls = False
     for backend_type in backend_types:
         module = factory_module(backend_type)
         if module is not None and module not in modules:
             modules.append(module)
-    return modules + [extra for module in modules for extra in _FIRST_USE.get(module, ())]
+        described = lookup(backend_type)
+        if described is not None:
+            first_use += [m for m in described.wire_type.first_use_modules if m not in first_use]
+            tls = tls or described.wire_type.shared_tls
+    return modules + first_use, tls
 
 
 def _load(modules: list[str], tls: bool) -> None:
@@ -58,13 +56,12 @@ def _load(modules: list[str], tls: bool) -> None:
 
 def preload(backend_types: Iterable[str]) -> threading.Thread | None:
     """Start importing what these backend types need; None when all of it is loaded or loading already."""
-    modules = modules_for(backend_types)
+    modules, tls = modules_for(backend_types)
     with _lock:
         todo = [m for m in modules if m not in _started and m not in sys.modules]
         _started.update(todo)
     if not todo:
         return None
-    tls = any(m in _FIRST_USE or m in _TLS_TOO for m in todo)
     thread = threading.Thread(target=_load, args=(todo, tls), name="massgen-preload", daemon=True)
     thread.start()
     return thread

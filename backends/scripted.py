@@ -61,6 +61,10 @@ class ScriptedBackend:
         self._presented = 0
         self._ids = itertools.count(1)
 
+    @property
+    def decides_separately(self) -> bool:
+        return False
+
     async def start(self) -> None:
         incarnation = self.context.incarnation
         if _applies(self.config.hang_on_start, incarnation):

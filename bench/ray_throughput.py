@@ -60,7 +60,7 @@ class Sink(pykka.ThreadingActor):
 def _one(worker_id: str, n: int, rounds: int, traced: bool) -> dict[str, Any]:
     from ray import cloudpickle
 
-    from massgen.actors.run.trace_writer import TraceWriter
+    from massgen.actors.record.trace_writer import TraceWriter
     from massgen.actors.runtime.ray_runtime import RayRuntime
     from massgen.configs.schema import RuntimeConfig
 

@@ -51,8 +51,12 @@ class PinnedFirstCall:
         self.inner = inner
         self.agent_id = agent_id
 
-    def __getattr__(self, name: str) -> Any:  # decides_separately and the rest, as the local backend says
-        return getattr(self.inner, name)
+    @property
+    def decides_separately(self) -> bool:
+        return bool(self.inner.decides_separately)
+
+    def replayed(self, request: ModelRequest, tool_calls: int) -> None:
+        self.inner.replayed(request, tool_calls)
 
     async def start(self) -> None:
         await self.inner.start()
@@ -66,7 +70,7 @@ class PinnedFirstCall:
             async for event in self.inner.stream(request):
                 yield event
             return
-        if getattr(self.inner, "decides_separately", False):
+        if self.inner.decides_separately:
             yield TextDelta(text=text)
             yield Usage()
             yield Finish(reason="stop")

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from massgen.configs.schema import (
+from massgen.configs.backend_options import (
     AntigravityBackendConfig,
     AzureOpenAIBackendConfig,
     BackendConfig,
@@ -28,8 +28,8 @@ from massgen.configs.schema import (
     LocalBackendConfig,
     ScriptedBackendConfig,
 )
+from massgen.configs.wires import WIRES, Wire, WireType
 
-Wire = Literal["chat", "responses", "anthropic", "gemini", "cli", "local", "scripted"]
 ToolMode = Literal["native", "json_schema", "text"]
 NativeTool = Literal["web_search", "code_interpreter"]
 
@@ -60,34 +60,42 @@ class BackendType:
     quick: bool = True  # may be named as ``--backend TYPE`` or ``TYPE/model``
     note: str | None = None  # said once when a config names it: how it runs here
     needs: str | None = None  # it cannot run here: the config is refused with this reason
+    # A plain model name starting with one of these (lowercased) runs on this type: ``--model claude-...``.
+    model_prefixes: tuple[str, ...] = ()
 
     @property
     def default_base_url(self) -> str | None:
         return self.base_url
 
+    @property
+    def wire_type(self) -> WireType:
+        """What its wire carries and loads (``configs/wires.py``)."""
+        return WIRES[self.wire]
+
 
 def _chat(name: str, what: str, base_url: str | None, keys: tuple[str, ...] = (), *,
           model: str | None = None, key_always: bool = True, tool_mode: ToolMode = "native",
           schema_style: Literal["llamacpp", "openai"] = "openai", default_team: bool = False,
-          native_tools: frozenset[NativeTool] = frozenset()) -> BackendType:
+          native_tools: frozenset[NativeTool] = frozenset(), model_prefixes: tuple[str, ...] = ()) -> BackendType:
     """A preset of Chat Completions (the ``openai`` SDK's wire, sent by ``chat_wire``)."""
     return BackendType(name=name, what=what, wire="chat", factory=_CHAT, keys=keys, base_url=base_url,
                        model=model, key_always=key_always, tool_mode=tool_mode, schema_style=schema_style,
-                       default_team=default_team, native_tools=native_tools)
+                       default_team=default_team, native_tools=native_tools, model_prefixes=model_prefixes)
 
 
 _TYPES: tuple[BackendType, ...] = (
     BackendType("openai", "OpenAI Responses API", "responses", "massgen.backends.openai_responses:create",
                 keys=("OPENAI_API_KEY",), default_team=True,
-                native_tools=frozenset({"web_search", "code_interpreter"})),
+                native_tools=frozenset({"web_search", "code_interpreter"}),
+                model_prefixes=("gpt-", "chatgpt", "o1", "o3", "o4")),
     BackendType("claude", "Anthropic Messages API", "anthropic", "massgen.backends.anthropic_messages:create",
                 keys=("ANTHROPIC_API_KEY",), default_team=True,
-                native_tools=frozenset({"web_search", "code_interpreter"})),
+                native_tools=frozenset({"web_search", "code_interpreter"}), model_prefixes=("claude",)),
     BackendType("gemini", "Google Gemini (google-genai)", "gemini", "massgen.backends.gemini:create",
                 keys=("GEMINI_API_KEY", "GOOGLE_API_KEY"), default_team=True,
-                native_tools=frozenset({"web_search", "code_interpreter"})),
+                native_tools=frozenset({"web_search", "code_interpreter"}), model_prefixes=("gemini",)),
     _chat("grok", "xAI Grok (Chat Completions)", "https://api.x.ai/v1", ("XAI_API_KEY",), model="grok-4",
-          default_team=True),
+          default_team=True, model_prefixes=("grok",)),
     BackendType("azure_openai", "Azure OpenAI deployment (also AZURE_OPENAI_ENDPOINT)", "chat", _CHAT,
                 options=AzureOpenAIBackendConfig, keys=("AZURE_OPENAI_API_KEY",)),
     _chat("chatcompletion", "any OpenAI-compatible Chat Completions server (--base-url)", None,

@@ -20,19 +20,6 @@ from massgen.configs.quick import QUICK_TYPES, quick_backend
 
 # Upstream's provider names that are another name for one of our backend types.
 _ALIASES = {"anthropic": "claude", "xai": "grok", "google": "gemini", "response": "openai"}
-# OpenAI-compatible providers upstream names: (base URL, the key's variable).
-_COMPATIBLE = {
-    "groq": ("https://api.groq.com/openai/v1", "GROQ_API_KEY"),
-    "cerebras": ("https://api.cerebras.ai/v1", "CEREBRAS_API_KEY"),
-    "together": ("https://api.together.xyz/v1", "TOGETHER_API_KEY"),
-    "fireworks": ("https://api.fireworks.ai/inference/v1", "FIREWORKS_API_KEY"),
-    "nebius": ("https://api.studio.nebius.ai/v1", "NEBIUS_API_KEY"),
-    "openrouter": ("https://openrouter.ai/api/v1", "OPENROUTER_API_KEY"),
-    "poe": ("https://api.poe.com/v1", "POE_API_KEY"),
-    "zai": ("https://api.z.ai/api/paas/v4", "ZAI_API_KEY"),
-    "moonshot": ("https://api.moonshot.ai/v1", "MOONSHOT_API_KEY"),
-    "qwen": ("https://dashscope-intl.aliyuncs.com/compatible-mode/v1", "QWEN_API_KEY"),
-}
 DEFAULT_MODEL = "gpt-5.4"  # upstream's default: two agents of it
 MAX_AGENTS = 10
 # Upstream's quickstart sections (config_builder._generate_quickstart_config), as this schema takes them.
@@ -50,17 +37,14 @@ def backend_spec(provider: str | None, model: str) -> dict[str, Any]:
     """The ``backend:`` mapping of one agent: ``provider`` (or the model's prefix) picks the type."""
     if provider is None:
         head, slash, tail = model.partition("/")
-        if slash and tail and (head in QUICK_TYPES or head in _ALIASES or head in _COMPATIBLE):
+        if slash and tail and (head in QUICK_TYPES or head in _ALIASES):
             provider, model = head, tail
         else:
             provider, model = quick_backend(model)
     provider = _ALIASES.get(provider, provider)
     if provider in QUICK_TYPES:
         return {"type": provider, "model": model}
-    if provider in _COMPATIBLE:
-        base_url, key = _COMPATIBLE[provider]
-        return {"type": "chatcompletion", "model": model, "base_url": base_url, "api_key": f"${{{key}}}"}
-    known = ", ".join(sorted({*QUICK_TYPES, *_ALIASES, *_COMPATIBLE}))
+    known = ", ".join(sorted({*QUICK_TYPES, *_ALIASES}))
     raise ConfigError(f"backend {provider!r} (for model {model!r}) is not one this version can talk to; "
                       f"known: {known}")
 

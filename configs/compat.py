@@ -16,10 +16,11 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from massgen.configs.backend_types import BackendType
+from massgen.configs.backend_types import BACKEND_TYPES, BackendType
+from massgen.configs.uploads import ENTRY_KEYS, Entry, problem
+from massgen.configs.wires import mapping, refusal
 
 _NOT_HERE = "not available in this version"
 _CODE_TOOLS = ("upstream's code-based tools (MCP tools as Python files in the workspace) are " + _NOT_HERE
@@ -242,8 +243,6 @@ def _ag2(agent: dict[str, Any], backend: dict[str, Any], agent_id: str, notes: _
 
 
 def _backend(backend: dict[str, Any], agent_id: str, data: dict[str, Any], notes: _Notes) -> None:
-    from massgen.configs.backend_types import BACKEND_TYPES
-
     described = BACKEND_TYPES.get(str(backend.get("type")))
     if described is not None and described.note:
         notes.add(f"backend.type: {described.name}", described.note, agent_id)
@@ -323,8 +322,6 @@ def _provider_features(backend: dict[str, Any], described: BackendType, agent_id
 
 def _upload_files(backend: dict[str, Any], described: BackendType, agent_id: str, notes: _Notes) -> None:
     """Entries a type's wire cannot send are taken out, each named in a notice; the rest are sent."""
-    from massgen.configs.uploads import ENTRY_KEYS, Entry, mapping, problem, refusal
-
     entries = backend.get("upload_files")
     if not isinstance(entries, list):
         return

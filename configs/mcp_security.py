@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 if TYPE_CHECKING:
-    from massgen.configs.schema import McpServerConfig
+    from massgen.configs.backend_options import McpServerConfig
 
 _STRICT_EXECUTABLES = frozenset({
     "python", "python3", "python3.8", "python3.9", "python3.10", "python3.11", "python3.12", "python3.13",

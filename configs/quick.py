@@ -15,10 +15,6 @@ from massgen.configs.backend_types import BackendType, buildable, quick_types
 from massgen.configs.loader import ConfigError, validate_data
 from massgen.configs.schema import TeamConfig
 
-_PROVIDER_PREFIXES = (
-    ("claude", "claude"), ("gemini", "gemini"), ("grok", "grok"),
-    ("gpt-", "openai"), ("chatgpt", "openai"), ("o1", "openai"), ("o3", "openai"), ("o4", "openai"),
-)
 # Backend types a model name may name explicitly as ``<type>/<model>``.
 QUICK_TYPES = quick_types()
 # Every type a config may name and run, as ``--list-backends`` shows it (the registry's entries).
@@ -33,10 +29,8 @@ def quick_backend(model: str) -> tuple[str, str]:
     if slash and head in QUICK_TYPES and tail:
         return head, tail
     lowered = model.lower()
-    for prefix, backend in _PROVIDER_PREFIXES:
-        if lowered.startswith(prefix):
-            return backend, model
-    return "chatcompletion", model
+    named = next((t.name for t in BACKENDS.values() if any(lowered.startswith(p) for p in t.model_prefixes)), None)
+    return named or "chatcompletion", model
 
 
 def quick_team(*, model: str | None, backend: str | None = None, base_url: str | None = None,

@@ -8,8 +8,9 @@ Local files are checked when the config loads, with upstream's limits: images, a
 video at most ``media_max_file_size_mb`` (64 MB unless the backend sets it), audio WAV or
 MP3 only, documents of the types upstream's file search takes, at most 512 MB.
 
-Which wire carries which kind is said here once (``refusal``): the config loader warns for
-an entry a backend type cannot send, and the backends send the rest in their own format.
+Which wire carries which form is said once, in each wire's description (``configs/wires.py``:
+``refusal``): the config loader warns for an entry a backend type cannot send, and the backends send
+the rest in their own format.
 """
 
 from __future__ import annotations
@@ -135,56 +136,3 @@ def form(entry: Entry) -> Form:
         return entry.kind
     suffix = Path(entry.value.split("?")[0]).suffix.lower()
     return "pdf" if suffix == ".pdf" else "office" if suffix in _OFFICE else "text"
-
-
-# What each wire sends, by form and by source: (a local file, a URL). A pair not here is not applied.
-_SENT: dict[str, dict[Form, tuple[bool, bool]]] = {
-    "responses": {"image": (True, True), "pdf": (True, True), "text": (True, False)},
-    "chat": {"image": (True, True), "audio": (True, False), "video": (True, True)},
-    "anthropic": {"image": (True, True), "pdf": (True, True), "text": (True, False)},
-    "gemini": {"image": (True, False), "audio": (True, False), "video": (True, False), "pdf": (True, False),
-               "text": (True, False)},
-}
-# The image types each provider documents (Chat Completions servers vary: not checked).
-_IMAGE_TYPES = {
-    "responses": ("image/png", "image/jpeg", "image/webp", "image/gif"),
-    "anthropic": ("image/png", "image/jpeg", "image/webp", "image/gif"),
-    "gemini": ("image/png", "image/jpeg", "image/webp", "image/heic", "image/heif"),
-}
-_WIRE_NAMES = {"responses": "the OpenAI Responses API", "chat": "Chat Completions",
-               "anthropic": "Anthropic's Messages API", "gemini": "Gemini"}
-_FORM_NAMES: dict[Form, str] = {"image": "image", "audio": "audio", "video": "video", "pdf": "PDF",
-                                "text": "text document", "office": "office document"}
-
-
-def refusal(wire: str, type_name: str, entry: Entry) -> str | None:
-    """Why a backend of ``type_name`` (speaking ``wire``) cannot send this entry, else None."""
-    sent = _SENT.get(wire)
-    if sent is None:
-        how = {"cli": "an agent CLI is given its task as text", "local": "the local model reads text only",
-               "scripted": "a scripted backend plays its script"}.get(wire, "it reads text only")
-        return f"backend type {type_name!r} takes no files ({how})"
-    shape = form(entry)
-    local, url = sent.get(shape, (False, False))
-    image_types = _IMAGE_TYPES.get(wire, ())
-    if shape == "image" and image_types and mime_type("image", entry.value.split("?")[0]) not in image_types:
-        listed = ", ".join(t.removeprefix("image/").upper() for t in image_types)
-        return f"{_WIRE_NAMES[wire]} takes {listed} images"
-    if (url if entry.url else local):
-        return None
-    if shape == "office":
-        return ("office documents reach only upstream's OpenAI file search (a vector store), which is "
-                + "not available in this version; send a PDF or text file")
-    if entry.url and local:
-        return (f"{_WIRE_NAMES[wire]} is sent {_FORM_NAMES[shape]} input inline here, not by URL; "
-                + "download the file and name it instead")
-    return f"{_WIRE_NAMES[wire]} takes no {_FORM_NAMES[shape]} input here"
-
-
-def mapping(wire: str, entry: Entry) -> str | None:
-    """How a sent entry differs from upstream's way of sending it, where it does."""
-    if wire == "responses" and entry.kind == "file":
-        how = "its text, as input_text" if form(entry) == "text" else "an input_file"
-        return (f"sent with the task as {how}; upstream uploads it to an OpenAI vector store for file_search, "
-                + "which is not available in this version")
-    return None

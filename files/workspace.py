@@ -11,7 +11,6 @@ per-reader rewriting of workspace paths in answers, and the trace of every denia
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import os
 import re
 import shutil
@@ -31,7 +30,6 @@ from massgen.logs.paths import path_part
 from massgen.messages import AnswerView, Message, ToolDenied, ToolSpec
 
 if TYPE_CHECKING:
-    from massgen.actors.agent.actor import AgentSpec
     from massgen.configs.schema import TeamConfig
 
 WORKSPACE_BASE_ENV = "MASSGEN_WORKSPACE_BASE_DIR"
@@ -173,22 +171,6 @@ class RunFiles:
             protected=tuple(Path(os.path.normpath(c.path / p)) for c in self.contexts for p in (*c.protected, ".git")),
             hidden=tuple(p for p in self.hidden() if p != self.base),
         )
-
-    def attach(self, specs: list[AgentSpec]) -> list[AgentSpec]:
-        """The specs with ``files`` set and each CLI backend's ``cwd`` moved to its workspace."""
-        self.labels = {s.agent_id: s.label for s in specs}
-        attached = []
-        for spec in specs:
-            if spec.agent_id not in self.with_workspace:
-                attached.append(spec)
-                continue
-            backend = spec.config.backend.model_copy(update={"cwd": str(self.workspace(spec.agent_id))})
-            config = spec.config.model_copy(update={"backend": backend})
-            note = self.note(spec.agent_id)
-            system = f"{spec.settings.system_message}\n\n{note}" if spec.settings.system_message else note
-            settings = dataclasses.replace(spec.settings, system_message=system)
-            attached.append(dataclasses.replace(spec, config=config, settings=settings, files=self))
-        return attached
 
     def note(self, agent_id: str) -> str:
         """What the model is told about its files (appended to its system message)."""

@@ -20,13 +20,13 @@ if TYPE_CHECKING:
     from massgen import messages as messages
     from massgen.actors.agent.client_tools import decode
     from massgen.actors.agent.prompts import WORKFLOW_TOOLS as WORKFLOW_TOOLS
+    from massgen.actors.record.resume import ResumePoint as ResumePoint
+    from massgen.actors.record.resume import resume_point as resume_point
+    from massgen.actors.record.trace_writer import Subscriber as Subscriber
     from massgen.actors.run.preflight import check
     from massgen.actors.run.question import QuestionError as QuestionError
     from massgen.actors.run.question import check_question as check_question
-    from massgen.actors.run.resume import ResumePoint as ResumePoint
-    from massgen.actors.run.resume import resume_point as resume_point
     from massgen.actors.run.team import Team as Team
-    from massgen.actors.run.trace_writer import Subscriber as Subscriber
     from massgen.api import run as run
     from massgen.api import run_sync as run_sync
     from massgen.api import stream as stream

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 from massgen.errors import ConfigError, LogDirError, translate
 
 if TYPE_CHECKING:
-    from massgen.actors.run.resume import ResumePoint
+    from massgen.actors.record.resume import ResumePoint
+    from massgen.actors.record.trace_writer import Subscriber
     from massgen.actors.run.team import Team
-    from massgen.actors.run.trace_writer import Subscriber
     from massgen.configs.schema import TeamConfig
     from massgen.messages import ToolSpec
 

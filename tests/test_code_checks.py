@@ -196,7 +196,7 @@ def test_without_code_examples_code_answers_are_compared_as_text(tmp_path: Path)
 def test_a_resumed_run_keeps_what_its_answers_ran(tmp_path: Path) -> None:
     """Cut after the three accepted answers (what a SIGKILL then leaves): resumed, the passing answer
     still wins, from the checks in the trace, without running anything again."""
-    from massgen.actors.run.resume import resume_point
+    from massgen.actors.record.resume import resume_point
     from massgen.actors.run.team import Team
     from massgen.configs import validate_data
 

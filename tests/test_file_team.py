@@ -92,9 +92,9 @@ def test_workspace_paths_in_answers_are_rewritten_for_each_reader(tmp_path: Path
                          orchestrator={"workspaces": True})
     files = RunFiles.prepare(config, "run1", tmp_path / "logs")
     assert files is not None
-    from massgen.actors.run.team import agent_specs
+    from massgen.actors.run.team import agent_specs, attach_files
 
-    files.attach(agent_specs(config))
+    attach_files(files, agent_specs(config))
     a_file = files.workspace("a") / "src" / "x.py"
     view = AnswerView(version=1, answers=(AnswerEntry(agent="agent1", label="agent1.2", content=f"see {a_file}"),))
     assert files.rewrite(view, "a").answers[0].content == f"see {a_file}"  # its own path, as it wrote it

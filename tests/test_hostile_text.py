@@ -28,7 +28,7 @@ from tmux_screen import TmuxScreen
 from wire.server import Recorded, Reply, Stream
 from wire.team_chat import TeamChatServer, _vote_targets, tool_call
 
-from massgen.actors.run.resume import resume_point
+from massgen.actors.record.resume import resume_point
 from massgen.actors.run.team import Team
 
 SURROGATE_ANSWER = '{"content": "2 + 2 = 4 \\ud800 (a stray half of a pair)"}'  # JSON text: \ud800 escaped

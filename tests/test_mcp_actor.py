@@ -31,9 +31,9 @@ from support import FACTOR, scripted, team_config
 from massgen.actors.mcp import McpConfigError, McpServerSpec, select_tools
 from massgen.actors.mcp.server import MCP_RESULT_CAP_CHARS, McpServerActor
 from massgen.actors.mcp.stdio import OWNER_ENV
-from massgen.actors.mcp.supervision import ActorPort, McpSupervision
 from massgen.actors.run.team import agent_specs
 from massgen.actors.runtime.port import Peer, RunContext, TracedActor
+from massgen.actors.supervisor.mcp_servers import ActorPort, McpSupervision
 from massgen.configs import ConfigError, validate_data
 from massgen.configs.schema import McpServerConfig, RestartPolicy
 from massgen.messages import McpCallTool, McpServerFailed, McpToolResult, McpToolsListed, Message, Sender

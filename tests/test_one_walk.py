@@ -12,6 +12,7 @@ from wire.team_chat import TeamChatServer
 
 import massgen
 from massgen import backends
+from massgen.backends import factories
 from massgen.backends import scripted as scripted_backend
 from massgen.backends.base import Backend, BackendContext
 from massgen.configs.schema import BackendConfig
@@ -32,7 +33,7 @@ def builds() -> Iterator[list[tuple[str, int]]]:
     try:
         yield BUILT
     finally:
-        backends._REGISTERED.pop("scripted", None)  # back to the registry's own factory
+        factories._REGISTERED.pop("scripted", None)  # back to the registry's own factory
 
 
 def test_each_agent_s_backend_is_built_once_and_a_restart_builds_a_fresh_one(

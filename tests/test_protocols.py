@@ -20,8 +20,8 @@ from support import assert_trace_invariants, of_type, records, scripted, step, t
 from massgen.actors.agent.actor import AgentActor
 from massgen.actors.coordination.judge import Judge
 from massgen.actors.mcp.server import McpServerActor
+from massgen.actors.record.trace_writer import TraceWriter
 from massgen.actors.run.team import Team
-from massgen.actors.run.trace_writer import TraceWriter
 from massgen.actors.supervisor.actor import Supervisor
 from massgen.logs import LogProjection, read_trace
 from massgen.messages import (

@@ -76,7 +76,7 @@ def test_importing_the_face_loads_no_provider_sdk_and_no_actor() -> None:
 
 
 def test_errors_users_catch_share_one_root() -> None:
-    from massgen.actors.run.resume import ResumeError
+    from massgen.actors.record.resume import ResumeError
     from massgen.backends.base import BackendError, PermanentBackendError
     from massgen.configs import ConfigError
     from massgen.files import PathDenied

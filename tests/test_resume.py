@@ -16,7 +16,7 @@ import pytest
 import yaml
 from support import FACTOR, of_type
 
-from massgen.actors.run.resume import resume_point
+from massgen.actors.record.resume import resume_point
 from massgen.actors.run.team import Team
 from massgen.configs import load_config, validate_data
 from massgen.configs.loader import EXAMPLES_DIR

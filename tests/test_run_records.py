@@ -16,8 +16,8 @@ from support import FACTOR, of_type, run_team, scripted, step, team_config
 from wire import protocols as p
 from wire.server import Stream, WireServer
 
+from massgen.actors.record.trace_writer import TraceWriter
 from massgen.actors.run.team import Team
-from massgen.actors.run.trace_writer import TraceWriter
 from massgen.actors.runtime.port import RunContext
 from massgen.backends.base import BackendContext
 from massgen.backends.openai_chat import create as create_chat

@@ -12,7 +12,7 @@ from support import assert_trace_invariants, of_type, records, run_team, scripte
 
 from massgen import ExcludedEvent, LogProjection, RejoinedEvent, events_from_record
 from massgen.actors.agent.stream_guard import StreamLimits, guard, repeated_period
-from massgen.actors.run.resume import resume_point
+from massgen.actors.record.resume import resume_point
 from massgen.actors.run.team import Team
 from massgen.actors.supervisor.deadlines import effective
 from massgen.configs import validate_data

@@ -14,7 +14,7 @@ from support import run_team, scripted, step, team_config
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository root, for bench/
 
 from bench.scale import team
-from massgen.actors.run.resume import resume_point
+from massgen.actors.record.resume import resume_point
 from massgen.actors.run.team import Team
 from massgen.configs import validate_data
 from massgen.logs import read_trace, rebuild_from_trace

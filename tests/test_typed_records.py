@@ -15,7 +15,7 @@ import pytest
 from support import scripted, step, team_config
 
 from massgen import LogProjection, TraceRecord, messages
-from massgen.actors.run.resume import resume_point
+from massgen.actors.record.resume import resume_point
 from massgen.actors.run.team import Team
 from massgen.logs.reading import read_trace_file
 from massgen.messages.trace import RecordError, RecordSubset

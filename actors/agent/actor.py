@@ -19,11 +19,11 @@ from massgen import backends
 from massgen.actors.agent import check_tools
 from massgen.actors.agent.check_tools import CheckTools
 from massgen.actors.agent.custom_tools import CustomTools
+from massgen.actors.agent.mcp_tools import AgentTools
 from massgen.actors.agent.turn import TurnRunner
 from massgen.actors.agent.turn_io import BudgetDenied, ModelCallError, TurnIO, TurnSettings
 from massgen.actors.coordination import code_checks
-from massgen.actors.mcp.tools import AgentTools
-from massgen.actors.run.replay import CallRecorder
+from massgen.actors.record.replay import CallRecorder
 from massgen.actors.runtime.loop_thread import CLOSE_TIMEOUT_S, close_loop, run_loop
 from massgen.actors.runtime.port import Peer, RunContext, TracedActor
 from massgen.configs.schema import AgentConfig

@@ -193,7 +193,7 @@ class TurnRunner:
                 ))
                 return
         checking = bool(self.io.check_tools and start.view.answers)
-        two_phase = (bool(getattr(self.backend, "decides_separately", False))
+        two_phase = (self.backend.decides_separately
                      and not self.io.extra_tools and not self.settings.client_tools and not checking)
         if two_phase:
             await self._two_phase_turn(start)

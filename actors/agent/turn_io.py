@@ -1,7 +1,7 @@
 """What a turn needs from its agent and what it reports back: the turn worker's port.
 
 ``TurnRunner`` (``actors/agent/turn.py``) talks to nothing but a ``TurnIO``; the agent actor
-(``actors/agent/actor.py``) and MCP tool routing (``actors/mcp/tools.py``) build one. The
+(``actors/agent/actor.py``) and MCP tool routing (``actors/agent/mcp_tools.py``) build one. The
 settings and the two errors a turn raises to its agent live here with it, so the agent
 can read them without the turn's model-calling code.
 """

@@ -2,8 +2,9 @@
 
 Modules: ``spec.py`` (names, specs, filters; light, imported by every run), ``server.py`` (the
 actor), ``session.py`` and ``stdio.py`` (session and server process, on the actor's loop),
-``supervision.py`` (the supervisor's side: start, route, restart, withdraw), ``tools.py`` (the
-agent's side). The SDK is imported only when a run has MCP servers (``server.py`` and below).
+each on the layer of its user: the supervisor's side (start, route, restart, withdraw) is
+``actors/supervisor/mcp_servers.py``, the agent's side ``actors/agent/mcp_tools.py``; this package
+imports neither. The SDK is imported only when a run has MCP servers (``server.py`` and below).
 
 One McpServer actor per configured server per agent, one incarnation per (re)start. It
 owns the client session and, for stdio, the server process, on an event loop thread of

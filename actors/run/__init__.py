@@ -1,3 +1,3 @@
-"""A run as callers see it: the handle (``team.py``: ``Team``), what a run needs besides its config
-(``run_spec.py``), the checks before it starts (``question.py``, ``preflight.py``), its trace
-(``trace_writer.py``), and resuming it from that trace (``resume.py``, ``replay.py``)."""
+"""A run as callers see it, the top of ``actors/``: the handle (``team.py``: ``Team``) and the checks
+before it starts (``question.py``, ``preflight.py``). What it starts lives below: the supervisor (which
+holds ``RunSpec``, what a run needs besides its config) and the trace (``actors/record/``)."""

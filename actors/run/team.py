@@ -21,10 +21,10 @@ from massgen.actors.agent import check_tools
 from massgen.actors.agent.actor import AgentSpec, FirstBackend
 from massgen.actors.agent.turn_io import TurnSettings
 from massgen.actors.coordination import voting_guidance
+from massgen.actors.record.resume import ResumePoint, carried_calls
+from massgen.actors.record.trace_writer import Subscriber, TraceWriter
 from massgen.actors.run import preflight
 from massgen.actors.run.question import check_question
-from massgen.actors.run.resume import ResumePoint, carried_calls
-from massgen.actors.run.trace_writer import Subscriber, TraceWriter
 from massgen.actors.runtime.port import Peer, RunContext, Runtime
 from massgen.actors.supervisor.actor import RunSpec, Supervisor
 from massgen.backends.circuit import BreakerRegistry
@@ -124,6 +124,24 @@ def agent_specs(
     ]
 
 
+def attach_files(files: RunFiles, specs: list[AgentSpec]) -> list[AgentSpec]:
+    """The specs with ``files`` set, each agent's workspace note in its system message, and each CLI
+    backend's ``cwd`` moved to its workspace (here, not in ``files/``, which sits below the agents)."""
+    files.labels = {s.agent_id: s.label for s in specs}
+    attached = []
+    for spec in specs:
+        if spec.agent_id not in files.with_workspace:
+            attached.append(spec)
+            continue
+        backend = spec.config.backend.model_copy(update={"cwd": str(files.workspace(spec.agent_id))})
+        config = spec.config.model_copy(update={"backend": backend})
+        note = files.note(spec.agent_id)
+        system = f"{spec.settings.system_message}\n\n{note}" if spec.settings.system_message else note
+        settings = dataclasses.replace(spec.settings, system_message=system)
+        attached.append(dataclasses.replace(spec, config=config, settings=settings, files=files))
+    return attached
+
+
 def _runtime(config: TeamConfig) -> Runtime | None:
     """Pykka unless the config asks for Ray; Ray is imported only then (the [ray] extra)."""
     if config.runtime.type != "ray":
@@ -209,7 +227,7 @@ class Team:
         files = RunFiles.prepare(self.config, self.run_id, self.log_dir)
         specs = agent_specs(self.config, self.client_tools, self.resume)
         if files is not None:
-            specs = files.attach(specs)
+            specs = attach_files(files, specs)
             if self.config.runtime.type == "ray":
                 raise ConfigError("runtime.type: ray does not run file workflows yet (workspaces, context paths, "
                                   "command_execution): their paths are on this machine")

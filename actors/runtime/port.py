@@ -206,7 +206,7 @@ class TracedActor(pykka.ThreadingActor, Generic[Inbox]):
     def make(self, cls: type[M], causation_id: str | None = None, **fields: Any) -> M:
         """Build a message from this actor, caused by the message being handled now.
 
-        The keyword form, kept for the model call records (``actors/run/replay.py``); new code builds
+        The keyword form, kept for the model call records (``actors/record/replay.py``); new code builds
         the message as a typed object and uses ``tell``/``record``, so the type checker sees its fields."""
         return cls(
             run_id=self.ctx.run_id,

@@ -25,6 +25,7 @@ import ray
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from massgen.actors.runtime.port import RUNTIME, DownReason, RunContext
+from massgen.actors.runtime.ray_failures import down_reason
 from massgen.backends.remote_server import RemoteServer, model_key
 from massgen.configs.schema import LocalBackendConfig
 from massgen.messages import Down, Placed
@@ -192,8 +193,6 @@ class ModelServers:
                                                timeout=place_timeout if known == "" else _WATCH_DEADLINE_S)
             except Exception as exc:
                 if known != "" or not isinstance(exc, ray.exceptions.GetTimeoutError):
-                    from massgen.actors.runtime.ray_runtime import down_reason
-
                     self._lost(ctx, key, incarnation, *down_reason(exc))
                     return
                 wanted = ", ".join(f"{k}: {v:g}" for k, v in self.resources.items())

@@ -21,7 +21,7 @@ import tempfile
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 import pykka
 import ray
@@ -30,23 +30,19 @@ from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 from massgen.actors.runtime.port import (
     RUNTIME,
     ActorDead,
-    ActorUnavailable,
-    AskTimeout,
     DownReason,
     Peer,
-    RemoteError,
     RunContext,
     TracedActor,
 )
+from massgen.actors.runtime.ray_failures import down_reason, normalised
 from massgen.actors.runtime.ray_host import ActorHost, Item
+from massgen.actors.runtime.ray_model_server import ModelServers
 from massgen.backends.remote_server import RemoteServer, model_key
 from massgen.configs.schema import LocalBackendConfig, RuntimeConfig
 from massgen.messages import Down, Message, Placed
 
 _ray: Any = ray  # Ray's API is untyped: one Any at the boundary, not an ignore per call
-
-if TYPE_CHECKING:
-    from massgen.actors.runtime.ray_model_server import ModelServers
 
 _PULL_WAIT_S = 0.5  # how long one pull waits for output before it returns empty
 _PULL_DEADLINE_S = 30.0  # a pull unanswered this long means the node stopped answering
@@ -94,36 +90,6 @@ def _reachable(address: str) -> None:
         socket.create_connection((host.strip("[]"), int(port)), timeout=_CONNECT_TIMEOUT_S).close()
     except (OSError, ValueError) as exc:
         raise ConnectionError(f"nothing answers at {address} ({exc})") from exc
-
-
-def down_reason(exc: BaseException) -> tuple[DownReason, str]:
-    """A Ray failure, in the runtime's words (the same on every runtime)."""
-    lines = str(exc).strip().splitlines()
-    text = f"{type(exc).__name__}: {lines[0]}" if lines else type(exc).__name__
-    if isinstance(exc, ray.exceptions.ActorUnavailableError | ray.exceptions.GetTimeoutError):
-        return "unavailable", text
-    if isinstance(exc, ray.exceptions.OutOfMemoryError):
-        return "killed", text
-    if isinstance(exc, ray.exceptions.ActorDiedError):
-        full = str(exc).lower()
-        if "node" in full and ("died" in full or "dead" in full or "removed" in full):
-            return "node_lost", text
-        return "killed", text
-    return "remote_error", text
-
-
-def normalised(exc: BaseException) -> Exception:
-    """A Ray or remote Pykka error as the runtime's own (actors/runtime/port.py), the same on both runtimes."""
-    if isinstance(exc, ray.exceptions.ActorUnavailableError):
-        return ActorUnavailable(down_reason(exc)[1])
-    if isinstance(exc, ray.exceptions.ActorDiedError | pykka.ActorDeadError):
-        return ActorDead(down_reason(exc)[1])
-    if isinstance(exc, ray.exceptions.GetTimeoutError | pykka.Timeout):
-        return AskTimeout("no reply in time")
-    if isinstance(exc, ray.exceptions.RayTaskError):
-        cause = exc.cause if isinstance(exc.cause, BaseException) else exc
-        return RemoteError(f"{type(cause).__name__}: {cause}")
-    return RemoteError(f"{type(exc).__name__}: {exc}")
 
 
 class RayRef:
@@ -322,8 +288,6 @@ class RayRuntime:
         self._lock = threading.Lock()
         self.model_servers: ModelServers | None = None
         if config.model_server_resources:
-            from massgen.actors.runtime.ray_model_server import ModelServers
-
             self.model_servers = ModelServers(config.model_server_resources, self._suspected, self.suspect)
 
     def _suspected(self) -> set[str]:

@@ -20,13 +20,13 @@ import pykka
 
 from massgen.actors.agent.actor import AgentActor, AgentSpec
 from massgen.actors.coordination.judge import Judge
-from massgen.actors.mcp.supervision import ActorPort, McpSupervision
-from massgen.actors.run.run_spec import RunSpec as RunSpec  # imported from here by the run handle
 from massgen.actors.runtime.port import Peer, RunContext, TracedActor
 from massgen.actors.supervisor.children import Child, Ticker, note_attempt
 from massgen.actors.supervisor.ending import RunEnding
 from massgen.actors.supervisor.failures import FailureHandling
+from massgen.actors.supervisor.mcp_servers import ActorPort, McpSupervision
 from massgen.actors.supervisor.restore import restore
+from massgen.actors.supervisor.run_spec import RunSpec as RunSpec  # imported from here by the run handle
 from massgen.actors.supervisor.snapshotting import Snapshotting
 from massgen.actors.supervisor.state import SupervisorState
 from massgen.actors.supervisor.turn_handout import TurnHandout

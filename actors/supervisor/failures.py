@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Literal
 
-from massgen.actors.mcp.supervision import McpSupervision
 from massgen.actors.runtime.port import Clock, DownReason, Runtime
 from massgen.actors.supervisor.children import CIRCUIT_FAILURES_TO_GIVE_UP, Child, overdue
 from massgen.actors.supervisor.ending import RunEnding
+from massgen.actors.supervisor.mcp_servers import McpSupervision
 from massgen.actors.supervisor.state import Emitter, SupervisorState
 from massgen.actors.supervisor.turn_handout import TurnHandout
 from massgen.messages import (

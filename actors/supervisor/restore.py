@@ -1,7 +1,7 @@
 """A resumed supervisor's starting state, applied before any agent starts.
 
 Kept out of the supervisor's behaviours so they stay as they are: this only fills in the state
-a fresh supervisor would otherwise start from nothing (``actors/run/resume.py`` says where each piece
+a fresh supervisor would otherwise start from nothing (``actors/record/resume.py`` says where each piece
 comes from), and records all of it in the new trace so the attempt's trace is complete on its own
 and can itself be resumed.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from massgen.actors.run.resume import ResumeState, wall_to_clock
+from massgen.actors.record.resume import ResumeState, wall_to_clock
 from massgen.actors.runtime.port import Clock
 from massgen.actors.supervisor.state import Emitter, SupervisorState
 from massgen.messages import AnswerAccepted, AnswerView, InvalidateVotes, RecordVote, RunResumed, SetLiveAgents

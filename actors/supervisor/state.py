@@ -14,13 +14,13 @@ from typing import Literal, Protocol
 
 from massgen.actors.agent.actor import AgentSpec
 from massgen.actors.coordination.answers import Coordination
-from massgen.actors.run.run_spec import RunSpec
 from massgen.actors.runtime.port import Peer
 from massgen.actors.supervisor.budget import Spending
 from massgen.actors.supervisor.children import Child
 from massgen.actors.supervisor.deadlines import effective
 from massgen.actors.supervisor.notes import NoteBoard
 from massgen.actors.supervisor.restarts import RestartHistory
+from massgen.actors.supervisor.run_spec import RunSpec
 from massgen.actors.supervisor.stragglers import StragglerWatch
 from massgen.configs.schema import OrchestratorConfig, TeamConfig, TimeoutSettings
 from massgen.messages import Message, TallyUpdated

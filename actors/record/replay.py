@@ -58,16 +58,18 @@ class CallRecorder:
             (_key(ModelRequest.model_validate(item["request"])), item) for item in (carried.replay if carried else ())
         ]
 
-    def __getattr__(self, name: str) -> Any:  # capability flags of the wrapped backend
-        return getattr(self.inner, name)
+    @property
+    def decides_separately(self) -> bool:
+        return self.inner.decides_separately
+
+    def replayed(self, request: ModelRequest, tool_calls: int) -> None:
+        self.inner.replayed(request, tool_calls)
 
     async def start(self) -> None:
         await self.inner.start()
-        moved = getattr(self.inner, "replayed", None)
         for played in self._played:  # a backend with state (scripted) continues where it was
-            if moved is not None:
-                moved(ModelRequest(messages=(), kind=played["kind"], vote_targets=tuple(played["vote_targets"])),
-                      int(played["tool_calls"]))
+            self.inner.replayed(ModelRequest(messages=(), kind=played["kind"],
+                                             vote_targets=tuple(played["vote_targets"])), int(played["tool_calls"]))
 
     async def aclose(self) -> None:
         await self.inner.aclose()
@@ -102,9 +104,8 @@ class CallRecorder:
             self._before_call()
         item = self._take_replay(request)
         if item is not None:
-            moved = getattr(self.inner, "replayed", None)
-            if moved is not None:  # the call counts as played for a backend with state of its own
-                moved(request, len(item["reply"].get("tool_calls", ())))
+            # the call counts as played for a backend with state of its own
+            self.inner.replayed(request, len(item["reply"].get("tool_calls", ())))
             async for event in self._replayed(call, item):
                 yield event
             return

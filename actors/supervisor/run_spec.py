@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from massgen.actors.run.resume import ResumeState
+    from massgen.actors.record.resume import ResumeState
     from massgen.files import RunFiles
 
 

@@ -7,7 +7,7 @@ turn counter, and each agent's model calls. The resumed run is a new attempt
 (``attempt_N+1`` beside the old one) in the same lineage: it records the state it
 started from as ``RunResumed``, agents keep their incarnation numbers, an agent that
 had voted in the current round waits, and an agent that was mid-turn starts that turn
-again, its finished calls answered from the trace (``actors/run/replay.py``).
+again, its finished calls answered from the trace (``actors/record/replay.py``).
 """
 
 from __future__ import annotations

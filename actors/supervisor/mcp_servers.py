@@ -1,6 +1,7 @@
 """The supervisor's side of MCP: start the servers, route calls, restart, withdraw.
 
-Kept out of the supervisor (``actors/supervisor/``) so the coordination state machine stays readable; the
+One behaviour of the supervisor, kept out of its actor (``actor.py``) so the coordination state machine
+stays readable, and below the MCP server actor (``actors/mcp/``), which it starts: the
 supervisor owns one ``McpSupervision`` and hands it the MCP messages, its ticks and
 the agent (re)starts. Everything here runs on the supervisor's thread.
 
