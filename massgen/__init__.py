@@ -5,7 +5,7 @@ which type checkers read as they are (``from massgen import run`` is typed) and 
 ``__getattr__`` reads at run time, on first use, as the table of what to load from where.
 Nothing is imported before a name is used, so ``massgen --help`` and ``import massgen``
 stay fast and never import a provider SDK. The run's own names (``new_team``, ``Subscriber``,
-``preflight_check``, the log readers, ...) serve massgen's surfaces (cli/); usable, but not
+the log readers, ...) serve massgen's surfaces (cli/); usable, but not
 promised stable.
 """
 
@@ -20,9 +20,7 @@ if TYPE_CHECKING:
     from massgen import messages as messages
     from massgen.actors.agent.client_tools import decode
     from massgen.actors.agent.prompts import WORKFLOW_TOOLS as WORKFLOW_TOOLS
-    from massgen.actors.run.preflight import check
     from massgen.actors.run.question import QuestionError as QuestionError
-    from massgen.actors.run.question import check_question as check_question
     from massgen.actors.run.resume import ResumePoint as ResumePoint
     from massgen.actors.run.resume import resume_point as resume_point
     from massgen.actors.run.team import Team as Team
@@ -128,7 +126,6 @@ if TYPE_CHECKING:
     discover_config = resolve
     example_path = resolve_config_path
     open_session = open_or_create
-    preflight_check = check
     preload_backends = preload
     project_run = project
     summarize_run = summarize

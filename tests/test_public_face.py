@@ -53,14 +53,13 @@ def test_every_exported_name_resolves() -> None:
 
 
 def test_the_face_names_each_export_once_and_star_import_gives_them_all() -> None:
-    from massgen.actors.run import preflight
     from massgen.configs import defaults
 
     names = massgen.__all__
     assert len(names) == len(set(names)) and {"run", "TeamConfig", "messages", "__version__"} <= set(names)
     # A name the face gives under its own name is the very object, not a copy.
-    assert massgen.preflight_check is preflight.check and massgen.discover_config is defaults.resolve
-    assert "check" not in names and not hasattr(massgen, "check")  # imported to be renamed, not exported
+    assert massgen.config_environment is defaults.environment and massgen.discover_config is defaults.resolve
+    assert "resolve" not in names and not hasattr(massgen, "resolve")  # imported to be renamed, not exported
     namespace: dict[str, object] = {}
     exec("from massgen import *", namespace)
     assert set(names) <= set(namespace)
