@@ -78,3 +78,17 @@ def test_on_ray_each_agent_s_backend_is_built_once_where_the_agent_runs(tmp_path
     assert out["builds"]["status"] == "completed"
     assert builds(Path(out["builds"]["file"])) == ONCE_EACH
     assert out["left"] == []
+
+
+def test_on_ray_a_team_none_of_whose_agents_has_its_key_is_refused_before_any_cluster_is_joined(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from massgen.actors.run.team import Team
+    from massgen.configs import ConfigError, validate_data
+
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.chdir(tmp_path)  # no ./.env
+    monkeypatch.setenv("HOME", str(tmp_path))  # no ~/.massgen/.env
+    config = validate_data({"agents": [{"id": "k", "backend": {"type": "claude"}}],
+                            "runtime": {"type": "ray", "address": "127.0.0.1:1"}}, "test")
+    with pytest.raises(ConfigError, match=r"no agent of the team can run: agent 'k'.*ANTHROPIC_API_KEY"):
+        Team(config, "2+2?", log_dir=tmp_path / "run").prepare()
