@@ -170,9 +170,9 @@ def builds(out: dict[str, Any], workdir: Path) -> None:
     on the driver and in every Ray worker process, which inherit the environment set here."""
     import ray
     from counted_backend import BUILDS_FILE, install
+    from ray_team import slow_team
 
     from massgen.actors.run.team import Team
-    from ray_team import slow_team
 
     tests = str(Path(__file__).resolve().parent)
     os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (tests, os.environ.get("PYTHONPATH", "")) if p)

@@ -33,6 +33,7 @@ from massgen.configs import uploads
 from massgen.configs.defaults import environment
 from massgen.configs.loader import ConfigError
 from massgen.configs.schema import TeamConfig
+from massgen.errors import LogDirError, translate
 from massgen.files import RunFiles
 from massgen.logs import LogProjection
 from massgen.logs.layout import default_log_base as default_log_base  # re-exported
@@ -172,6 +173,7 @@ class Team:
         *,
         history: tuple[tuple[str, str], ...] = (),
         log_dir: Path | None = None,
+        log_base: Path | None = None,
         subscribers: list[Subscriber] | None = None,
         tick_interval_s: float = 0.05,
         turn: int = 1,
@@ -179,7 +181,10 @@ class Team:
         resume: ResumePoint | None = None,
         runtime: Runtime | None = None,
     ) -> None:
-        """``client_tools``: tools the caller runs itself; a winning call of one is the final answer.
+        """``log_dir``: this run's log directory; else the next attempt beside a resumed run, else a new
+        ``log_<stamp>/turn_N/attempt_1`` under ``log_base`` (default ``default_log_base()``): the one place
+        a run's log directory is chosen (an ``OSError`` making it is a ``LogDirError``).
+        ``client_tools``: tools the caller runs itself; a winning call of one is the final answer.
         ``runtime``: where the agents run, instead of the one ``config.runtime`` names (the seam a
         test uses to lose an agent the way a cluster does)."""
         self.config = config
@@ -189,10 +194,11 @@ class Team:
         self.client_tools = client_tools
         self.resume = resume
         self._runtime = runtime
-        if resume is not None:
-            log_dir = log_dir or resume.next_log_dir()
-            log_dir.mkdir(parents=True, exist_ok=True)
-        self.log_dir = log_dir or new_log_dir(turn=turn)
+        with translate({OSError: LogDirError}, "the log directory"):  # a read-only or full disk, a file in the way
+            if resume is not None:
+                log_dir = log_dir or resume.next_log_dir()
+                log_dir.mkdir(parents=True, exist_ok=True)
+            self.log_dir = log_dir or new_log_dir(log_base, turn=turn)
         self.run_id = uuid.uuid4().hex[:12]
         self._subscribers = [self._watch, *(subscribers or [])]
         self._tick = tick_interval_s
