@@ -134,7 +134,23 @@ def team_config(args: argparse.Namespace, session: Session | None = None,
                                        backend=quick["backend"]):
                 print(f"massgen: note: {note}", file=sys.stderr)
             config = override_agents(config, **quick)
-    return modes.apply(config, args), source
+    return with_runtime(modes.apply(config, args), args), source
+
+
+def with_runtime(config: TeamConfig, args: argparse.Namespace) -> TeamConfig:
+    """``--ray ADDRESS``: the agents run on that Ray cluster."""
+    address = getattr(args, "ray", None)
+    if not address:
+        return config
+    from pydantic import ValidationError
+
+    from massgen import ConfigError, RuntimeConfig
+
+    try:
+        runtime = RuntimeConfig(**{**config.runtime.model_dump(), "type": "ray", "address": address})
+    except ValidationError:
+        raise ConfigError(f"--ray {address!r}: give auto or HOST:PORT") from None
+    return config.model_copy(update={"runtime": runtime})
 
 
 def say_notices(config: TeamConfig, source: str, err: IO[str] | None = None) -> None:

@@ -17,7 +17,7 @@ from massgen.cli import exit_codes
 from massgen.cli.usage import UsageParser
 
 if TYPE_CHECKING:
-    from massgen import RunResult, Session, TeamConfig
+    from massgen import RunResult, Session
     from massgen.cli.run_options import RunOptions
 
 EPILOG = """\
@@ -117,8 +117,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code
     args = build_parser().parse_args(argv)
     _quiet_library_logs()
-    from massgen import ConfigError, config_environment, list_examples
-    from massgen.cli import config_tools, display, flags, upstream_flags
+    from massgen import list_examples
+    from massgen.cli import config_tools, display, flags, run_config, upstream_flags
 
     problem = flags.usage_problem(args) or upstream_flags.unavailable(args) or config_tools.usage_problem(args)
     if problem:
@@ -167,83 +167,47 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("massgen: give a question, e.g. massgen \"Which is larger, 9.11 or 9.9?\" "
                   "(the interactive session needs a terminal)", file=sys.stderr)
             return exit_codes.CONFIG_ERROR
-        env = config_environment()  # ./.env read once, for the config and the key check
-        try:
-            session = flags.session_of(args)
-            config, source = flags.team_config(args, session, env)
-            flags.say_notices(config, source)
-        except ConfigError as exc:
-            print(f"massgen: {exc}", file=sys.stderr)
-            return exit_codes.CONFIG_ERROR
-        display.from_config(args, config.ui.display_type)
-        missing_key = flags.check_keys(config, env=env)
-        if missing_key is not None:
-            return missing_key
+        resolved = run_config.resolve(args)
+        if isinstance(resolved, int):
+            return resolved
         if display.full_screen(args):
             from massgen.cli.tui import run_tui
 
-            return run_tui(_with_paths(config, "", args), source, vi=args.vi, timeout=args.orchestrator_timeout,
-                           session=session, session_config=flags.stored_config(args))
-        return run_repl(_with_paths(config, "", args), source, vi=args.vi, timeout=args.orchestrator_timeout,
-                        session=session,
-                        session_config=flags.stored_config(args))
+            return run_tui(resolved.for_question(""), resolved.source, vi=args.vi, timeout=args.orchestrator_timeout,
+                           session=resolved.session, session_config=flags.stored_config(args))
+        return run_repl(resolved.for_question(""), resolved.source, vi=args.vi, timeout=args.orchestrator_timeout,
+                        session=resolved.session, session_config=flags.stored_config(args))
 
-    env = config_environment()  # ./.env read once, for the config and the key check
-    try:
-        session = flags.session_of(args)
-        config, source = flags.team_config(args, session, env)
-    except ConfigError as exc:
-        print(f"massgen: {exc}", file=sys.stderr)
-        return exit_codes.CONFIG_ERROR
-    flags.say_notices(config, source)
-    display.from_config(args, config.ui.display_type)
-    missing_key = flags.check_keys(config, env=env)
-    if missing_key is not None:
-        return missing_key
+    resolved = run_config.resolve(args)
+    if isinstance(resolved, int):
+        return resolved
     if args.web:
         from massgen.cli.serve import main as serve_main
         from massgen.cli.serve.catalog import served_name
 
-        name = served_name(args.config) if args.config else ("default" if source == "the default team" else
-                                                              served_name(source))
+        name = served_name(args.config) if args.config else ("default" if resolved.source == "the default team" else
+                                                              served_name(resolved.source))
         address = ["--port", str(args.web_port or 0), "--host", args.web_host or "127.0.0.1"]
-        return serve_main(["--ui", *address, "--log-level", "warning"], served_config=(name, _with_paths(
-            config, args.question, args)), start_question=args.question)
+        return serve_main(["--ui", *address, "--log-level", "warning"],
+                          served_config=(name, resolved.for_question(args.question)), start_question=args.question)
     from massgen.cli import text
     from massgen.cli.oneshot import run_question
 
     text.escape_unencodable_output()
     question = text.from_argv(args.question)
+    config = resolved.for_question(question)
     if display.full_screen(args):
         from massgen.cli.tui import run_tui
 
-        return run_tui(_with_paths(config, question, args), source, vi=args.vi, timeout=args.orchestrator_timeout,
-                       session=session, session_config=flags.stored_config(args), first_question=question)
+        return run_tui(config, resolved.source, vi=args.vi, timeout=args.orchestrator_timeout,
+                       session=resolved.session, session_config=flags.stored_config(args), first_question=question)
     if display.note_without_terminal(args):
         print(display.note_without_terminal(args), file=sys.stderr)
-    options = _run_options(args, session)
+    options = _run_options(args, resolved.session)
     if not config.ui.logging_enabled and not (args.automation or args.debug):
         options.no_logs = True  # upstream's ui.logging_enabled: false, as --no-logs
-    return run_question(_with_paths(config, question, args), question, automation=args.automation,
+    return run_question(config, question, automation=args.automation,
                         timeout=args.orchestrator_timeout, options=options)
-
-
-def _with_paths(config: TeamConfig, question: str, args: argparse.Namespace) -> TeamConfig:
-    """Context paths named at the terminal (massgen/files): ``@path[:w]`` and ``--cwd-context``."""
-    from massgen import with_context_paths
-
-    if getattr(args, "ray", None):  # --ray ADDRESS: the agents run on that Ray cluster
-        from pydantic import ValidationError
-
-        from massgen import RuntimeConfig
-
-        try:
-            runtime = RuntimeConfig(**{**config.runtime.model_dump(), "type": "ray", "address": args.ray})
-        except ValidationError:
-            raise SystemExit(f"massgen: --ray {args.ray!r}: give auto or HOST:PORT") from None
-        config = config.model_copy(update={"runtime": runtime})
-    # --no-parse-at-references: @tokens in the question are plain text, not paths.
-    return with_context_paths(config, question if args.parse_at_references else "", args.cwd_context)
 
 
 def _run_options(args: argparse.Namespace, session: Session | None) -> RunOptions:

@@ -61,7 +61,7 @@ def run_question(
     if not automation and options.shows_progress:
         subscribers.append(ProgressDisplay(err, live=err.isatty() and options.display == "rich"))
     team = new_team(config, question, history=resume.history if resume else options.history, timeout=timeout,
-                    subscribers=subscribers, resume=resume, log_dir=options.log_dir())
+                    subscribers=subscribers, resume=resume, log_base=options.log_base())
     options.started(team)
     # With --stream-events stdout is the event stream: the automation lines go to stderr, as upstream's do.
     lines_out = err if options.stream_events else out

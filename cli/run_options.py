@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from massgen import LogProjection, Subscriber, TraceRecord, attempt_dir
+from massgen import LogProjection, Subscriber, TraceRecord
 
 if TYPE_CHECKING:
     from massgen import RunResult, Team
@@ -41,14 +41,13 @@ class RunOptions:
     def shows_progress(self) -> bool:
         return not self.stream_events and self.display != "none"  # --stream-events: stderr stays quiet
 
-    def log_dir(self) -> Path | None:
-        """A throw-away log directory for ``--no-logs`` (the trace is needed while the run lasts)."""
+    def log_base(self) -> Path | None:
+        """A throw-away folder for ``--no-logs`` to hold the run's log directory (the trace is needed
+        while the run lasts; the run chooses its directory in it, as anywhere)."""
         if not self.no_logs:
             return None
         self._temp_logs = Path(tempfile.mkdtemp(prefix="massgen_nologs_"))
-        path = attempt_dir(self._temp_logs, 1)
-        path.mkdir(parents=True)
-        return path
+        return self._temp_logs
 
     def subscribers(self, out: IO[str]) -> list[Subscriber]:
         if not self.stream_events:

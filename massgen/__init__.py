@@ -1,12 +1,14 @@
 """massgen: a supervised team of models that answers one task together.
 
-The public face only, each name written once: in the ``if TYPE_CHECKING:`` imports below,
-which type checkers read as they are (``from massgen import run`` is typed) and which
-``__getattr__`` reads at run time, on first use, as the table of what to load from where.
-Nothing is imported before a name is used, so ``massgen --help`` and ``import massgen``
-stay fast and never import a provider SDK. The run's own names (``new_team``, ``Subscriber``,
-``preflight_check``, the log readers, ...) serve massgen's surfaces (cli/); usable, but not
-promised stable.
+The public face, in two parts, each name written once in an ``if TYPE_CHECKING:`` block: the
+stable API (``__all__``, written out below: the run functions, the run handle and result, the
+config, the errors, the stream events, the trace reader), and the plumbing massgen's own
+surfaces (cli/) reach through the face (config discovery, quick teams, sessions, the log
+readers, the screen events, ...): reachable as ``massgen.NAME``, not promised stable, not in
+``__all__``. Type checkers read the blocks as they are (``from massgen import run`` is typed);
+``__getattr__`` reads them at run time, on first use, as the table of what to load from where.
+Nothing is imported before a name is used, so ``massgen --help`` and ``import massgen`` stay fast
+and never import a provider SDK.
 """
 
 from __future__ import annotations
@@ -16,43 +18,21 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the stable API: each name is in __all__ below
     from massgen import messages as messages
-    from massgen.actors.agent.client_tools import decode
-    from massgen.actors.agent.prompts import WORKFLOW_TOOLS as WORKFLOW_TOOLS
     from massgen.actors.record.resume import ResumePoint as ResumePoint
     from massgen.actors.record.resume import resume_point as resume_point
     from massgen.actors.record.trace_writer import Subscriber as Subscriber
-    from massgen.actors.run.preflight import check
     from massgen.actors.run.question import QuestionError as QuestionError
-    from massgen.actors.run.question import check_question as check_question
     from massgen.actors.run.team import Team as Team
     from massgen.api import run as run
     from massgen.api import run_sync as run_sync
     from massgen.api import stream as stream
-    from massgen.backends import default_model as default_model
-    from massgen.backends.preload import preload
     from massgen.configs.build import build_config as build_config
-    from massgen.configs.defaults import PROVIDER_KEYS as PROVIDER_KEYS
-    from massgen.configs.defaults import default_team as default_team
-    from massgen.configs.defaults import environment, resolve
-    from massgen.configs.defaults import read_dotenv as read_dotenv
-    from massgen.configs.loader import example_description as example_description
-    from massgen.configs.loader import list_examples as list_examples
     from massgen.configs.loader import load_config as load_config
-    from massgen.configs.loader import resolve_config_path
     from massgen.configs.loader import validate_data as validate_data
-    from massgen.configs.places import global_dotenv as global_dotenv
-    from massgen.configs.quick import BACKENDS as BACKENDS
-    from massgen.configs.quick import describe_missing as describe_missing
-    from massgen.configs.quick import missing_keys as missing_keys
-    from massgen.configs.quick import override_agents as override_agents
-    from massgen.configs.quick import override_notes as override_notes
-    from massgen.configs.quick import quick_backend as quick_backend
-    from massgen.configs.quick import quick_team as quick_team
     from massgen.configs.schema import RuntimeConfig as RuntimeConfig
     from massgen.configs.schema import TeamConfig as TeamConfig
-    from massgen.configs.schema_doc import schema_text as schema_text
     from massgen.errors import BackendError as BackendError
     from massgen.errors import BudgetExhausted as BudgetExhausted
     from massgen.errors import ConfigError as ConfigError
@@ -94,14 +74,40 @@ if TYPE_CHECKING:
     from massgen.events import VoteEvent as VoteEvent
     from massgen.events import VotesInvalidatedEvent as VotesInvalidatedEvent
     from massgen.events import events_from_record as events_from_record
-    from massgen.events import view_events_from_record as view_events_from_record
-    from massgen.files import with_context_paths as with_context_paths
     from massgen.launch import new_team as new_team
     from massgen.launch import resolve_config as resolve_config
     from massgen.launch import with_run_timeout as with_run_timeout
     from massgen.litellm_provider import register_with_litellm as register_with_litellm
     from massgen.logs.files import read_trace as read_trace
     from massgen.logs.files import rebuild_from_trace as rebuild_from_trace
+    from massgen.messages import ToolSpec as ToolSpec
+    from massgen.messages.trace import TraceRecord as TraceRecord
+    from massgen.result import RunResult as RunResult
+    from massgen.sessions import SessionError as SessionError
+
+if TYPE_CHECKING:  # plumbing for massgen's own surfaces (cli/): reachable as massgen.NAME, not promised
+    from massgen.actors.agent.client_tools import decode
+    from massgen.actors.agent.prompts import WORKFLOW_TOOLS as WORKFLOW_TOOLS
+    from massgen.backends import default_model as default_model
+    from massgen.backends.preload import preload
+    from massgen.configs.defaults import PROVIDER_KEYS as PROVIDER_KEYS
+    from massgen.configs.defaults import default_team as default_team
+    from massgen.configs.defaults import environment, resolve
+    from massgen.configs.defaults import read_dotenv as read_dotenv
+    from massgen.configs.loader import example_description as example_description
+    from massgen.configs.loader import list_examples as list_examples
+    from massgen.configs.loader import resolve_config_path
+    from massgen.configs.places import global_dotenv as global_dotenv
+    from massgen.configs.quick import BACKENDS as BACKENDS
+    from massgen.configs.quick import describe_missing as describe_missing
+    from massgen.configs.quick import missing_keys as missing_keys
+    from massgen.configs.quick import override_agents as override_agents
+    from massgen.configs.quick import override_notes as override_notes
+    from massgen.configs.quick import quick_backend as quick_backend
+    from massgen.configs.quick import quick_team as quick_team
+    from massgen.configs.schema_doc import schema_text as schema_text
+    from massgen.events import view_events_from_record as view_events_from_record
+    from massgen.files import with_context_paths as with_context_paths
     from massgen.logs.layout import ATTEMPT_GLOB as ATTEMPT_GLOB
     from massgen.logs.layout import TRACE_FILE as TRACE_FILE
     from massgen.logs.layout import LogLayout as LogLayout
@@ -112,14 +118,10 @@ if TYPE_CHECKING:
     from massgen.logs.summary import find_runs as find_runs
     from massgen.logs.summary import project, summarize
     from massgen.logs.upstream_status import tool_stats as tool_stats
-    from massgen.messages import ToolSpec as ToolSpec
     from massgen.messages.text import escape_value as escape_value
-    from massgen.messages.trace import TraceRecord as TraceRecord
     from massgen.messages.trace import parse_sender as parse_sender
     from massgen.messages.trace import sender_name as sender_name
-    from massgen.result import RunResult as RunResult
     from massgen.sessions import Session as Session
-    from massgen.sessions import SessionError as SessionError
     from massgen.sessions import open_or_create
 
     # the names the face gives under a name of its own
@@ -128,14 +130,67 @@ if TYPE_CHECKING:
     discover_config = resolve
     example_path = resolve_config_path
     open_session = open_or_create
-    preflight_check = check
     preload_backends = preload
     project_run = project
     summarize_run = summarize
 
+__all__ = [  # the stable API, written out (the plumbing block above is reachable, not promised)
+    "AnswerEvent",
+    "BackendError",
+    "BudgetExhausted",
+    "ChunkEvent",
+    "ConfigError",
+    "DeadlineEvent",
+    "Event",
+    "ExcludedEvent",
+    "FailureEvent",
+    "FinalAnswerEvent",
+    "LogDirError",
+    "MassGenError",
+    "PermanentBackendError",
+    "QuestionError",
+    "RejoinedEvent",
+    "RestartEvent",
+    "ResumeError",
+    "ResumePoint",
+    "RunError",
+    "RunFailed",
+    "RunInterrupted",
+    "RunResult",
+    "RunStartedEvent",
+    "RunTimeout",
+    "RuntimeConfig",
+    "SessionError",
+    "Subscriber",
+    "Team",
+    "TeamConfig",
+    "ToolError",
+    "ToolSpec",
+    "TraceError",
+    "TraceRecord",
+    "VoteEvent",
+    "VotesInvalidatedEvent",
+    "__version__",
+    "build_config",
+    "events_from_record",
+    "load_config",
+    "messages",
+    "new_team",
+    "read_trace",
+    "rebuild_from_trace",
+    "register_with_litellm",
+    "resolve_config",
+    "resume_point",
+    "run",
+    "run_sync",
+    "stream",
+    "validate_data",
+    "with_run_timeout",
+]
+
 
 def _read_exports() -> dict[str, tuple[str, str]]:
-    """Exported name -> (module, attribute), read from the ``if TYPE_CHECKING:`` block of this file as a
+    """Exported name -> (module, attribute), read from the ``if TYPE_CHECKING:`` blocks of this file as a
     type checker reads it: ``from M import A as A`` exports A, a plain ``from M import B`` does not, and
     ``C = B`` exports B as C."""
     import ast
@@ -164,8 +219,6 @@ _exports: dict[str, tuple[str, str]] = {}
 def __getattr__(name: str) -> Any:
     if not _exports:
         _exports.update(_read_exports())
-    if name == "__all__":  # ``from massgen import *``
-        return ["__version__", *_exports]
     target = _exports.get(name)
     if target is None:
         raise AttributeError(f"module 'massgen' has no attribute {name!r}")

@@ -1,8 +1,9 @@
 """One way to run a team: ``new_team(config, question, ...)`` returns the run handle, not started.
 
 The one-shot command, the REPL, ``massgen serve`` (API and Web UI), the Python API and
-LiteLLM all build their ``Team`` here, so an override (the run deadline, the log
-directory, context paths) means the same thing on every surface and is written once.
+LiteLLM all build their ``Team`` here, so an override (the run deadline, context paths)
+means the same thing on every surface and is written once; the log directory is chosen by
+the ``Team`` itself (``log_dir``, or a new one under ``log_base``).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
-from massgen.errors import ConfigError, LogDirError, translate
+from massgen.errors import ConfigError
 
 if TYPE_CHECKING:
     from massgen.actors.record.resume import ResumePoint
@@ -83,20 +84,14 @@ def new_team(
     ``resume``: continue a run from its trace (``resume_point``); its log directory is next
     to the old one. Raises ``ConfigError`` for an override that cannot be used.
     """
-    from massgen.actors.run.team import Team, new_log_dir
+    from massgen.actors.run.team import Team
 
     team_config = with_run_timeout(resolve_config(config), timeout)
     if context_paths:
         from massgen.files import with_context_paths
 
         team_config = with_context_paths(team_config, question)
-    with translate({OSError: LogDirError}, "the log directory"):  # a read-only or full disk, a file in the way
-        if log_dir is not None:
-            directory: Path | None = Path(log_dir)
-        elif log_base is not None and resume is None:
-            directory = new_log_dir(Path(log_base), turn=turn)
-        else:
-            directory = None  # the Team picks one: a new one, or the next attempt beside a resumed run
-        return Team(team_config, question, history=tuple((str(q), str(a)) for q, a in history),
-                    log_dir=directory, subscribers=list(subscribers), turn=turn, client_tools=client_tools,
-                    resume=resume)
+    return Team(team_config, question, history=tuple((str(q), str(a)) for q, a in history),
+                log_dir=Path(log_dir) if log_dir is not None else None,
+                log_base=Path(log_base) if log_base is not None else None, subscribers=list(subscribers),
+                turn=turn, client_tools=client_tools, resume=resume)

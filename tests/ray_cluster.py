@@ -165,6 +165,32 @@ def mcp(out: dict[str, Any], workdir: Path) -> None:
         cluster.shutdown()
 
 
+def builds(out: dict[str, Any], workdir: Path) -> None:
+    """The slow team on the worker node, each scripted build counted where it happens (tests/counted_backend.py):
+    on the driver and in every Ray worker process, which inherit the environment set here."""
+    import ray
+    from counted_backend import BUILDS_FILE, install
+    from ray_team import slow_team
+
+    from massgen.actors.run.team import Team
+
+    tests = str(Path(__file__).resolve().parent)
+    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (tests, os.environ.get("PYTHONPATH", "")) if p)
+    os.environ[BUILDS_FILE] = str(workdir / "builds.txt")
+    install()  # the driver's builds count too
+    cluster, _worker = start_cluster()
+    ray.init(address=cluster.address, log_to_driver=False,
+             runtime_env={"worker_process_setup_hook": "counted_backend.install"})
+    try:
+        result = Team(ray_config(slow_team()), "Which is larger, 9.11 or 9.9?", log_dir=workdir / "builds",
+                      tick_interval_s=0.02).run()
+        out["builds"] = {"status": result.status, "log_dir": str(result.log_dir),
+                         "file": os.environ[BUILDS_FILE]}
+    finally:
+        ray.shutdown()
+        cluster.shutdown()
+
+
 def cli(out: dict[str, Any], workdir: Path) -> None:
     """`massgen --ray ADDRESS` joins a running cluster, runs the team there and leaves it."""
     cluster, _worker = start_cluster()
@@ -378,6 +404,8 @@ def main() -> None:
             cli(out, out_path.parent)
         elif scenario == "mcp":
             mcp(out, out_path.parent)
+        elif scenario == "builds":
+            builds(out, out_path.parent)
         elif scenario == "model_server":
             model_server(out, out_path.parent)
         elif scenario == "throughput":

@@ -52,15 +52,47 @@ def test_every_exported_name_resolves() -> None:
     assert missing == []
 
 
+def test_every_name_the_face_reaches_resolves_the_stable_api_and_the_plumbing_alike() -> None:
+    optional = {"register_with_litellm"}  # needs the [litellm] extra
+    reachable = set(massgen._read_exports())
+    assert set(massgen.__all__) - {"__version__"} < reachable  # the plumbing is reachable, not in __all__
+    assert [name for name in reachable - optional if not hasattr(massgen, name)] == []
+
+
+def test_all_is_the_stable_block_written_out_and_holds_no_plumbing() -> None:
+    """``__all__`` is a literal list (a reader sees the promise), equal to the first TYPE_CHECKING block."""
+    tree = ast.parse(Path(massgen.__file__).read_text(encoding="utf-8"))
+    blocks = [node for node in tree.body if isinstance(node, ast.If) and isinstance(node.test, ast.Name)
+              and node.test.id == "TYPE_CHECKING"]
+    stable = {alias.asname for node in blocks[0].body if isinstance(node, ast.ImportFrom) for alias in node.names}
+    written = next(node.value for node in tree.body if isinstance(node, ast.Assign)
+                   and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets))
+    assert isinstance(written, ast.List)
+    assert set(ast.literal_eval(written)) == stable | {"__version__"}
+    for plumbing in ("config_environment", "missing_keys", "LogProjection", "open_session", "ViewEvent"):
+        assert plumbing not in massgen.__all__ and hasattr(massgen, plumbing)
+
+
+def test_the_names_the_docs_show_as_massgen_names_resolve() -> None:
+    import re
+
+    root = Path(massgen.__file__).resolve().parent.parent
+    docs = "".join(path.read_text(encoding="utf-8") for path in [root / "README.md", *(root / "docs").glob("*.md")])
+    shown = set(re.findall(r"\bmassgen\.([A-Za-z_]\w*)\b(?!\.py|/)", docs))
+    # massgen.actors, massgen.configs ... and the face's own modules (massgen.api, massgen.events)
+    modules = {path.stem for path in [*root.iterdir(), *Path(massgen.__file__).parent.iterdir()]} | {"cli"}
+    missing = sorted(name for name in shown - modules - {"register_with_litellm"} if not hasattr(massgen, name))
+    assert missing == []
+
+
 def test_the_face_names_each_export_once_and_star_import_gives_them_all() -> None:
-    from massgen.actors.run import preflight
     from massgen.configs import defaults
 
     names = massgen.__all__
     assert len(names) == len(set(names)) and {"run", "TeamConfig", "messages", "__version__"} <= set(names)
     # A name the face gives under its own name is the very object, not a copy.
-    assert massgen.preflight_check is preflight.check and massgen.discover_config is defaults.resolve
-    assert "check" not in names and not hasattr(massgen, "check")  # imported to be renamed, not exported
+    assert massgen.config_environment is defaults.environment and massgen.discover_config is defaults.resolve
+    assert "resolve" not in names and not hasattr(massgen, "resolve")  # imported to be renamed, not exported
     namespace: dict[str, object] = {}
     exec("from massgen import *", namespace)
     assert set(names) <= set(namespace)

@@ -5,15 +5,18 @@ connection). An agent whose backend cannot be built for a reason no restart can 
 (``PermanentBackendError``) is unusable; when every agent is, the run would only fail
 later and slower, so the team is refused with every cause named. Other build errors are
 left to the run, which reports and retries them as usual. The run handle keeps what was
-built for the agents' first incarnations (``build``); ``check`` builds and drops.
+built for the agents' first incarnations (``build``), so each backend is built once. Where the
+agents build their own in other processes (Ray), nothing is built here: ``check_keys`` refuses a
+team none of whose agents has its API key, read from the config alone.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from massgen import backends
 from massgen.configs import ConfigError, TeamConfig
+from massgen.configs.quick import missing_keys
 from massgen.configs.schema import BackendConfig
 
 
@@ -38,6 +41,12 @@ def build(agents: Iterable[tuple[str, BackendConfig, backends.BackendContext]]) 
     return built
 
 
-def check(config: TeamConfig) -> None:
-    """Raise ``ConfigError`` naming each cause when no agent of ``config`` can work."""
-    build((agent.id, agent.backend, backends.BackendContext(agent_id=agent.id)) for agent in config.agents)
+def check_keys(config: TeamConfig, env: Mapping[str, str]) -> None:
+    """Raise ``ConfigError`` naming each agent when none of ``config``'s agents has its API key in ``env``.
+
+    The check that builds nothing, for agents that build their backends elsewhere."""
+    missing = missing_keys(config, env)
+    if missing and len(missing) == len(config.agents):
+        causes = "; ".join(f"agent {agent!r}: backend {backend!r} needs an API key: set {' or '.join(keys)}"
+                           for agent, backend, keys in missing)
+        raise ConfigError(f"no agent of the team can run: {causes}")

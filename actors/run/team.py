@@ -30,8 +30,10 @@ from massgen.actors.supervisor.actor import RunSpec, Supervisor
 from massgen.backends.circuit import BreakerRegistry
 from massgen.backends.preload import preload
 from massgen.configs import uploads
+from massgen.configs.defaults import environment
 from massgen.configs.loader import ConfigError
 from massgen.configs.schema import TeamConfig
+from massgen.errors import LogDirError, translate
 from massgen.files import RunFiles
 from massgen.logs import LogProjection
 from massgen.logs.layout import default_log_base as default_log_base  # re-exported
@@ -168,6 +170,17 @@ def withheld_check_tools(config: TeamConfig) -> tuple[str, ...]:
             f"here ({why})",)
 
 
+@dataclasses.dataclass(frozen=True)
+class _Prepared:
+    """What ``Team.prepare`` checked and built, for ``Team.start`` to use as it is."""
+
+    escaped: tuple[str, ...]
+    files: RunFiles | None
+    specs: list[AgentSpec]
+    breakers: BreakerRegistry
+    runtime: Runtime | None
+
+
 class Team:
     """One run of a team on one question. Use ``start()`` then ``wait()``, or ``run()``."""
 
@@ -178,6 +191,7 @@ class Team:
         *,
         history: tuple[tuple[str, str], ...] = (),
         log_dir: Path | None = None,
+        log_base: Path | None = None,
         subscribers: list[Subscriber] | None = None,
         tick_interval_s: float = 0.05,
         turn: int = 1,
@@ -185,7 +199,10 @@ class Team:
         resume: ResumePoint | None = None,
         runtime: Runtime | None = None,
     ) -> None:
-        """``client_tools``: tools the caller runs itself; a winning call of one is the final answer.
+        """``log_dir``: this run's log directory; else the next attempt beside a resumed run, else a new
+        ``log_<stamp>/turn_N/attempt_1`` under ``log_base`` (default ``default_log_base()``): the one place
+        a run's log directory is chosen (an ``OSError`` making it is a ``LogDirError``).
+        ``client_tools``: tools the caller runs itself; a winning call of one is the final answer.
         ``runtime``: where the agents run, instead of the one ``config.runtime`` names (the seam a
         test uses to lose an agent the way a cluster does)."""
         self.config = config
@@ -195,10 +212,11 @@ class Team:
         self.client_tools = client_tools
         self.resume = resume
         self._runtime = runtime
-        if resume is not None:
-            log_dir = log_dir or resume.next_log_dir()
-            log_dir.mkdir(parents=True, exist_ok=True)
-        self.log_dir = log_dir or new_log_dir(turn=turn)
+        with translate({OSError: LogDirError}, "the log directory"):  # a read-only or full disk, a file in the way
+            if resume is not None:
+                log_dir = log_dir or resume.next_log_dir()
+                log_dir.mkdir(parents=True, exist_ok=True)
+            self.log_dir = log_dir or new_log_dir(log_base, turn=turn)
         self.run_id = uuid.uuid4().hex[:12]
         self._subscribers = [self._watch, *(subscribers or [])]
         self._tick = tick_interval_s
@@ -208,6 +226,7 @@ class Team:
         self._trace: pykka.ActorRef[Any] | None = None
         self._supervisor: Peer | None = None
         self._run_spec: RunSpec | None = None
+        self._prepared: _Prepared | None = None  # what prepare() checked and built, for start()
         # What the config asks for that this run cannot do here (set by start; see withheld_check_tools).
         self.warnings: tuple[str, ...] = ()
 
@@ -216,7 +235,15 @@ class Team:
             self._result = result_from_projection(projection, self.log_dir)
             self._done.set()
 
-    def start(self) -> Team:
+    def prepare(self) -> Team:
+        """Every check before an actor starts, done once; raises ``QuestionError`` or ``ConfigError``.
+
+        The question is escaped and checked, each agent's backend is built for its first incarnation
+        (``_with_first_backends``) and the runtime is joined. ``start`` prepares when it has not been
+        done; a caller that must tell a bad request from a failed run (``serve``: a 400, not a failed
+        stream) prepares first, so nothing is checked, and no backend built, twice."""
+        if self._prepared is not None:
+            return self
         escaped: list[str] = []  # the edge where the question enters: escaped once, and traced in RunStarted
         self.question = escape_text(self.question, "question", escaped)
         self.history = tuple((escape_text(q, f"history {n} question", escaped),
@@ -235,17 +262,23 @@ class Team:
         specs = self._with_first_backends(specs, breakers)  # ConfigError, before any actor, if no agent can run
         # Before anything starts: a cluster that is not there is a config error.
         runtime = self._runtime or _runtime(self.config)
+        self._prepared = _Prepared(tuple(escaped), files, specs, breakers, runtime)
+        return self
+
+    def start(self) -> Team:
+        prepared = self.prepare()._prepared
+        assert prepared is not None
         self._trace = TraceWriter.start(self.log_dir, self._subscribers)
-        self._ctx = RunContext(self.run_id, self._trace, runtime=runtime, breakers=breakers)
+        self._ctx = RunContext(self.run_id, self._trace, runtime=prepared.runtime, breakers=prepared.breakers)
         self.warnings = withheld_check_tools(self.config)
         spec = RunSpec(run_id=self.run_id, question=self.question, log_dir=str(self.log_dir),
                        versions=versions(), history=self.history, tick_interval_s=self._tick, turn=self.turn,
-                       escaped=tuple(escaped),
+                       escaped=prepared.escaped,
                        attempt=self.resume.attempt + 1 if self.resume else 1,
                        resume=self.resume.state if self.resume else None,
-                       resumed_from=str(self.resume.log_dir) if self.resume else None, files=files,
+                       resumed_from=str(self.resume.log_dir) if self.resume else None, files=prepared.files,
                        warnings=self.warnings)
-        ref = Supervisor.start(self._ctx, self.config, spec, specs)
+        ref = Supervisor.start(self._ctx, self.config, spec, prepared.specs)
         self._run_spec = spec
         self._supervisor = Peer("supervisor", 1, ref)
         return self
@@ -253,7 +286,11 @@ class Team:
     def _with_first_backends(self, specs: list[AgentSpec], breakers: BreakerRegistry) -> list[AgentSpec]:
         """The preflight check (``actors/run/preflight.py``), building each agent's backend as its first
         incarnation will use it; the specs then hand those backends to the agents. On Ray the agents
-        live in other processes and build their own: there the builds are only the check."""
+        live in other processes and build their own, so nothing is built here: the check is the keys
+        (``preflight.check_keys``), and a backend that cannot be built there fails its agent at once."""
+        if self.config.runtime.type == "ray":
+            preflight.check_keys(self.config, environment())
+            return specs
         resumed = self.resume.state.agents if self.resume is not None else {}
         holders = {s.agent_id: FirstBackend(resumed[s.agent_id].incarnation if s.agent_id in resumed else 1)
                    for s in specs}
@@ -261,8 +298,6 @@ class Team:
             (s.agent_id, s.config.backend,
              s.backend_context(holders[s.agent_id].incarnation, self.run_id, breakers, holders[s.agent_id].on_event))
             for s in specs)
-        if self.config.runtime.type == "ray":
-            return specs
         for agent_id, backend in built.items():
             holders[agent_id].hold(backend)
         return [dataclasses.replace(s, first_backend=holders[s.agent_id]) for s in specs]

@@ -23,7 +23,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import Receive
 
-from massgen import ConfigError, QuestionError, RunResult, __version__, check_question, preflight_check
+from massgen import RunResult, __version__
 from massgen.cli.serve import sse
 from massgen.cli.serve.auth import check_bearer, request_id
 from massgen.cli.serve.catalog import Catalog
@@ -150,15 +150,6 @@ def build_app(state: ServerState) -> Starlette:
         # moment), and /health, other requests and a SIGTERM must not wait for it.
         model, config = await asyncio.to_thread(state.catalog.resolve, chat.model)
         conversation = to_conversation(chat)
-        try:
-            check_question(conversation.task, conversation.history)
-        except QuestionError as exc:
-            status, code = (413, "request_too_large") if exc.limit is not None else (400, "empty_question")
-            raise ApiError(status, str(exc), code=code, param="messages") from None
-        try:
-            preflight_check(config)  # a team none of whose agents can run is the caller's config error
-        except ConfigError as exc:
-            raise ApiError(400, str(exc), code="invalid_config", param="model") from None
         describe = Progress(content=not conversation.client_tools) if chat.stream else None
         run = state.registry.admit(config, conversation, model=model, request_id=rid, describe=describe)
         if chat.stream:

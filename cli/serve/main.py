@@ -108,9 +108,14 @@ class _Server(uvicorn.Server):
                 url = f"http://{shown}:{port}/ui?token={token}"
                 print(f"massgen serve: web UI at {url}", file=sys.stderr, flush=True)
                 if self.start_question is not None and self.state.catalog.served is not None:
-                    run_id, _ = self.ui.start(self.start_question, self.state.catalog.served[0], "web")
-                    print(f"massgen: watch the run at {url}&run={run_id}  (Ctrl-C stops the server)",
-                          file=sys.stderr, flush=True)
+                    try:
+                        run_id, _ = self.ui.start(self.start_question, self.state.catalog.served[0], "web")
+                    except ApiError as exc:  # the run's own checks refused it (no agent can run): said, not raised
+                        print(f"massgen: the run was not started: {exc.message}; the web UI stays up "
+                              "(Ctrl-C stops the server)", file=sys.stderr, flush=True)
+                    else:
+                        print(f"massgen: watch the run at {url}&run={run_id}  (Ctrl-C stops the server)",
+                              file=sys.stderr, flush=True)
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
         super().handle_exit(sig, frame)

@@ -14,13 +14,14 @@ stopped. Threads are daemons: a wedged run cannot keep the process from exiting.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from massgen import LogProjection, RunResult, TeamConfig, TraceRecord, new_team
+from massgen import ConfigError, LogProjection, QuestionError, RunResult, TeamConfig, TraceRecord, new_team
 from massgen.cli.serve.errors import ApiError
 from massgen.cli.serve.models import Conversation
 
@@ -51,6 +52,28 @@ class ServedRun:
     @property
     def log_dir(self) -> Path:
         return self.team.log_dir
+
+    def prepare(self) -> None:
+        """The team's checks before it starts (``Team.prepare``), as the caller's errors: a question that is
+        blank or too large (400 ``empty_question``, 413), a team none of whose agents can run (400
+        ``invalid_config``). The backends built here are the ones the agents use: nothing is built twice."""
+        try:
+            self.team.prepare()
+        except QuestionError as exc:
+            status, code = (413, "request_too_large") if exc.limit is not None else (400, "empty_question")
+            self._discard_log_dir()
+            raise ApiError(status, str(exc), code=code, param="messages") from None
+        except ConfigError as exc:  # a team none of whose agents can run is the caller's config error
+            self._discard_log_dir()
+            raise ApiError(400, str(exc), code="invalid_config", param="model") from None
+
+    def _discard_log_dir(self) -> None:
+        """A refused request leaves no log folder: its ``attempt_1``, ``turn_1`` and ``log_<stamp>`` while empty."""
+        folder = self.log_dir
+        for _ in range(3):
+            with contextlib.suppress(OSError):  # not empty (or gone): kept
+                folder.rmdir()
+            folder = folder.parent
 
     def start(self) -> None:
         threading.Thread(target=self._run, name=f"serve-run-{self.team.run_id}", daemon=True).start()
@@ -130,7 +153,8 @@ class RunRegistry:
 
     def admit(self, config: TeamConfig, conversation: Conversation, *, model: str, request_id: str,
               describe: Describe | None) -> ServedRun:
-        """Start a run, or refuse: 503 while shutting down, 429 at the concurrency limit."""
+        """Start a run, or refuse: 503 while shutting down, 429 at the concurrency limit, 400/413 for what
+        ``ServedRun.prepare`` refuses."""
         if self.shutting_down:
             raise ApiError(503, "the server is shutting down", code="shutting_down")
         if len(self.runs) >= self.max_runs:
@@ -138,6 +162,7 @@ class RunRegistry:
                            code="concurrent_runs_exceeded", headers={"retry-after": str(self.retry_after_s)})
         run = ServedRun(asyncio.get_running_loop(), config, conversation, model=model, request_id=request_id,
                         log_base=self.log_base, describe=describe)
+        run.prepare()
         self.runs.add(run)
         run.result.add_done_callback(lambda _future: self._finished(run))
         for observe in self.observers:
