@@ -160,9 +160,10 @@ async def run_python(code: str, limits: Limits | None = None) -> ProgramRun:
             timed_out = not done
         finally:
             flood.cancel()
+            readers.cancel()  # before the kill reads the pipes to their end: one reader each at a time
+            await asyncio.wait({readers})
             if process.returncode is None:
                 await kill_sandbox(process)
-            readers.cancel()
         cut = flooded.is_set()
         out, err = (kept[k].decode("utf-8", "replace") for k in ("out", "err"))
         killed = timed_out or cut

@@ -239,9 +239,11 @@ async def kill_sandbox(process: asyncio.subprocess.Process, container: str | Non
     # asyncio's ``wait()`` returns only once the output pipe is closed too, and a command that
     # filled the pipe left it unread (the drain was cancelled at the deadline): read it to its
     # end, which the kill brings at once, so the reap takes milliseconds, not a hang.
+    async def to_end(stream: asyncio.StreamReader | None) -> None:
+        while stream is not None and await stream.read(65536):
+            pass
+
     with contextlib.suppress(ProcessLookupError, TimeoutError):
         async with asyncio.timeout(_REAP_S):
-            assert process.stdout is not None
-            while await process.stdout.read(65536):
-                pass
+            await asyncio.gather(to_end(process.stdout), to_end(process.stderr))
             await process.wait()
