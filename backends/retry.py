@@ -279,6 +279,9 @@ class Retrier:
                 info.update(circuit_opened=True, retry_in_s=round(breaker.retry_in(), 4))
             on_event("backend.attempt", info)
 
+        # Whether any attempt of this call heard from the server (a first byte, or events): a connection that
+        # breaks after that is a server that answers and fails, not an address where nothing runs.
+        heard = False
         for number in range(1, policy.max_attempts + 1):
             started = loop.time()
             if use_breaker and not breaker.allow():
@@ -312,6 +315,7 @@ class Retrier:
                 if failure_or_none is None:
                     raise
                 failure = failure_or_none
+                heard = heard or yielded or (clock is not None and clock.got_first)
                 if failure.endpoint_fault:
                     breaker.record_failure()
                 else:
@@ -319,8 +323,8 @@ class Retrier:
                 verdict = True
                 last = number == policy.max_attempts
                 tripped = last and failure.retryable and failure.endpoint_fault and number > 1
-                if tripped:
-                    breaker.trip(failure.kind)  # every attempt failed: the endpoint is down for this model, for now
+                if tripped:  # every attempt failed: the endpoint is down for this model, for now
+                    breaker.trip("cut" if heard and failure.kind == "connection" else failure.kind)
                 if yielded or not failure.retryable or last:
                     report(number, "error", started, failure, tripped=tripped)
                     if tripped and breaker.never_reached:

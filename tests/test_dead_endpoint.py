@@ -53,9 +53,11 @@ def test_a_dead_endpoint_ends_the_run_within_a_minute_with_exit_2_naming_the_end
     assert done.stdout == ""
     last = done.stderr.strip().splitlines()
     reason = next(line for line in last if line.startswith("massgen: no answer:"))
-    assert f"endpoint {endpoint} unreachable" in reason and "connection failed" in reason
+    # Nothing ever answered there in this run: the first call's attempts decide it (no restart into a
+    # breaker's cool-down); an endpoint that answered before and then died gets one cool-down and one probe.
+    assert f"cannot reach {endpoint}" in reason and "connection failed" in reason
     assert "Traceback" not in done.stderr
-    assert done.stderr.count("restarting in") == 1  # restarted once, into the probe; never again
+    assert done.stderr.count("restarting in") == 0
 
 
 def test_a_run_whose_agents_all_failed_after_an_answer_exits_2_with_the_answer_marked(tmp_path: Path) -> None:
