@@ -375,7 +375,7 @@ def test_export_archives_a_workspace_snapshot_nested_1500_folders_deep(tmp_path:
     # Issue 37: an agent's one `mkdir -p` made a 1,500-deep workspace; `massgen export` then ended in
     # RecursionError (Path.rglob recurses once per level).
     run = massgen("--automation", "--config", EXAMPLE, QUESTION, tmp_path=tmp_path)
-    attempt = Path(fields(run.stdout)["LOG_DIR"])
+    attempt = Path(fields(run.stdout)["ATTEMPT_DIR"])
     root = attempt.parents[1]
     deep = attempt / "snapshots" / "agent1.1" / os.path.join(*["d"] * 1500)
     subprocess.run(["mkdir", "-p", str(deep)], check=True)  # as an agent would; os.makedirs recurses
