@@ -115,7 +115,12 @@ def test_a_long_string_bound_is_left_to_the_argument_check_so_llama_cpp_can_deco
     # run_python's code may be 20,000 characters: llama.cpp writes that bound as 20,000 nested rules, and the
     # model server died mid-call at every check turn that offered run_python (seen in the bench: a run of
     # 15 failed calls). The grammar gets no bound it cannot hold; the tool's argument check keeps the bound.
-    pytest.importorskip("llama_cpp")
+    import importlib.util
+
+    from support import unavailable
+
+    if importlib.util.find_spec("llama_cpp") is None:
+        unavailable("llama-cpp-python is not installed (pip install -e '.[local]')")
     from massgen.backends.local_model import resolve_model
 
     schema = action_schema([PYTHON_SPEC])
