@@ -53,24 +53,9 @@ if TYPE_CHECKING:  # the stable API: each name is in __all__ below
     from massgen.events import ExcludedEvent as ExcludedEvent
     from massgen.events import FailureEvent as FailureEvent
     from massgen.events import FinalAnswerEvent as FinalAnswerEvent
-    from massgen.events import McpEvent as McpEvent
-    from massgen.events import ModelCallEvent as ModelCallEvent
-    from massgen.events import ModelCallStartedEvent as ModelCallStartedEvent
-    from massgen.events import NoteDeliveredEvent as NoteDeliveredEvent
-    from massgen.events import NoteSentEvent as NoteSentEvent
-    from massgen.events import PresentingEvent as PresentingEvent
     from massgen.events import RejoinedEvent as RejoinedEvent
     from massgen.events import RestartEvent as RestartEvent
-    from massgen.events import RunFinishedEvent as RunFinishedEvent
-    from massgen.events import RunSettingsEvent as RunSettingsEvent
     from massgen.events import RunStartedEvent as RunStartedEvent
-    from massgen.events import SnapshotEvent as SnapshotEvent
-    from massgen.events import SteeringEvent as SteeringEvent
-    from massgen.events import TallyEvent as TallyEvent
-    from massgen.events import ToolCallFinishedEvent as ToolCallFinishedEvent
-    from massgen.events import ToolCallStartedEvent as ToolCallStartedEvent
-    from massgen.events import TurnStartedEvent as TurnStartedEvent
-    from massgen.events import ViewEvent as ViewEvent
     from massgen.events import VoteEvent as VoteEvent
     from massgen.events import VotesInvalidatedEvent as VotesInvalidatedEvent
     from massgen.events import events_from_record as events_from_record
@@ -106,6 +91,21 @@ if TYPE_CHECKING:  # plumbing for massgen's own surfaces (cli/): reachable as ma
     from massgen.configs.quick import quick_backend as quick_backend
     from massgen.configs.quick import quick_team as quick_team
     from massgen.configs.schema_doc import schema_text as schema_text
+    from massgen.events import McpEvent as McpEvent
+    from massgen.events import ModelCallEvent as ModelCallEvent
+    from massgen.events import ModelCallStartedEvent as ModelCallStartedEvent
+    from massgen.events import NoteDeliveredEvent as NoteDeliveredEvent
+    from massgen.events import NoteSentEvent as NoteSentEvent
+    from massgen.events import PresentingEvent as PresentingEvent
+    from massgen.events import RunFinishedEvent as RunFinishedEvent
+    from massgen.events import RunSettingsEvent as RunSettingsEvent
+    from massgen.events import SnapshotEvent as SnapshotEvent
+    from massgen.events import SteeringEvent as SteeringEvent
+    from massgen.events import TallyEvent as TallyEvent
+    from massgen.events import ToolCallFinishedEvent as ToolCallFinishedEvent
+    from massgen.events import ToolCallStartedEvent as ToolCallStartedEvent
+    from massgen.events import TurnStartedEvent as TurnStartedEvent
+    from massgen.events import ViewEvent as ViewEvent
     from massgen.events import view_events_from_record as view_events_from_record
     from massgen.files import with_context_paths as with_context_paths
     from massgen.logs.layout import ATTEMPT_GLOB as ATTEMPT_GLOB
