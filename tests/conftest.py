@@ -96,3 +96,27 @@ def server() -> Iterator[WireServer]:
     """A loopback server speaking a provider's wire protocol, scripted by the test."""
     with WireServer() as wire:
         yield wire
+
+
+@pytest.fixture
+def listener() -> Iterator[int]:
+    """A real TCP server on the host's loopback, accepting whatever connects (the sandboxes must not reach it)."""
+    import socket
+
+    server = socket.create_server(("127.0.0.1", 0))
+    server.settimeout(0.2)
+    stop = threading.Event()
+
+    def accept() -> None:
+        while not stop.is_set():
+            try:
+                server.accept()[0].close()
+            except OSError:
+                continue
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    yield server.getsockname()[1]
+    stop.set()
+    thread.join(2)
+    server.close()

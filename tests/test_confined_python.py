@@ -12,9 +12,7 @@ import asyncio
 import os
 import shutil
 import socket
-import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import psutil
@@ -36,26 +34,6 @@ def scratch_folders() -> set[str]:
     return {p.name for p in Path("/tmp").glob("massgen-python-*")}
 
 
-@pytest.fixture
-def listener() -> Iterator[int]:
-    """A real TCP server on the host's loopback, accepting whatever connects."""
-    server = socket.create_server(("127.0.0.1", 0))
-    server.settimeout(0.2)
-    stop = threading.Event()
-
-    def accept() -> None:
-        while not stop.is_set():
-            try:
-                server.accept()[0].close()
-            except OSError:
-                continue
-
-    thread = threading.Thread(target=accept, daemon=True)
-    thread.start()
-    yield server.getsockname()[1]
-    stop.set()
-    thread.join(2)
-    server.close()
 
 
 def test_a_program_runs_and_its_output_and_exit_code_come_back() -> None:

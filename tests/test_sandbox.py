@@ -5,10 +5,8 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
-import socket
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import psutil
@@ -37,27 +35,6 @@ def dirs(tmp_path: Path) -> dict[str, Path]:
     return found
 
 
-@pytest.fixture
-def listener() -> Iterator[int]:
-    """A real TCP server on the host's loopback, accepting whatever connects."""
-    server = socket.create_server(("127.0.0.1", 0))
-    server.settimeout(0.2)
-    stop = threading.Event()
-
-    def accept() -> None:
-        while not stop.is_set():
-            try:
-                conn, _ = server.accept()
-                conn.close()
-            except OSError:
-                continue
-
-    thread = threading.Thread(target=accept, daemon=True)
-    thread.start()
-    yield server.getsockname()[1]
-    stop.set()
-    thread.join(2)
-    server.close()
 
 
 PROBE = "import socket,sys\ntry:\n socket.create_connection(('127.0.0.1', {port}), timeout=2)\n print('CONNECTED')\n" \
