@@ -197,6 +197,11 @@ class BackendConfig(Strict):
     # with code answers in view, runs them all on the same inputs and votes without a model call (CodeT)
     # (actors/coordination/code_checks.py).
     check_tools: list[Literal["calculator", "python", "code_examples", "code_ranking"]] = Field(default_factory=list)
+    # How this agent's first (independent) answer is asked: "team" (the team's prompt), "bare" (the question
+    # alone, as one call of the model: no team prompt, no tools) or "program" (PAL, Gao et al. 2022: the
+    # question asks for a short Python program that prints the answer; the program runs confined and what it
+    # prints is the answer; in a code task, whose answer is a function, the question is asked "bare").
+    first_answer: Literal["team", "bare", "program"] = "team"
     # Extra fields merged into each Chat Completions request body (e.g. vLLM's chat_template_kwargs).
     extra_body: dict[str, Any] = Field(default_factory=dict)
     chat_template_kwargs: dict[str, Any] | None = None

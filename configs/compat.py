@@ -364,6 +364,9 @@ def _tool_lists(backend: dict[str, Any], cli: bool, agent_id: str, notes: _Notes
     if cli and backend.get("check_tools"):
         del backend["check_tools"]
         notes.add("backend.check_tools", "not applied: an agent CLI checks answers with its own tools", agent_id)
+    if cli and backend.get("first_answer", "team") != "team":
+        del backend["first_answer"]
+        notes.add("backend.first_answer", "not applied: an agent CLI answers in its own way", agent_id)
 
 
 def _orchestrator(orchestrator: dict[str, Any], notes: _Notes) -> None:

@@ -128,6 +128,12 @@ class OrchestratorConfig(_Strict):
     # baseline the team must not fall below). Named for the prior, as only its answer is the baseline:
     # asking every agent bare lost on arithmetic (bench/results/first-answer-bare-preregistered.md).
     prior_first_answer: Literal["team", "bare"] = "team"
+    # What follows the first (independent) answers: "vote" (rounds in which agents check the answers in view and
+    # vote or answer again) or "decide" (no round: the result most first answers state wins, a tie going to the
+    # agent listed first among those holding it; code answers by their behaviour on the task's examples). The
+    # small local model's vote rounds never picked a right answer the first answers had not already agreed on
+    # (bench/results/quality-every-kind-s1000), at two calls an agent.
+    after_first_answers: Literal["vote", "decide"] = "vote"
     context_paths: list[ContextPathConfig] = Field(default_factory=list)
     # Every agent gets a workspace and the file tools (agents with backend.cwd always do).
     workspaces: bool = False

@@ -315,6 +315,16 @@ class UnanimousFirstAnswers(Message):
     labels: tuple[str, ...]
 
 
+class FirstAnswersDecided(Message):
+    """Under ``orchestrator.after_first_answers: decide``, the first answers decided the run with no vote round:
+    ``support`` counts the first answers stating each result; ``winner`` is the answer that presents."""
+
+    result: str
+    winner: str
+    support: dict[str, int] = {}
+    labels: tuple[str, ...] = ()
+
+
 class TurnStarted(Message):
     """A turn was handed to an agent; mirrors the StartTurn it was sent, without the task text."""
 

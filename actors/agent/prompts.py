@@ -126,6 +126,21 @@ def bare_messages(task: str, system_message: str | None, history: tuple[tuple[st
     return [*opening, *_history(history), ChatMessage(role="user", content=task, attachments=attachments)]
 
 
+# A first answer asked as a program (``backend.first_answer: program``; PAL, Gao et al. 2022): the model states
+# the problem in code and the sandbox does the counting and the arithmetic it slips on in words.
+PROGRAM_REQUEST = ("Do not work it out in words. Write a short Python program that computes the answer and prints "
+                   "only the final answer. Reply with the program alone, in one ```python code block.")
+
+
+def program_messages(task: str, system_message: str | None, history: tuple[tuple[str, str], ...] = (),
+                     attachments: tuple[Attachment, ...] = ()) -> list[ChatMessage]:
+    """The question as one call asks it (``bare_messages``), with the request for a program after it."""
+    messages = bare_messages(task, system_message, history, attachments)
+    last = messages[-1]
+    messages[-1] = ChatMessage(role="user", content=f"{task}\n\n{PROGRAM_REQUEST}", attachments=last.attachments)
+    return messages
+
+
 def injection_message(view: AnswerView, own_label: str) -> ChatMessage:
     return ChatMessage(
         role="user",

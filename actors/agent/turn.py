@@ -8,14 +8,16 @@ reports everything through ``TurnIO``: it never touches another actor.
 from __future__ import annotations
 
 import asyncio
+import re
 
 from massgen.actors.agent import check_tools, client_tools, prompts, tool_arguments
 from massgen.actors.agent.call_retry import RETRY_EVENT
 from massgen.actors.agent.stream_guard import guard
 from massgen.actors.agent.turn_io import BudgetDenied, CallResult, ModelCallError, TurnIO, TurnSettings
 from massgen.actors.agent.workflow_checks import copies_ours, with_work, without_view_tags, workflow_problem
-from massgen.actors.coordination import results
+from massgen.actors.coordination import code_checks, results
 from massgen.backends import Backend
+from massgen.files import confined
 from massgen.messages import (
     AgentChunk,
     AnswerProposed,
@@ -55,6 +57,41 @@ def valid_text(text: object, where: str = "result") -> str:
     content = escape_text(str(text), where, escaped)
     return content + "".join(f"\n[note: {note}]" for note in escaped)
 
+
+_YES_NO_QUESTION = re.compile(r"\byes\b.*\bno\b|\bno\b.*\byes\b", re.IGNORECASE | re.DOTALL)
+
+
+def printed_value(value: str, task: str) -> str:
+    """What a program printed, as the answer it means: Python's spellings of values read as a person writes
+    them (``50.0`` a count of 50, ``True`` a yes when the task asks for yes or no)."""
+    if re.fullmatch(r"-?\d+\.0+", value):
+        return value.split(".", 1)[0]
+    if value in ("True", "False") and _YES_NO_QUESTION.search(task):
+        return "Yes" if value == "True" else "No"
+    return value
+
+
+def first_program(text: str) -> str:
+    """The program a reply asked for a program holds: its first fenced Python block (a later one is
+    mostly the output it expects, which is no program), else its whole text when that parses."""
+    block = _FENCE.search(text)
+    return block.group(1) if block else code_checks.answer_code(text) or ""
+
+
+def program_answer(code: str, run: confined.ProgramRun, task: str = "") -> str:
+    """A first answer given by a program: the program, what it printed, and its last printed line as the
+    ``Answer:`` line (an "Answer:" the program printed itself is not doubled). A run that failed states no
+    result: its status and standard error say why."""
+    shown = f"```python\n{code.rstrip()}\n```\n\n"
+    lines = [line.strip() for line in run.stdout.splitlines() if line.strip()]
+    if not run.ok or not lines:
+        return shown + "The program gave no answer:\n" + valid_text(run.text(), "program output")
+    last = valid_text(lines[-1], "program output")
+    value = printed_value(last.split(":", 1)[1].strip() if last.lower().startswith("answer:") else last, task)
+    return shown + f"The program printed:\n{valid_text(run.stdout.strip(), 'program output')}\n\nAnswer: {value}"
+
+
+_FENCE = re.compile(r"```[ \t]*(?:python|py|python3)?[ \t]*\n(.*?)```", re.DOTALL | re.IGNORECASE)
 
 # The decision after free text is one small JSON object; a cut-off one is corrected like any broken call.
 DECISION_MAX_TOKENS = 160
@@ -181,6 +218,13 @@ class TurnRunner:
         """
         self._pending_view = None
         self._ours = []
+        if self.settings.first_answer != "team" and not start.view.answers and not start.vote_only:
+            # a code task's answer is a function, which the bare question asks for: no program to print it
+            if self.settings.first_answer == "program" and code_checks.task_examples(start.task) is None:
+                await self._program_turn(start)
+            else:
+                await self._bare_turn(start)
+            return
         if start.bare and not start.view.answers and not start.vote_only:
             await self._bare_turn(start)
             return
@@ -330,6 +374,35 @@ class TurnRunner:
             correction = prompts.think_again_message("Your reply was empty.")
             self._ours.append(correction.content)
             messages.append(correction)
+
+    async def _program_turn(self, start: StartTurn) -> None:
+        """A first answer as a program's output (``backend.first_answer: program``; PAL, Gao et al. 2022).
+
+        One call asks for a short program that prints the answer; the program runs confined
+        (``files/confined.py``), traced as a ``run_python`` call; the answer is the program and what it
+        printed, its last line the result. A program that fails gives an answer that states no result,
+        with the failure in it: it is seen, and it counts for no result."""
+        cause = start.msg_id
+        messages = prompts.program_messages(start.task, self.settings.own_system_message, start.history,
+                                            self.settings.attachments)
+        self._deliver_notes(start.turn_id, cause, messages)  # the user's words, as in any turn
+        request = ModelRequest(messages=tuple(messages), temperature=self.settings.temperature,
+                               max_tokens=self.settings.max_tokens)
+        text = (await self._call(start.turn_id, cause, request)).text.strip()
+        code = first_program(text)
+        call = ToolCall(id=f"program-{start.turn_id}", name=check_tools.RUN_PYTHON, arguments={"code": code})
+        if not code.strip():
+            reason = "not run: the reply holds no Python program"
+            self._refuse(start.turn_id, cause, call, reason)
+            await self._answer(start, cause, f"{text}\n\n[{reason}]", start.view)
+            return
+        self.io.emit(ToolCallRequested(causation_id=cause, turn_id=start.turn_id, call_id=call.id, name=call.name,
+                                       arguments=call.arguments))
+        run = await confined.run_python(code)
+        shown = valid_text(run.text(), f"{call.name} result")
+        self.io.emit(ToolCallResult(causation_id=cause, turn_id=start.turn_id, call_id=call.id, name=call.name,
+                                    content=shown, is_error=not run.ok))
+        await self._answer(start, cause, program_answer(code, run, start.task), start.view)
 
     async def _two_phase_turn(self, start: StartTurn) -> None:
         """Free text (no tools, so the model reasons before committing), then a few-token decision."""

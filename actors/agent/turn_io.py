@@ -75,6 +75,9 @@ class TurnSettings:
     call_retry: CallRetry = field(default_factory=CallRetry)  # see actors/agent/call_retry.py
     # Files shown with the task (the backend's upload_files), recorded in the trace with each request.
     attachments: tuple[Attachment, ...] = ()
+    # "program": the first answer is a Python program's output, the program run confined (turn.py,
+    # ``backend.first_answer``); "team" where no sandbox can be had (the run says so).
+    first_answer: str = "team"  # "team", "bare" or "program"
 
 
 @dataclass

@@ -34,7 +34,7 @@ from massgen.configs.defaults import environment
 from massgen.configs.loader import ConfigError
 from massgen.configs.schema import TeamConfig
 from massgen.errors import LogDirError, translate
-from massgen.files import RunFiles
+from massgen.files import RunFiles, confined
 from massgen.logs import LogProjection
 from massgen.logs.layout import default_log_base as default_log_base  # re-exported
 from massgen.logs.layout import new_log_dir as new_log_dir  # re-exported
@@ -119,6 +119,9 @@ def agent_specs(
                 max_tool_rounds=rules.max_tool_rounds,
                 client_tools=client_tools,
                 attachments=tuple(uploads.attachment(f.entry()) for f in agent.backend.upload_files),
+                # "program" needs the sandbox; where none can be had, the team's prompt (withheld_check_tools says so)
+                first_answer="team" if agent.backend.first_answer == "program" and confined.unavailable() is not None
+                else agent.backend.first_answer,
             ),
             carried=carried_calls(resume, config, agent.id),
         )
@@ -162,12 +165,19 @@ def _runtime(config: TeamConfig) -> Runtime | None:
 def withheld_check_tools(config: TeamConfig) -> tuple[str, ...]:
     """One line, for the whole run, when check tools that run code are not offered: no sandbox here."""
     wanted = sorted({n for a in config.agents for n in a.backend.check_tools if n in check_tools.NEEDS_SANDBOX})
-    why = check_tools.withheld(wanted) if wanted else None
+    programs = [a.id for a in config.agents if a.backend.first_answer == "program"]
+    why = check_tools.withheld(wanted) if wanted else confined.unavailable() if programs else None
     if why is None:
         return ()
-    agents = [a.id for a in config.agents if check_tools.NEEDS_SANDBOX.intersection(a.backend.check_tools)]
-    return (f"check_tools: {', '.join(wanted)} not applied for {', '.join(agents)}: no sandbox can be had "
-            f"here ({why})",)
+    lines = []
+    if wanted:
+        agents = [a.id for a in config.agents if check_tools.NEEDS_SANDBOX.intersection(a.backend.check_tools)]
+        lines.append(f"check_tools: {', '.join(wanted)} not applied for {', '.join(agents)}: no sandbox can be had "
+                     f"here ({why})")
+    if programs:
+        lines.append(f"first_answer: program not applied for {', '.join(programs)} (their first answers are asked "
+                     f"with the team's prompt): no sandbox can be had here ({why})")
+    return tuple(lines)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -18,6 +18,7 @@ from typing import Any, assert_never
 
 import pykka
 
+from massgen.actors.agent import check_tools
 from massgen.actors.agent.actor import AgentActor, AgentSpec
 from massgen.actors.coordination.judge import Judge
 from massgen.actors.runtime.port import Peer, RunContext, TracedActor
@@ -74,6 +75,9 @@ from massgen.messages.protocols import AgentReport, RunControl, SupervisorInbox,
 
 _STOP_GRACE_S = 3.0
 COMMAND_TOOL = COMMAND_SPEC.name
+# Tools that print nothing while they run, each under a deadline of its own (the command timeout; a
+# program's wall clock, files/confined.py): the idle deadline waits for them (actors/supervisor/children.py).
+SILENT_TOOLS = frozenset({COMMAND_TOOL, check_tools.RUN_PYTHON})
 
 
 class Supervisor(TracedActor[SupervisorInbox]):
@@ -269,7 +273,7 @@ class Supervisor(TracedActor[SupervisorInbox]):
                     spent.calls -= 1  # answered from the trace this run resumes: no call was made
             case ToolCallRequested() | ToolCallResult():
                 child.last_activity = self.ctx.clock()
-                if message.name == COMMAND_TOOL:  # silent while it runs, under its own deadline
+                if message.name in SILENT_TOOLS:  # silent while it runs, under its own deadline
                     running = isinstance(message, ToolCallRequested)
                     (child.commands.add if running else child.commands.discard)(message.call_id)
             case AgentChunk() | ModelCallStarted() | TurnCorrection():

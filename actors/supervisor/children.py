@@ -51,8 +51,8 @@ class Child:
     resume_turn: tuple[AnswerView, bool] | None = None
     # Told to finish its turn (past the round's soft timeout): that turn's id, and when.
     finish_sent: tuple[int, float] | None = None
-    # The run_command calls of its current turn still running (call ids): a command is silent while
-    # it runs, and has its own deadline, so the idle deadline waits for that one.
+    # The run_command and run_python calls of its current turn still running (call ids): a command or a
+    # program is silent while it runs, and has its own deadline, so the idle deadline waits for that one.
     commands: set[str] = field(default_factory=set)
 
 

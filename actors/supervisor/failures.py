@@ -17,6 +17,7 @@ from massgen.actors.supervisor.ending import RunEnding
 from massgen.actors.supervisor.mcp_servers import McpSupervision
 from massgen.actors.supervisor.state import Emitter, SupervisorState
 from massgen.actors.supervisor.turn_handout import TurnHandout
+from massgen.files import confined
 from massgen.messages import (
     AgentExcluded,
     AgentMarkedFailed,
@@ -28,6 +29,9 @@ from massgen.messages import (
     SetLiveAgents,
 )
 from massgen.messages.supervision import FailureWhere
+
+# How long a model's program may run (run_python, a program first answer): its wall clock in the sandbox.
+PROGRAM_SECONDS = confined.Limits().wall_seconds
 
 
 class FailureHandling:
@@ -136,7 +140,8 @@ class FailureHandling:
             state.children[agent_id].last_activity = now
         for child in list(state.children.values()):
             due = overdue(child, now, state.timeouts, answered=state.coord.count(child.spec.agent_id) > 0,
-                          command_s=state.run.files.command_timeout_s if state.run.files else 0.0)
+                          command_s=max(state.run.files.command_timeout_s if state.run.files else 0.0,
+                                        PROGRAM_SECONDS))
             if state.finished or due is None:  # a deadline of an earlier child may have ended the run
                 continue
             what, detail = due

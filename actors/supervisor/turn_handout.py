@@ -25,6 +25,7 @@ from massgen.messages import (
     AnswerProposed,
     AnswerView,
     CancelTurn,
+    FirstAnswersDecided,
     InjectAnswers,
     InjectNote,
     InvalidateVotes,
@@ -128,7 +129,7 @@ class TurnHandout:
         self.out.tell(state.judge, InvalidateVotes(reason=f"new answer {answer.label}", round=state.coord.version,
                                                    answers=state.coord.results()))
         awaiting = state.awaiting_first_turns()  # one scan per answer, not one per agent (1,000 agents)
-        if not awaiting and self._unanimous_first_answers():
+        if not awaiting and (self._unanimous_first_answers() or self._decide_by_first_answers()):
             return
         for other in state.children.values():
             if other is child or other.peer is None:
@@ -166,6 +167,34 @@ class TurnHandout:
         self._conclude(next(a for a in state.coord.agents if a in counted))
         return True
 
+    def _decide_by_first_answers(self) -> bool:
+        """Under ``after_first_answers: decide``, once every counted agent's first answer is in, the result most
+        of them state wins, with no vote round; a tie goes to the agent listed first among its holders.
+
+        An answer that states no result (a program that failed, a code answer failing the task's examples)
+        supports nothing; when no answer states one, the first listed agent's answer presents. Why: the
+        small local model's vote rounds restated the answer listed to them, right or wrong
+        (bench/results/quality-every-kind-s1000), at two calls an agent; agreement between independent
+        answers is the evidence, and it costs nothing more."""
+        state = self.state
+        if state.rules.after_first_answers != "decide" or state.awaiting_first_turns() or state.finished:
+            return False
+        counted = state.counted()
+        firsts = [a for agent in state.coord.agents if agent in counted
+                  for a in [state.coord.latest(agent)] if a is not None and a.independent]
+        if not firsts:
+            return False
+        support: dict[str, int] = {}
+        for answer in firsts:
+            if answer.stated and answer.result:
+                support[answer.result] = support.get(answer.result, 0) + 1
+        best = max(support.values(), default=0)
+        winner = next((a for a in firsts if a.stated and a.result and support[a.result] == best), firsts[0])
+        self.out.record(FirstAnswersDecided(result=winner.result if winner.stated else "", winner=winner.label,
+                                            support=support, labels=tuple(a.label for a in firsts)))
+        self._conclude(winner.agent)
+        return True
+
     def next_turn(self, child: Child) -> None:
         """A new turn now, or once every live agent has ended its first (independent) turn."""
         state = self.state
@@ -190,6 +219,8 @@ class TurnHandout:
         """Start the turns of the agents that waited, once no live agent's first turn is still to end."""
         state = self.state
         if state.phase != "coordinating" or state.awaiting_first_turns():
+            return
+        if self._decide_by_first_answers():  # an agent's first turn ended in failure: the others' answers decide
             return
         for agent in [a for a in state.children if a in state.waiting]:
             child = state.children[agent]

@@ -1,0 +1,204 @@
+"""First answers as programs (``backend.first_answer: program``) and runs the first answers decide
+(``orchestrator.after_first_answers: decide``).
+
+A program first answer is one call asking for a short Python program that prints the answer (PAL); the
+program runs confined, traced as a ``run_python`` call, and what it prints is the answer's result. A
+program that fails states no result and says why. Under ``decide`` there is no vote round: once every
+first answer is in, the result most of them state wins, a tie going to the agent listed first among its
+holders, and an answer that states no result (a failed program, a code answer failing the task's examples)
+supports nothing. Scripted backends play the model; the programs really run in bubblewrap.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from support import FACTOR, of_type, records, run_team, scripted, step, team_config, unavailable
+from test_code_checks import LOOP, SUM, SUM_AGAIN, TASK, fenced
+
+from massgen.actors.agent.prompts import PROGRAM_REQUEST
+from massgen.actors.agent.turn import first_program, printed_value
+from massgen.configs import ConfigError, validate_data
+
+if shutil.which("bwrap") is None:
+    unavailable("bubblewrap (bwrap) is not installed (Debian package bubblewrap)", module=True)
+
+QUESTION = "How many times does the letter r appear in the word strawberry? Answer with the number."
+# What a small model writes: the program, then the output it expects in a second block (not a program).
+COUNTING = "```python\nword = 'strawberry'\nprint(f\"Answer: {word.count('r')}\")\n```\n\nOutput:\n```python\nAnswer: 3\n```"
+
+
+def programmer(agent_id: str, reply: str) -> dict[str, Any]:
+    return scripted(agent_id, [step(text=reply)], first_answer="program")
+
+
+def answerer(agent_id: str, answer: str) -> dict[str, Any]:
+    return scripted(agent_id, [step(new_answer=answer)])
+
+
+def deciding() -> dict[str, Any]:
+    return {"max_new_answers_per_agent": 1, "final_answer_strategy": "winner_reuse", "after_first_answers": "decide"}
+
+
+def by_sender(trace: list[dict[str, Any]], kind: str) -> dict[str, list[dict[str, Any]]]:
+    found: dict[str, list[dict[str, Any]]] = {}
+    for record in of_type(trace, kind):
+        found.setdefault(record["sender"].split("#")[0], []).append(record["payload"])
+    return found
+
+
+def test_a_program_first_answer_runs_confined_and_what_it_prints_is_the_result(tmp_path: Path) -> None:
+    team = team_config(programmer("p", COUNTING), answerer("g", "Two r's.\nAnswer: 2"),
+                       answerer("s", "s-t-r-a-w-b-e-r-r-y: three.\nAnswer: 3"), orchestrator=deciding(),
+                       turn_timeout=30)
+    result = run_team(team, tmp_path, QUESTION)
+    assert result.status == "completed", result.reason
+    trace = records(result)
+    asked = by_sender(trace, "ModelRequestSent")["p"][0]
+    assert asked["tools"] is None or asked["tools"] == []  # one plain call: no workflow tools, no team prompt
+    assert [m["role"] for m in asked["messages"]] == ["user"]
+    assert asked["messages"][0]["content"] == f"{QUESTION}\n\n{PROGRAM_REQUEST}"
+    requested = by_sender(trace, "ToolCallRequested")["p"]
+    assert [(r["name"], r["arguments"]["code"]) for r in requested] == [
+        ("run_python", "word = 'strawberry'\nprint(f\"Answer: {word.count('r')}\")\n")]  # the first block
+    ran = by_sender(trace, "ToolCallResult")["p"]
+    assert [(r["content"], r["is_error"]) for r in ran] == [("[exit code 0]\nAnswer: 3", False)]
+    answer = next(r["payload"] for r in of_type(trace, "AnswerAccepted") if r["payload"]["agent"] == "p")
+    assert answer["content"].endswith("The program printed:\nAnswer: 3\n\nAnswer: 3") and answer["result"] == "3"
+    assert "word.count('r')" in answer["content"]  # the work is shown with the result
+
+
+def test_the_first_answers_decide_without_a_vote_round_at_one_call_each(tmp_path: Path) -> None:
+    team = team_config(programmer("p", COUNTING), answerer("g", "Answer: 2"), answerer("s", "Answer: 3"),
+                       orchestrator=deciding(), turn_timeout=30)
+    result = run_team(team, tmp_path, QUESTION)
+    assert result.status == "completed", result.reason
+    trace = records(result)
+    decided = [r["payload"] for r in of_type(trace, "FirstAnswersDecided")]
+    assert decided == [{**decided[0], "result": "3", "winner": "agent1.1", "support": {"3": 2, "2": 1},
+                        "labels": ["agent1.1", "agent2.1", "agent3.1"]}]
+    assert len(of_type(trace, "ModelCallStarted")) == 3 and not of_type(trace, "RecordVote", "VoteProposed")
+    assert result.winner == "p" and (result.final_answer or "").endswith("Answer: 3")
+
+
+def test_a_program_that_fails_states_no_result_and_a_tie_goes_to_the_first_listed_holder(tmp_path: Path) -> None:
+    broken = "```python\nprint(undefined_name)\n```"
+    team = team_config(programmer("p", broken), answerer("g", "Answer: 2"), answerer("s", "Answer: 3"),
+                       orchestrator=deciding(), turn_timeout=30)
+    result = run_team(team, tmp_path, QUESTION)
+    assert result.status == "completed", result.reason
+    trace = records(result)
+    ran = by_sender(trace, "ToolCallResult")["p"]
+    assert len(ran) == 1 and ran[0]["is_error"] and "NameError" in ran[0]["content"]
+    answer = next(r["payload"] for r in of_type(trace, "AnswerAccepted") if r["payload"]["agent"] == "p")
+    assert "The program gave no answer:\n[exit code 1]" in answer["content"] and "NameError" in answer["content"]
+    assert "\nAnswer:" not in answer["content"]
+    decided = of_type(trace, "FirstAnswersDecided")[0]["payload"]
+    assert decided["support"] == {"2": 1, "3": 1} and decided["winner"] == "agent2.1"  # g is listed before s
+    assert result.winner == "g"
+
+
+def test_a_reply_with_no_program_is_refused_visibly_and_states_no_result(tmp_path: Path) -> None:
+    team = team_config(programmer("p", "There are three r's in strawberry, I think"), answerer("g", "Answer: 2"),
+                       orchestrator=deciding(), turn_timeout=30)
+    result = run_team(team, tmp_path, QUESTION)
+    trace = records(result)
+    ran = by_sender(trace, "ToolCallResult")["p"]
+    assert [(r["content"], r["is_error"]) for r in ran] == [("not run: the reply holds no Python program", True)]
+    assert result.winner == "g"
+
+
+def test_a_program_that_outlives_the_deadline_is_killed_and_the_others_decide(tmp_path: Path) -> None:
+    sleeper = "```python\nimport time\ntime.sleep(600)\nprint(3)\n```"
+    team = team_config(programmer("p", sleeper), answerer("g", "Answer: 2"), orchestrator=deciding(),
+                       turn_timeout=60, straggler_grace=60)
+    result = run_team(team, tmp_path, QUESTION)
+    ran = by_sender(records(result), "ToolCallResult")["p"]
+    assert ran[0]["content"].startswith("[killed at the deadline]") and ran[0]["is_error"]
+    assert result.status == "completed" and result.winner == "g"
+
+
+def test_in_a_code_task_a_program_agent_is_asked_the_bare_question(tmp_path: Path) -> None:
+    """A function is the answer there: no program is asked for, and its code is checked by its examples."""
+    coder = scripted("p", [step(text=fenced(LOOP))], first_answer="program", check_tools=["code_examples"])
+    team = team_config(coder, scripted("g", [step(new_answer=fenced(LOOP))], check_tools=["code_examples"]),
+                       orchestrator=deciding(), turn_timeout=30)
+    result = run_team(team, tmp_path, TASK)
+    trace = records(result)
+    asked = by_sender(trace, "ModelRequestSent")["p"][0]
+    assert [(m["role"], m["content"]) for m in asked["messages"]] == [("user", TASK)]
+    assert not by_sender(trace, "ToolCallRequested").get("p")
+    checked = next(r["payload"] for r in of_type(trace, "AnswerAccepted") if r["payload"]["agent"] == "p")
+    shown = [e["passed"] for e in checked["code_check"]["examples"] if not e["probe"]]
+    assert checked["code_check"]["parsed"] and shown == [True, True] and checked["result"].startswith("code behaviour")
+    assert result.winner == "p"
+
+
+def test_failing_code_answers_that_agree_cannot_outvote_one_that_passes(tmp_path: Path) -> None:
+    """Two answers with one wrong behaviour against one passing answer: under decide, the passing one wins."""
+    agents = [scripted(agent_id, [step(new_answer=fenced(code))], check_tools=["code_examples"])
+              for agent_id, code in (("a", SUM), ("b", SUM_AGAIN), ("c", LOOP))]
+    result = run_team(team_config(*agents, orchestrator=deciding(), turn_timeout=30), tmp_path, TASK)
+    assert result.status == "completed", result.reason
+    decided = of_type(records(result), "FirstAnswersDecided")[0]["payload"]
+    assert list(decided["support"].values()) == [1] and decided["winner"] == "agent3.1"
+    assert result.winner == "c" and "balance" in (result.final_answer or "")
+
+
+def test_a_bare_first_answer_is_the_question_alone(tmp_path: Path) -> None:
+    brief = {**scripted("b", [step(text="It is 3.\nAnswer: 3")], first_answer="bare"), "system_message": "Be brief."}
+    team = team_config(brief, answerer("g", "Answer: 3"), orchestrator=deciding(), turn_timeout=30)
+    result = run_team(team, tmp_path, QUESTION)
+    trace = records(result)
+    asked = by_sender(trace, "ModelRequestSent")["b"][0]
+    assert [(m["role"], m["content"]) for m in asked["messages"]] == [("system", "Be brief."), ("user", QUESTION)]
+    assert of_type(trace, "FirstAnswersDecided")[0]["payload"]["support"] == {"3": 2}
+
+
+def test_what_a_program_prints_is_read_as_a_person_writes_it() -> None:
+    assert printed_value("50.0", "How many giants?") == "50"
+    assert printed_value("True", "Does it follow? Answer Yes or No.") == "Yes"
+    assert printed_value("False", "Is it so (yes or no)?") == "No"
+    assert printed_value("True", "Is the statement true or false?") == "True"
+    assert printed_value("2.5", "What is half of 5?") == "2.5"
+    assert first_program("no code here") == ""
+    assert first_program("print(1)") == "print(1)"  # an unfenced reply that parses is its own program
+
+
+def test_the_config_names_a_bad_first_answer_and_an_agent_cli_is_told_it_is_not_applied() -> None:
+    with pytest.raises(ConfigError, match="first_answer"):
+        validate_data({"agents": [{"id": "a", "backend": {"type": "scripted", "first_answer": "essay"}}]}, "t.yaml")
+    with pytest.raises(ConfigError, match="after_first_answers"):
+        validate_data({"agents": [{"id": "a", "backend": {"type": "scripted"}}],
+                       "orchestrator": {"after_first_answers": "never"}}, "t.yaml")
+
+
+def test_without_a_sandbox_a_program_agent_answers_with_the_teams_prompt_and_the_run_says_so(tmp_path: Path) -> None:
+    """A real ``massgen`` run on a PATH with no bubblewrap: one warning line, a trace record, no program run."""
+    bare = tmp_path / "bin"
+    bare.mkdir()
+    config = tmp_path / "team.yaml"
+    agents = [scripted("p", [step(new_answer="Answer: 3")], first_answer="program"), answerer("g", "Answer: 3")]
+    config.write_text(yaml.safe_dump({"agents": agents, "orchestrator": deciding(),
+                                      "timeout_settings": {"orchestrator_timeout_seconds": 60 * FACTOR}}))
+    env = {**os.environ, "PATH": str(bare), "MASSGEN_LOG_BASE_DIR": str(tmp_path / "logs"), "HOME": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-m", "massgen.cli.main", "--config", str(config), QUESTION],
+                          capture_output=True, text=True, env=env, timeout=120 * FACTOR, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    warned = [line for line in done.stderr.splitlines() if "first_answer" in line]
+    assert warned == ["massgen: warning: first_answer: program not applied for p (their first answers are asked "
+                      "with the team's prompt): no sandbox can be had here (bubblewrap (bwrap) is not installed "
+                      "(Debian package bubblewrap))"], done.stderr
+    from massgen.logs import read_trace
+
+    trace = read_trace(next((tmp_path / "logs").glob("**/trace.jsonl")).parent)
+    assert of_type(trace, "RunStarted")[0]["payload"]["warnings"] == [warned[0].removeprefix("massgen: warning: ")]
+    assert not of_type(trace, "ToolCallRequested")
+    assert of_type(trace, "FirstAnswersDecided")[0]["payload"]["support"] == {"3": 2}
