@@ -32,7 +32,8 @@ if shutil.which("bwrap") is None:
 
 QUESTION = "How many times does the letter r appear in the word strawberry? Answer with the number."
 # What a small model writes: the program, then the output it expects in a second block (not a program).
-COUNTING = "```python\nword = 'strawberry'\nprint(f\"Answer: {word.count('r')}\")\n```\n\nOutput:\n```python\nAnswer: 3\n```"
+COUNTING = ("```python\nword = 'strawberry'\nprint(f\"Answer: {word.count('r')}\")\n```\n\n"
+            "Output:\n```python\nAnswer: 3\n```")
 
 
 def programmer(agent_id: str, reply: str) -> dict[str, Any]:

@@ -1,71 +1,89 @@
-import json, sys, itertools, collections
-sys.path.insert(0, '/work/main')
-import asyncio, os
+"""Score the pilot's calls, and the candidate rules on them, with the code the team runs.
+
+Programs are taken from the reply (``turn.first_program``), run confined, and read (``turn.program_answer``)
+exactly as a ``first_answer: program`` agent does; runs are cached in ``runs.json`` beside this file. Prints
+one line per family and one overall: how many problems each call and each rule got right.
+Run from the repository root: ``python bench/results/first-answers-decide-pilot-s2000/analyse.py``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import json
+from collections.abc import Hashable
+from pathlib import Path
+
+from bench.tasks import Task, select_tasks
 from massgen.actors.agent.turn import first_program, program_answer
 from massgen.files import confined
-CACHE='/work/lead/pilot/runs.json'
-cache=json.load(open(CACHE)) if os.path.exists(CACHE) else {}
-from bench.tasks import select_tasks, final_answer
-from massgen.actors.coordination import results
-rows = [json.loads(l) for l in open('/work/lead/pilot/pilot.jsonl')]
-fams = sorted({r['family'] for r in rows})
-_, tasks = select_tasks(",".join("rg:"+f for f in fams), 6, "2000")
-T = {t.task_id: t for t in tasks}
-def pal_text(r):
-    code = first_program(r['text'])
-    k = r['task']+r['method']
-    if k not in cache:
-        run = asyncio.run(confined.run_python(code)) if code.strip() else None
-        cache[k] = program_answer(code, run, T[r['task']].question) if run else "no program"
-    return cache[k]
-by = collections.defaultdict(dict)
-for r in rows:
-    txt = pal_text(r) if r['method'].startswith('pal') else r['text']
-    by[r['task']][r['method']] = txt
-def right(t, txt): return txt is not None and T[t].grade(txt).correct
-def key(t, txt):
-    if txt is None: return None
-    v = T[t].grade(txt).key
-    return v
-methods = ['greedy','cot04','pal0','pal04']
-tab = collections.defaultdict(lambda: collections.Counter())
-for t, d in by.items():
-    if len(d) < 4: continue
-    f = T[t].family
-    tab[f]['n'] += 1
-    for m in methods: tab[f][m] += right(t, d.get(m))
-    g, c, p0, p4 = (key(t, d.get(m)) for m in methods)
-    def maj(vals, tie):
-        cnt = collections.Counter(v for v in vals if v is not None)
-        if not cnt: return tie
-        top = cnt.most_common()
-        if len(top) > 1 and top[0][1] == top[1][1]: return tie
-        return top[0][0] if top[0][1] >= 2 else tie
-    def maj4(vals):
-        cnt = collections.Counter(v for v in vals if v is not None)
-        if not cnt: return vals[0]
-        best = max(cnt.values())
-        return next(v for v in vals if v is not None and cnt[v] == best)
-    exp = lambda v: v is not None and any(right(t, d[m]) and key(t, d[m]) == v for m in methods)
-    truth = lambda v: v is not None and (T[t].grade("Answer: " + str(v)).correct)
-    rules = {
-      'maj(g,p0,c) tie g': maj([g,p0,c], g),
-      'maj(g,p0,c) tie p0': maj([g,p0,c], p0 if p0 is not None else g),
-      'maj(g,p0,p4) tie g': maj([g,p0,p4], g),
-      'maj(g,p0,p4) tie p0': maj([g,p0,p4], p0 if p0 is not None else g),
-      'p0 else g': p0 if p0 is not None else g,
-      'maj4(p0,g,c,p4) order': maj4([p0,g,c,p4]),
-      'maj4(g,p0,c,p4) order': maj4([g,p0,c,p4]),
-      'maj(p0,c,g) order': maj4([p0,c,g]),
-    }
-    for name, v in rules.items():
-        tab[f][name] += exp(v)
-    tab[f]['ceiling'] += any(right(t, d.get(m)) for m in methods)
-    tab[f]['pal0 ran'] += d.get('pal0') is not None
-for f, c in tab.items():
-    print(f, dict(c))
-tot = collections.Counter()
-for c in tab.values(): tot.update(c)
-print('ALL', dict(tot))
 
-json.dump(cache, open(CACHE,'w'))
+HERE = Path(__file__).parent
+METHODS = ("greedy", "cot04", "pal0", "pal04")
+
+
+def majority(values: list[Hashable | None]) -> Hashable | None:
+    """The value most of ``values`` hold, a tie to the one listed first; all None: None."""
+    counts = collections.Counter(v for v in values if v is not None)
+    if not counts:
+        return None
+    best = max(counts.values())
+    return next(v for v in values if v is not None and counts[v] == best)
+
+
+def main() -> None:
+    rows = [json.loads(line) for line in (HERE / "pilot.jsonl").read_text().splitlines()]
+    families = sorted({row["family"] for row in rows})
+    n = max(int(row["task"].rsplit("-", 1)[1]) for row in rows) + 1
+    _, tasks = select_tasks(",".join(f"rg:{f}" for f in families), n, "2000")
+    task_of: dict[str, Task] = {t.task_id: t for t in tasks}
+    cache_path = HERE / "runs.json"
+    cache: dict[str, str] = json.loads(cache_path.read_text()) if cache_path.exists() else {}
+
+    def answer(row: dict[str, str]) -> str:
+        if not row["method"].startswith("pal"):
+            return row["text"]
+        key = row["task"] + row["method"]
+        if key not in cache:
+            code = first_program(row["text"])
+            run = asyncio.run(confined.run_python(code)) if code.strip() else None
+            cache[key] = program_answer(code, run, task_of[row["task"]].question) if run else "no program"
+        return cache[key]
+
+    texts: dict[str, dict[str, str]] = collections.defaultdict(dict)
+    for row in rows:
+        texts[row["task"]][row["method"]] = answer(row)
+    table: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
+    for task_id, by_method in texts.items():
+        if len(by_method) < len(METHODS):
+            continue
+        task = task_of[task_id]
+        right = {m: task.grade(by_method[m]).correct for m in METHODS}
+        # A program that gave no answer states no result: in the team it supports nothing.
+        keys = {m: None if m.startswith("pal") and "\nAnswer:" not in by_method[m] else task.grade(by_method[m]).key
+                for m in METHODS}
+
+        def scored(value: Hashable | None, *, task: Task = task, right: dict[str, bool] = right,
+                   keys: dict[str, Hashable | None] = keys) -> bool:
+            return value is not None and any(right[m] and keys[m] == value for m in METHODS)
+
+        counts = table[task.family]
+        counts["n"] += 1
+        for method in METHODS:
+            counts[method] += right[method]
+        greedy, cot, program, program_hot = (keys[m] for m in METHODS)
+        counts["maj(g,p0,c) tie g"] += scored(majority([greedy, program, cot]))
+        counts["maj(g,p0,c) tie p0"] += scored(majority([program, greedy, cot]))
+        counts["maj(g,p0,p4) tie g"] += scored(majority([greedy, program, program_hot]))
+        counts["maj4(p0,g,c,p4) order"] += scored(majority([program, greedy, cot, program_hot]))
+        counts["ceiling"] += any(right.values())
+    cache_path.write_text(json.dumps(cache))
+    overall: collections.Counter[str] = collections.Counter()
+    for family, counts in sorted(table.items()):
+        print(family, dict(counts))
+        overall.update(counts)
+    print("ALL", dict(overall))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,45 +1,47 @@
-"""Dev-seed pilot (seed 2000, not the held-back 1000): greedy CoT, CoT T0.4, PAL T0, PAL T0.4 per problem."""
-import asyncio, json, sys, time, re
+"""The dev-seed pilot of issue 36's second candidate: four single calls per problem, recorded as they came.
+
+Per problem (reasoning-gym seed 2000, development problems): the bare greedy call (T 0), the bare question
+at T 0.4, and the question with ``PROGRAM_REQUEST`` at T 0 and T 0.4. Programs are run later, by
+``analyse.py``, with the code the team runs. Run from the repository root::
+
+    python bench/results/first-answers-decide-pilot-s2000/pal_pilot.py \
+        rg:gsm_symbolic,rg:letter_counting,rg:syllogism,rg:family_relationships 6 OUT.jsonl
+"""
+
+from __future__ import annotations
+
+import json
+import sys
 from pathlib import Path
-from bench.tasks import select_tasks, code_of
-from bench.quality import Sampler, SAMPLE_MAX_TOKENS
 
-from massgen.files import confined
+from bench.quality import Sampler, round_robin
+from bench.tasks import select_tasks
+from massgen.actors.agent.prompts import PROGRAM_REQUEST
+from massgen.configs.defaults import default_team
 
-PAL = ("\n\nDo not work it out in words. Write a short Python program that computes the answer and prints only "
-       "the final answer. Reply with the program alone, in one ```python code block.")
+METHODS = (("greedy", 0.0, False), ("cot04", 0.4, False), ("pal0", 0.0, True), ("pal04", 0.4, True))
 
-def main():
-    fams = sys.argv[1]; n = int(sys.argv[2]); out = Path(sys.argv[3])
-    from bench.quality import default_team as dt
-    config = dt({})
-    seeds, tasks = select_tasks(fams, n, "2000")
-    from bench.quality import round_robin
-    tasks = round_robin(tasks)
-    s = Sampler(config)
+
+def main() -> None:
+    families, n, out = sys.argv[1], int(sys.argv[2]), Path(sys.argv[3])
+    _, tasks = select_tasks(families, n, "2000")
+    sampler = Sampler(default_team({}))
     done = set()
     if out.exists():
-        done = {(json.loads(l)["task"], json.loads(l)["method"]) for l in out.read_text().splitlines() if l.strip()}
-    with out.open("a") as f:
-        for t in tasks:
-            for method, temp, q in (("greedy", 0.0, t.question), ("cot04", 0.4, t.question),
-                                    ("pal0", 0.0, t.question + PAL), ("pal04", 0.4, t.question + PAL)):
-                if (t.task_id, method) in done:
+        done = {(row["task"], row["method"]) for row in map(json.loads, out.read_text().splitlines())}
+    with out.open("a") as rows:
+        for task in round_robin(tasks):
+            for method, temperature, program in METHODS:
+                if (task.task_id, method) in done:
                     continue
-                o = s.sample(q, temp)
-                row = {"task": t.task_id, "family": t.family, "method": method, "text": o["text"], "seconds": o["seconds"],
-                       "out_tokens": o["output_tokens"], "expected": str(t.expected)}
-                if method.startswith("pal"):
-                    code = code_of(o["text"])
-                    run = s.loop.run_until_complete(confined.run_python(code))
-                    row["run_ok"] = run.ok; row["stdout"] = run.stdout[-500:]; row["stderr"] = run.stderr[-300:]
-                    lines = [l for l in run.stdout.strip().splitlines() if l.strip()]
-                    row["pal_answer"] = lines[-1].strip() if run.ok and lines else None
-                    row["correct"] = bool(row["pal_answer"]) and t.grade("Answer: " + row["pal_answer"]).correct
-                else:
-                    row["correct"] = t.grade(o["text"]).correct
-                f.write(json.dumps(row) + "\n"); f.flush()
-                print(t.task_id, method, row["correct"], o["seconds"], flush=True)
-    s.close()
+                question = f"{task.question}\n\n{PROGRAM_REQUEST}" if program else task.question
+                outcome = sampler.sample(question, temperature)
+                rows.write(json.dumps({"task": task.task_id, "family": task.family, "method": method,
+                                       "text": outcome["text"], "seconds": outcome["seconds"],
+                                       "out_tokens": outcome["output_tokens"], "expected": str(task.expected)}) + "\n")
+                rows.flush()
+    sampler.close()
 
-main()
+
+if __name__ == "__main__":
+    main()
