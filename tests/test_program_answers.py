@@ -24,7 +24,8 @@ from support import FACTOR, of_type, records, run_team, scripted, step, team_con
 from test_code_checks import LOOP, SUM, SUM_AGAIN, TASK, fenced
 
 from massgen.actors.agent.prompts import PROGRAM_REQUEST
-from massgen.actors.agent.turn import first_program, printed_value
+from massgen.actors.agent.turn import printed_value
+from massgen.actors.coordination.code_checks import program_code
 from massgen.configs import ConfigError, validate_data
 
 if shutil.which("bwrap") is None:
@@ -169,8 +170,8 @@ def test_what_a_program_prints_is_read_as_a_person_writes_it() -> None:
     assert printed_value("False", "Is it so (yes or no)?") == "No"
     assert printed_value("True", "Is the statement true or false?") == "True"
     assert printed_value("2.5", "What is half of 5?") == "2.5"
-    assert first_program("no code here") == ""
-    assert first_program("print(1)") == "print(1)"  # an unfenced reply that parses is its own program
+    assert program_code("no code here") == ""
+    assert program_code("print(1)") == "print(1)"  # an unfenced reply that parses is its own program
 
 
 def test_the_config_names_a_bad_first_answer_and_an_agent_cli_is_told_it_is_not_applied() -> None:

@@ -71,13 +71,6 @@ def printed_value(value: str, task: str) -> str:
     return value
 
 
-def first_program(text: str) -> str:
-    """The program a reply asked for a program holds: its first fenced Python block (a later one is
-    mostly the output it expects, which is no program), else its whole text when that parses."""
-    block = _FENCE.search(text)
-    return block.group(1) if block else code_checks.answer_code(text) or ""
-
-
 def program_answer(code: str, run: confined.ProgramRun, task: str = "") -> str:
     """A first answer given by a program: the program, what it printed, and its last printed line as the
     ``Answer:`` line (an "Answer:" the program printed itself is not doubled). A run that failed states no
@@ -90,8 +83,6 @@ def program_answer(code: str, run: confined.ProgramRun, task: str = "") -> str:
     value = printed_value(last.split(":", 1)[1].strip() if last.lower().startswith("answer:") else last, task)
     return shown + f"The program printed:\n{valid_text(run.stdout.strip(), 'program output')}\n\nAnswer: {value}"
 
-
-_FENCE = re.compile(r"```[ \t]*(?:python|py|python3)?[ \t]*\n(.*?)```", re.DOTALL | re.IGNORECASE)
 
 # The decision after free text is one small JSON object; a cut-off one is corrected like any broken call.
 DECISION_MAX_TOKENS = 160
@@ -389,7 +380,7 @@ class TurnRunner:
         request = ModelRequest(messages=tuple(messages), temperature=self.settings.temperature,
                                max_tokens=self.settings.max_tokens)
         text = (await self._call(start.turn_id, cause, request)).text.strip()
-        code = first_program(text)
+        code = code_checks.program_code(text)
         call = ToolCall(id=f"program-{start.turn_id}", name=check_tools.RUN_PYTHON, arguments={"code": code})
         if not code.strip():
             reason = "not run: the reply holds no Python program"

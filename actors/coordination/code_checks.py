@@ -33,8 +33,8 @@ from dataclasses import dataclass
 from massgen.files import confined
 from massgen.messages import AnswerView, CodeCheck, ExampleRun
 
-__all__ = ["CodeTask", "Ranked", "answer_code", "check_answer", "harness", "outcome", "rank_answers", "task_examples",
-           "written_tests"]
+__all__ = ["CodeTask", "Ranked", "answer_code", "check_answer", "harness", "outcome", "program_code", "rank_answers",
+           "task_examples", "written_tests"]
 
 MAX_EXAMPLES = 20
 MAX_PROBES = 24
@@ -189,6 +189,13 @@ def _parses(code: str) -> bool:
     except (SyntaxError, ValueError):
         return False
     return True
+
+
+def program_code(reply: str) -> str:
+    """The program a reply asked for one holds: its first fenced Python block (a later block is mostly the
+    output the model expects, which is no program), else its text when that parses; "" when neither."""
+    blocks = _FENCE.findall(reply)
+    return str(blocks[0]) if blocks else answer_code(reply) or ""
 
 
 def answer_code(answer: str) -> str | None:

@@ -1,6 +1,6 @@
 """Score the pilot's calls, and the candidate rules on them, with the code the team runs.
 
-Programs are taken from the reply (``turn.first_program``), run confined, and read (``turn.program_answer``)
+Programs are taken from the reply (``code_checks.program_code``), run confined, and read (``turn.program_answer``)
 exactly as a ``first_answer: program`` agent does; runs are cached in ``runs.json`` beside this file. Prints
 one line per family and one overall: how many problems each call and each rule got right.
 Run from the repository root: ``python bench/results/first-answers-decide-pilot-s2000/analyse.py``.
@@ -15,7 +15,8 @@ from collections.abc import Hashable
 from pathlib import Path
 
 from bench.tasks import Task, select_tasks
-from massgen.actors.agent.turn import first_program, program_answer
+from massgen.actors.agent.turn import program_answer
+from massgen.actors.coordination.code_checks import program_code
 from massgen.files import confined
 
 HERE = Path(__file__).parent
@@ -45,7 +46,7 @@ def main() -> None:
             return row["text"]
         key = row["task"] + row["method"]
         if key not in cache:
-            code = first_program(row["text"])
+            code = program_code(row["text"])
             run = asyncio.run(confined.run_python(code)) if code.strip() else None
             cache[key] = program_answer(code, run, task_of[row["task"]].question) if run else "no program"
         return cache[key]
