@@ -40,6 +40,7 @@ COMMON: dict[str, Any] = {
     "enable_web_search": True, "enable_code_interpreter": True, "enable_code_execution": True,
     "reasoning": {"effort": "low"}, "text": {"verbosity": "low"}, "parallel_tool_calls": False,
     "custom_tools": [{"function": "add", "path": "tools.py"}], "extra_body": {"x": 1}, "check_tools": ["calculator"],
+    "first_answer": "program",
     "chat_template_kwargs": {"enable_thinking": False},
     "upload_files": [{"image_path": "https://example.com/cat.png"}], "media_max_file_size_mb": 32,
     "mcp_servers": [{"name": "w", "type": "stdio", "command": "python3", "args": ["w.py"],
