@@ -205,6 +205,9 @@ class AnswerProposed(Message):
     view_version: int
     # A code answer, run by its agent against the task's own examples (None: not a code task, or not run).
     code_check: CodeCheck | None = None
+    # The answer's result is what a program its agent ran printed (``backend.first_answer: program``), not
+    # what the model wrote: under ``after_first_answers: decide`` computed results are weighed first.
+    computed: bool = False
 
 
 class VoteProposed(Message):
@@ -306,6 +309,7 @@ class AnswerAccepted(Message):
     result: str = ""
     independent: bool = False
     code_check: CodeCheck | None = None  # what its agent ran of it, and how that ended (AnswerProposed)
+    computed: bool = False  # its result was printed by a program its agent ran (AnswerProposed)
 
 
 class UnanimousFirstAnswers(Message):
@@ -317,12 +321,14 @@ class UnanimousFirstAnswers(Message):
 
 class FirstAnswersDecided(Message):
     """Under ``orchestrator.after_first_answers: decide``, the first answers decided the run with no vote round:
-    ``support`` counts the first answers stating each result; ``winner`` is the answer that presents."""
+    ``support`` counts the first answers stating each result, ``computed`` those of them whose result a program
+    printed (weighed first); ``winner`` is the answer that presents."""
 
     result: str
     winner: str
     support: dict[str, int] = {}
     labels: tuple[str, ...] = ()
+    computed: dict[str, int] = {}
 
 
 class TurnStarted(Message):

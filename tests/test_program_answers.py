@@ -4,9 +4,10 @@
 A program first answer is one call asking for a short Python program that prints the answer (PAL); the
 program runs confined, traced as a ``run_python`` call, and what it prints is the answer's result. A
 program that fails states no result and says why. Under ``decide`` there is no vote round: once every
-first answer is in, the result most of them state wins, a tie going to the agent listed first among its
-holders, and an answer that states no result (a failed program, a code answer failing the task's examples)
-supports nothing. Scripted backends play the model; the programs really run in bubblewrap.
+first answer is in, the result most of them state wins (computed results first: those a program printed),
+a tie going to the agent listed first among its holders, and an answer that states no result (a failed
+program, a code answer failing the task's examples) supports nothing. Scripted backends play the model;
+the programs really run in bubblewrap.
 """
 
 from __future__ import annotations
@@ -87,6 +88,21 @@ def test_the_first_answers_decide_without_a_vote_round_at_one_call_each(tmp_path
     assert decided == [{**decided[0], "result": "3", "winner": "agent1.1", "support": {"3": 2, "2": 1},
                         "labels": ["agent1.1", "agent2.1", "agent3.1"]}]
     assert len(of_type(trace, "ModelCallStarted")) == 3 and not of_type(trace, "RecordVote", "VoteProposed")
+    assert result.winner == "p" and (result.final_answer or "").endswith("Answer: 3")
+
+
+def test_a_computed_result_outranks_written_answers_that_agree_on_another(tmp_path: Path) -> None:
+    # Measured: two written answers agreeing on the same wrong count outvoted the program that computed it.
+    team = team_config(answerer("g", "Two r's.\nAnswer: 2"), answerer("s", "I count two.\nAnswer: 2"),
+                       programmer("p", COUNTING), orchestrator=deciding(), turn_timeout=30)
+    result = run_team(team, tmp_path, QUESTION)
+    assert result.status == "completed", result.reason
+    trace = records(result)
+    accepted = {r["payload"]["agent"]: r["payload"]["computed"] for r in of_type(trace, "AnswerAccepted")}
+    assert accepted == {"g": False, "s": False, "p": True}
+    decided = [r["payload"] for r in of_type(trace, "FirstAnswersDecided")]
+    assert decided == [{"result": "3", "winner": "agent3.1", "support": {"2": 2, "3": 1}, "computed": {"3": 1},
+                        "labels": ["agent1.1", "agent2.1", "agent3.1"]}]
     assert result.winner == "p" and (result.final_answer or "").endswith("Answer: 3")
 
 

@@ -393,7 +393,8 @@ class TurnRunner:
         shown = valid_text(run.text(), f"{call.name} result")
         self.io.emit(ToolCallResult(causation_id=cause, turn_id=start.turn_id, call_id=call.id, name=call.name,
                                     content=shown, is_error=not run.ok))
-        await self._answer(start, cause, program_answer(code, run, start.task), start.view)
+        answer = program_answer(code, run, start.task)
+        await self._answer(start, cause, answer, start.view, computed="\n\nAnswer: " in answer)
 
     async def _two_phase_turn(self, start: StartTurn) -> None:
         """Free text (no tools, so the model reasons before committing), then a few-token decision."""
@@ -462,18 +463,20 @@ class TurnRunner:
             return False
         return True
 
-    async def _answer(self, start: StartTurn, cause: str, content: str, view: AnswerView) -> None:
+    async def _answer(self, start: StartTurn, cause: str, content: str, view: AnswerView,
+                      computed: bool = False) -> None:
         """Propose ``content`` as a new answer, unless it agrees with one in view (then that is a vote).
 
         In a code task (``io.check_code``) the answer is first run against the task's examples, here on
-        the turn's loop, and the outcome goes with it: its behaviour, not its text, is what agrees."""
+        the turn's loop, and the outcome goes with it: its behaviour, not its text, is what agrees.
+        ``computed``: its result is what a program printed (``_program_turn``)."""
         content = without_view_tags(content)
         check = await self.io.check_code(start.task, content) if self.io.check_code is not None else None
         if check is None and self._agrees(start.turn_id, cause, content, view):
             return
         self.io.emit(AnswerProposed(
             causation_id=cause, turn_id=start.turn_id, content=content.strip(), view_version=view.version,
-            code_check=check,
+            code_check=check, computed=computed,
         ))
 
     def _agrees(self, turn_id: int, cause: str, text: str, view: AnswerView, checked: bool = False) -> bool:

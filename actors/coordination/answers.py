@@ -37,6 +37,8 @@ class Answer:
     # A code answer run against the task's examples (actors/coordination/code_checks.py): its result is its
     # behaviour there, so answers written differently agree when they behave alike.
     code: CodeCheck | None = None
+    # Its result was printed by a program its agent ran (``first_answer: program``), not written by the model.
+    computed: bool = False
 
     @property
     def result(self) -> str:
@@ -85,10 +87,11 @@ class Coordination:
     def count(self, agent: str) -> int:
         return self._counts.get(agent, 0)
 
-    def add_answer(self, agent: str, content: str, independent: bool = False, code: CodeCheck | None = None) -> Answer:
+    def add_answer(self, agent: str, content: str, independent: bool = False, code: CodeCheck | None = None,
+                   computed: bool = False) -> Answer:
         label = f"{self.labels[agent]}.{self.count(agent) + 1}"
         answer = Answer(agent=agent, label=label, content=content, order=len(self.answers), independent=independent,
-                        code=code)
+                        code=code, computed=computed)
         self.answers.append(answer)
         self._latest[agent] = answer
         self._counts[agent] = self.count(agent) + 1

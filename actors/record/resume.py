@@ -73,6 +73,7 @@ class ResumeState:
     resumed_from: str = ""
     skipped: tuple[str, ...] = ()
     independent: frozenset[int] = frozenset()  # indices into ``answers`` written with nothing in view
+    computed: frozenset[int] = frozenset()  # indices into ``answers`` whose result a program printed
     # Index into ``answers`` -> what its agent ran of it (a code answer against the task's examples).
     code_checks: dict[int, CodeCheck] = field(default_factory=dict)
     first_done: frozenset[str] = frozenset()  # agents whose first turn had ended (an answer or a vote)
@@ -138,6 +139,7 @@ def _fold(records: list[TraceRecord], agents: list[str], log_dir: Path, skipped:
     state = {agent: _Agent() for agent in agents}
     answers: list[tuple[str, str]] = []
     independent: set[int] = set()
+    computed: set[int] = set()
     code_checks: dict[int, CodeCheck] = {}
     first_done: set[str] = set()
     votes: dict[str, ResumedVote] = {}
@@ -168,6 +170,8 @@ def _fold(records: list[TraceRecord], agents: list[str], log_dir: Path, skipped:
             case AnswerAccepted() as answer if answer.agent in state:
                 if answer.independent:
                     independent.add(len(answers))
+                if answer.computed:
+                    computed.add(len(answers))
                 if answer.code_check is not None:
                     code_checks[len(answers)] = answer.code_check
                 first_done.add(answer.agent)
@@ -241,7 +245,8 @@ def _fold(records: list[TraceRecord], agents: list[str], log_dir: Path, skipped:
         model_calls=int(spent["model_calls"]), input_tokens=int(spent["input_tokens"]),
         output_tokens=int(spent["output_tokens"]), cost_usd=float(spent["cost_usd"]), answer_now=answer_now,
         next_turn_id=next_turn, previous_run_id=run_id, resumed_from=str(log_dir), skipped=skipped,
-        independent=frozenset(independent), first_done=frozenset(first_done), code_checks=code_checks,
+        independent=frozenset(independent), computed=frozenset(computed), first_done=frozenset(first_done),
+        code_checks=code_checks,
     )
 
 

@@ -118,11 +118,12 @@ class TurnHandout:
         state = self.state
         agent_id = child.spec.agent_id
         answer = state.coord.add_answer(agent_id, message.content, independent=message.view_version == 0,
-                                        code=message.code_check)
+                                        code=message.code_check, computed=message.computed)
         state.first_done.add(agent_id)
         self.out.record(AnswerAccepted(agent=agent_id, label=answer.label, content=answer.content,
                                        round=state.coord.version, result=answer.result,
-                                       independent=answer.independent, code_check=answer.code))
+                                       independent=answer.independent, code_check=answer.code,
+                                       computed=answer.computed))
         if staged is not None and state.run.files is not None:  # in place before anyone is shown the answer
             self.out.record(SnapshotTaken(**state.run.files.place_snapshot(staged, answer.label)))
         assert state.judge is not None
@@ -169,13 +170,17 @@ class TurnHandout:
 
     def _decide_by_first_answers(self) -> bool:
         """Under ``after_first_answers: decide``, once every counted agent's first answer is in, the result most
-        of them state wins, with no vote round; a tie goes to the agent listed first among its holders.
+        of them state wins, with no vote round: computed results first (those a program printed), then the
+        results of every answer, then the agent listed first among its holders.
 
         An answer that states no result (a program that failed, a code answer failing the task's examples)
         supports nothing; when no answer states one, the first listed agent's answer presents. Why: the
         small local model's vote rounds restated the answer listed to them, right or wrong
         (bench/results/quality-every-kind-s1000), at two calls an agent; agreement between independent
-        answers is the evidence, and it costs nothing more."""
+        answers is the evidence, and it costs nothing more. Why computed first: the models' written answers
+        agree on the same wrong count or yes/no where a program computes it (the s3000 run's letters and
+        syllogisms, bench/results/first-answers-decide-preregistered.md); execution outranks rereading, as a
+        code answer passing the task's examples outranks one that fails them."""
         state = self.state
         if state.rules.after_first_answers != "decide" or state.awaiting_first_turns() or state.finished:
             return False
@@ -185,13 +190,21 @@ class TurnHandout:
         if not firsts:
             return False
         support: dict[str, int] = {}
+        computed: dict[str, int] = {}
         for answer in firsts:
             if answer.stated and answer.result:
                 support[answer.result] = support.get(answer.result, 0) + 1
-        best = max(support.values(), default=0)
-        winner = next((a for a in firsts if a.stated and a.result and support[a.result] == best), firsts[0])
+                if answer.computed:
+                    computed[answer.result] = computed.get(answer.result, 0) + 1
+
+        def weight(result: str) -> tuple[int, int]:
+            return computed.get(result, 0), support[result]
+
+        best = max((weight(result) for result in support), default=(0, 0))
+        winner = next((a for a in firsts if a.stated and a.result and weight(a.result) == best), firsts[0])
         self.out.record(FirstAnswersDecided(result=winner.result if winner.stated else "", winner=winner.label,
-                                            support=support, labels=tuple(a.label for a in firsts)))
+                                            support=support, labels=tuple(a.label for a in firsts),
+                                            computed=computed))
         self._conclude(winner.agent)
         return True
 

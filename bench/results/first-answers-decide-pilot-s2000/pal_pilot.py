@@ -5,7 +5,10 @@ at T 0.4, and the question with ``PROGRAM_REQUEST`` at T 0 and T 0.4. Programs a
 ``analyse.py``, with the code the team runs. Run from the repository root::
 
     python bench/results/first-answers-decide-pilot-s2000/pal_pilot.py \
-        rg:gsm_symbolic,rg:letter_counting,rg:syllogism,rg:family_relationships 6 OUT.jsonl
+        rg:gsm_symbolic,rg:letter_counting,rg:syllogism,rg:family_relationships 6 OUT.jsonl [SEED [METHOD,...]]
+
+SEED defaults to 2000; METHOD names a subset of ``METHODS`` (the third candidate's pilot ran ``pal04`` alone
+on seed 3000, whose other calls the counted run of the second candidate had recorded).
 """
 
 from __future__ import annotations
@@ -24,7 +27,9 @@ METHODS = (("greedy", 0.0, False), ("cot04", 0.4, False), ("pal0", 0.0, True), (
 
 def main() -> None:
     families, n, out = sys.argv[1], int(sys.argv[2]), Path(sys.argv[3])
-    _, tasks = select_tasks(families, n, "2000")
+    seed = sys.argv[4] if len(sys.argv) > 4 else "2000"
+    chosen = sys.argv[5].split(",") if len(sys.argv) > 5 else [name for name, _, _ in METHODS]
+    _, tasks = select_tasks(families, n, seed)
     sampler = Sampler(default_team({}))
     done = set()
     if out.exists():
@@ -32,7 +37,7 @@ def main() -> None:
     with out.open("a") as rows:
         for task in round_robin(tasks):
             for method, temperature, program in METHODS:
-                if (task.task_id, method) in done:
+                if (task.task_id, method) in done or method not in chosen:
                     continue
                 question = f"{task.question}\n\n{PROGRAM_REQUEST}" if program else task.question
                 outcome = sampler.sample(question, temperature)
