@@ -1,0 +1,98 @@
+"""Development replay for issue 36's third candidate, on seed 3000's reasoning problems (already read).
+
+The second candidate's counted run (``../quality-decide-s3000/answers.jsonl``) recorded, per problem, the
+bare greedy call and the team's three first answers: the program at T 0 (local_1), the bare question at
+T 0 (local_2) and at T 0.4 (local_3). ``pal04.jsonl`` adds one call per problem: the program request at
+T 0.4 (``pal_pilot.py ... 3000 pal04``). Programs run as the team runs them (``program_code``,
+``confined.run_python``, ``program_answer``); runs are cached in ``runs.json``. Prints, per family and
+overall, how many problems each call and each rule gets right. Development data: it chooses the candidate,
+the fresh seed measures it. Run from the repository root:
+``python bench/results/first-answers-computed-pilot-s3000/replay.py``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import json
+from collections.abc import Hashable
+from pathlib import Path
+
+from bench.tasks import Task, select_tasks
+from massgen.actors.agent.turn import program_answer
+from massgen.actors.coordination.code_checks import program_code
+from massgen.files import confined
+
+HERE = Path(__file__).parent
+COUNTED = HERE.parent / "quality-decide-s3000" / "answers.jsonl"
+
+
+def ranked(computed: list[Hashable | None], written: list[Hashable | None]) -> Hashable | None:
+    """The team's rule (``turn_handout._decide_by_first_answers``): most computed holders, then most holders
+    of all, then the first listed (computed answers are listed first here, as in the candidates)."""
+    everyone = computed + written
+    support = collections.Counter(v for v in everyone if v is not None)
+    if not support:
+        return None
+    weighed = collections.Counter(v for v in computed if v is not None)
+    best = max((weighed[v], support[v]) for v in support)
+    return next(v for v in everyone if v is not None and (weighed[v], support[v]) == best)
+
+
+def main() -> None:
+    counted = [json.loads(line) for line in COUNTED.read_text().splitlines()]
+    pilot = {row["task"]: row for row in map(json.loads, (HERE / "pal04.jsonl").read_text().splitlines())}
+    families = sorted({row["family"] for row in pilot.values()})
+    _, tasks = select_tasks(",".join(f"rg:{f}" for f in families), 40, "3000")
+    task_of: dict[str, Task] = {t.task_id: t for t in tasks}
+    cache_path = HERE / "runs.json"
+    cache: dict[str, str] = json.loads(cache_path.read_text()) if cache_path.exists() else {}
+
+    def run(task_id: str, text: str) -> str:
+        if task_id not in cache:
+            code = program_code(text)
+            ran = asyncio.run(confined.run_python(code)) if code.strip() else None
+            cache[task_id] = program_answer(code, ran, task_of[task_id].question) if ran else "no program"
+        return cache[task_id]
+
+    texts: dict[str, dict[str, str]] = collections.defaultdict(dict)
+    for row in counted:
+        if row["task_id"] not in pilot:
+            continue
+        if row["method"] == "greedy":
+            texts[row["task_id"]]["greedy"] = row["text"]
+        elif row["method"] == "team":
+            for first in row["first_answers"]:
+                texts[row["task_id"]][{"local_1": "p0", "local_2": "b0", "local_3": "b4"}[first["agent"]]] = first["text"]
+    table: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
+    for task_id, by in texts.items():
+        by["p4"] = run(task_id, pilot[task_id]["text"])
+        if len(by) < 5:
+            continue
+        task = task_of[task_id]
+        right = {m: task.grade(t).correct for m, t in by.items()}
+        keys = {m: None if m.startswith("p") and "\nAnswer:" not in t else task.grade(t).key for m, t in by.items()}
+
+        def scored(value: Hashable | None, *, right: dict[str, bool] = right,
+                   keys: dict[str, Hashable | None] = keys) -> bool:
+            return value is not None and any(right[m] and keys[m] == value for m in keys)
+
+        counts = table[task.family]
+        counts["n"] += 1
+        for method in ("greedy", "p0", "b0", "b4", "p4"):
+            counts[method] += right[method]
+        counts["A: computed first (p0; b0, b4)"] += scored(ranked([keys["p0"]], [keys["b0"], keys["b4"]]))
+        counts["A': plain majority (p0, b0, b4)"] += scored(ranked([], [keys["p0"], keys["b0"], keys["b4"]]))
+        counts["B: computed first (p0, p4; b0)"] += scored(ranked([keys["p0"], keys["p4"]], [keys["b0"]]))
+        counts["C: programs only (p0, p4)"] += scored(ranked([keys["p0"], keys["p4"]], []))
+        counts["ceiling"] += any(right.values())
+    cache_path.write_text(json.dumps(cache))
+    overall: collections.Counter[str] = collections.Counter()
+    for family, counts in sorted(table.items()):
+        print(family, dict(counts))
+        overall.update(counts)
+    print("ALL", dict(overall))
+
+
+if __name__ == "__main__":
+    main()
