@@ -295,7 +295,8 @@ def point_at(data: dict[str, Any], url: str) -> dict[str, Any]:
         servers = backend.get("mcp_servers")
         entries = servers.values() if isinstance(servers, dict) else servers or []
         for server in entries:
-            server.update({"type": "stdio", "command": "python3", "args": [weather]})
+            # This interpreter, which has the mcp SDK: "python3" on PATH may be another one (an unactivated venv).
+            server.update({"type": "stdio", "command": sys.executable, "args": [weather]})
             server.pop("url", None)
             server.pop("env", None)
     data["agents"] = agents
