@@ -176,10 +176,13 @@ class ClaudeCodeBackend(CliBackend):
 def confine(scope: FileScope, presenting: bool, allowed: list[str], denied: list[str]) -> list[str]:
     """Permission rules for the CLI's own tools, and the ``--add-dir`` arguments they need.
 
-    In ``-p`` mode a tool use no rule allows is refused, so: reading is allowed, writing only
-    under the workspace (and, for the presenter, the writable context paths); deny rules,
-    which win over allow rules, cover protected paths and run state; ``Bash`` is denied
-    (it would run on the host; ``run_command`` is the sandboxed way). ``//`` starts an
+    In ``-p`` mode a tool use no rule allows is refused, so: reading is allowed in the working
+    directories alone (the workspace and the ``--add-dir`` folders: context paths, snapshots;
+    ``blockReadsOutsideWorkingDirectories``, Claude Code 2.1.257 and later, refuses the file
+    tools' reads anywhere else, where a home folder's keys would be read into the provider's
+    request), writing only under the workspace (and, for the presenter, the writable context
+    paths); deny rules, which win over allow rules, cover protected paths and run state; ``Bash``
+    is denied (it would run on the host; ``run_command`` is the sandboxed way). ``//`` starts an
     absolute path in Claude Code's rule syntax.
     """
     writable = [scope.workspace, *(scope.write_presenting if presenting else ())]
@@ -189,7 +192,7 @@ def confine(scope: FileScope, presenting: bool, allowed: list[str], denied: list
     denied += [f"{tool}(/{path}/**)" for path in scope.protected for tool in ("Edit", "Write", "MultiEdit")]
     denied += [f"{tool}(/{path})" for path in scope.protected for tool in ("Edit", "Write", "MultiEdit")]
     denied += [f"{tool}(/{path}/**)" for path in scope.hidden for tool in ("Read", "Edit", "Write")]
-    extra: list[str] = []
+    extra = ["--settings", json.dumps({"permissions": {"blockReadsOutsideWorkingDirectories": True}})]
     for path in dict.fromkeys([*scope.read, *scope.write_presenting]):
         if path.is_file():  # --add-dir takes folders: the file's folder would be granted (refused at start)
             raise BackendError(f"claude_code: context path {path} is a file, and --add-dir grants folders only")

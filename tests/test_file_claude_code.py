@@ -1,8 +1,10 @@
 """The real Claude Code CLI under the run's file rules, against a loopback Anthropic server.
 
-The server plays a model that uses the CLI's own Write tool: during coordination it tries the
-project (a context path; refused), then its workspace (allowed), then answers; presenting,
-it writes the project (allowed, the path is writable) and a protected path (refused).
+The server plays a model that uses the CLI's own Read and Write tools: during coordination it
+reads a key file in the home folder (outside every working directory; refused) and the project
+(a context path; allowed), writes the project (refused) and its workspace (allowed), then
+answers; presenting, it writes the project (allowed, the path is writable) and a protected path
+(refused).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from wire.server import Recorded, Reply
 ROOT = Path(__file__).resolve().parents[1]
 CLAUDE = ROOT / "tests" / ".node" / "node_modules" / ".bin" / "claude"
 TEST_FILE = "from calc import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n"
+SECRET = "ssh-key-marker-5f1c0e"  # in the home folder: no request to the model may ever hold it
 
 
 def _tool_results(body: dict[str, Any]) -> list[dict[str, Any]]:
@@ -36,9 +39,10 @@ def _tool_results(body: dict[str, Any]) -> list[dict[str, Any]]:
 class FileWritingModel(AnthropicToolServer):
     """Decides each reply from how many tool results the conversation already holds."""
 
-    def __init__(self, project: Path) -> None:
+    def __init__(self, project: Path, secret: Path) -> None:
         super().__init__(answer="Add test_calc.py with a test of add().", final_text="Added test_calc.py.")
         self.project = project
+        self.secret = secret
         self.results: list[tuple[str, str, bool]] = []  # (phase, result text, is_error) as the CLI reported
 
     def decide(self, request: Recorded) -> Reply:
@@ -55,7 +59,9 @@ class FileWritingModel(AnthropicToolServer):
             text = " ".join(b.get("text", "") for b in text) if isinstance(text, list) else str(text)
             self.results.append((phase, text, bool(last.get("is_error"))))
         if phase == "turn":
-            plan = [("Write", {"file_path": str(self.project / "test_calc.py"), "content": "too early"}),
+            plan = [("Read", {"file_path": str(self.secret)}),
+                    ("Read", {"file_path": str(self.project / "calc.py")}),
+                    ("Write", {"file_path": str(self.project / "test_calc.py"), "content": "too early"}),
                     ("Write", {"file_path": "draft_test.py", "content": TEST_FILE})]
             if len(done) < len(plan):
                 return self._tool(body, *plan[len(done)])
@@ -93,14 +99,15 @@ def project(tmp_path: Path) -> Path:
 @pytest.fixture
 def model(project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[FileWritingModel]:
     home = tmp_path / "home"
-    home.mkdir()
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_ed25519").write_text(SECRET + "\n")
     monkeypatch.setenv("HOME", str(home))  # the CLI reads and writes no real settings
-    with FileWritingModel(project) as server:
+    with FileWritingModel(project, home / ".ssh" / "id_ed25519") as server:
         yield server
 
 
 @pytest.mark.slow
-def test_claude_code_writes_only_its_workspace_then_as_presenter_the_writable_project(
+def test_claude_code_reads_and_writes_only_its_folders_then_as_presenter_the_writable_project(
     claude_cli: str, model: FileWritingModel, project: Path, tmp_path: Path
 ) -> None:
     coder = {"id": "coder", "backend": {"type": "claude_code", "cli_path": claude_cli, "base_url": model.url,
@@ -115,8 +122,11 @@ def test_claude_code_writes_only_its_workspace_then_as_presenter_the_writable_pr
 
     turn = [r for r in model.results if r[0] == "turn"]
     present = [r for r in model.results if r[0] == "present"]
-    assert turn[0][2] and "permission" in turn[0][1], f"a coordination write to the project must be refused: {turn[0]}"
-    assert not turn[1][2], turn[1]
+    assert turn[0][2] and SECRET not in turn[0][1], f"a read outside the working directories must be refused: {turn[0]}"
+    assert not turn[1][2] and "return a + b" in turn[1][1], f"the project is a context path: readable: {turn[1]}"
+    assert turn[2][2] and "permission" in turn[2][1], f"a coordination write to the project must be refused: {turn[2]}"
+    assert not turn[3][2], turn[3]
+    assert not any(SECRET in str(r.body) for r in model.requests), "the key reached a request to the model"
     assert not present[0][2], present[0]
     assert present[1][2] and "denied by your permission settings" in present[1][1], present[1]
 

@@ -25,6 +25,7 @@ from massgen.files import confined
 
 HERE = Path(__file__).parent
 COUNTED = HERE.parent / "quality-decide-s3000" / "answers.jsonl"
+AGENT_CALLS = {"local_1": "p0", "local_2": "b0", "local_3": "b4"}  # the second candidate's agents
 
 
 def ranked(computed: list[Hashable | None], written: list[Hashable | None]) -> Hashable | None:
@@ -63,7 +64,7 @@ def main() -> None:
             texts[row["task_id"]]["greedy"] = row["text"]
         elif row["method"] == "team":
             for first in row["first_answers"]:
-                texts[row["task_id"]][{"local_1": "p0", "local_2": "b0", "local_3": "b4"}[first["agent"]]] = first["text"]
+                texts[row["task_id"]][AGENT_CALLS[first["agent"]]] = first["text"]
     table: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
     for task_id, by in texts.items():
         by["p4"] = run(task_id, pilot[task_id]["text"])
