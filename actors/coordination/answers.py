@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from massgen.actors.coordination.results import final_result, stated_result
 from massgen.configs.schema import OrchestratorConfig
@@ -40,13 +41,14 @@ class Answer:
     # Its result was printed by a program its agent ran (``first_answer: program``), not written by the model.
     computed: bool = False
 
-    @property
+    # Read by every view, tally and decision: parsed once (an answer's content and check never change).
+    @cached_property
     def result(self) -> str:
         if self.code is not None and self.code.behaviour:
             return self.code.behaviour
         return final_result(self.content)
 
-    @property
+    @cached_property
     def stated(self) -> bool:
         """Whether the answer states its result, rather than its result being its last line (a code answer:
         whether it passed the task's examples)."""
