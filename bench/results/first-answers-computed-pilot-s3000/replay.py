@@ -18,6 +18,7 @@ import json
 from collections.abc import Hashable
 from pathlib import Path
 
+from bench.first_answer_rules import print_counts, ranked
 from bench.tasks import Task, select_tasks
 from massgen.actors.agent.turn import program_answer
 from massgen.actors.coordination.code_checks import program_code
@@ -26,18 +27,6 @@ from massgen.files import confined
 HERE = Path(__file__).parent
 COUNTED = HERE.parent / "quality-decide-s3000" / "answers.jsonl"
 AGENT_CALLS = {"local_1": "p0", "local_2": "b0", "local_3": "b4"}  # the second candidate's agents
-
-
-def ranked(computed: list[Hashable | None], written: list[Hashable | None]) -> Hashable | None:
-    """The team's rule (``turn_handout._decide_by_first_answers``): most computed holders, then most holders
-    of all, then the first listed (computed answers are listed first here, as in the candidates)."""
-    everyone = computed + written
-    support = collections.Counter(v for v in everyone if v is not None)
-    if not support:
-        return None
-    weighed = collections.Counter(v for v in computed if v is not None)
-    best = max((weighed[v], support[v]) for v in support)
-    return next(v for v in everyone if v is not None and (weighed[v], support[v]) == best)
 
 
 def main() -> None:
@@ -88,11 +77,7 @@ def main() -> None:
         counts["C: programs only (p0, p4)"] += scored(ranked([keys["p0"], keys["p4"]], []))
         counts["ceiling"] += any(right.values())
     cache_path.write_text(json.dumps(cache))
-    overall: collections.Counter[str] = collections.Counter()
-    for family, counts in sorted(table.items()):
-        print(family, dict(counts))
-        overall.update(counts)
-    print("ALL", dict(overall))
+    print_counts(table)
 
 
 if __name__ == "__main__":

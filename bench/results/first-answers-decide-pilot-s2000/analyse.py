@@ -14,6 +14,7 @@ import json
 from collections.abc import Hashable
 from pathlib import Path
 
+from bench.first_answer_rules import print_counts, ranked
 from bench.tasks import Task, select_tasks
 from massgen.actors.agent.turn import program_answer
 from massgen.actors.coordination.code_checks import program_code
@@ -30,18 +31,6 @@ def majority(values: list[Hashable | None]) -> Hashable | None:
         return None
     best = max(counts.values())
     return next(v for v in values if v is not None and counts[v] == best)
-
-
-def computed_first(computed: list[Hashable | None], stated: list[Hashable | None]) -> Hashable | None:
-    """The result most computed answers state, ties broken by how many answers of all state it, then by the
-    one listed first; no computed result: the majority of ``stated`` (the rule of issue 36's second candidate)."""
-    everyone = computed + stated
-    counts = collections.Counter(v for v in computed if v is not None)
-    if not counts:
-        return majority(stated)
-    support = collections.Counter(v for v in everyone if v is not None)
-    best = max((counts[v], support[v]) for v in counts)
-    return next(v for v in computed if v is not None and (counts[v], support[v]) == best)
 
 
 def main() -> None:
@@ -89,15 +78,11 @@ def main() -> None:
         counts["maj(g,p0,c) tie p0"] += scored(majority([program, greedy, cot]))
         counts["maj(g,p0,p4) tie g"] += scored(majority([greedy, program, program_hot]))
         counts["maj4(p0,g,c,p4) order"] += scored(majority([program, greedy, cot, program_hot]))
-        counts["computed first (p0; g,c)"] += scored(computed_first([program], [greedy, cot]))
-        counts["computed first (p0,p4; g)"] += scored(computed_first([program, program_hot], [greedy]))
+        counts["computed first (p0; g,c)"] += scored(ranked([program], [greedy, cot]))
+        counts["computed first (p0,p4; g)"] += scored(ranked([program, program_hot], [greedy]))
         counts["ceiling"] += any(right.values())
     cache_path.write_text(json.dumps(cache))
-    overall: collections.Counter[str] = collections.Counter()
-    for family, counts in sorted(table.items()):
-        print(family, dict(counts))
-        overall.update(counts)
-    print("ALL", dict(overall))
+    print_counts(table)
 
 
 if __name__ == "__main__":
