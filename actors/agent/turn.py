@@ -71,13 +71,18 @@ def printed_value(value: str, task: str) -> str:
     return value
 
 
+def printed_lines(run: confined.ProgramRun) -> list[str]:
+    """The non-blank lines a program printed, none when it failed: a first answer's result, if any."""
+    return [line.strip() for line in run.stdout.splitlines() if line.strip()] if run.ok else []
+
+
 def program_answer(code: str, run: confined.ProgramRun, task: str = "") -> str:
     """A first answer given by a program: the program, what it printed, and its last printed line as the
     ``Answer:`` line (an "Answer:" the program printed itself is not doubled). A run that failed states no
     result: its status and standard error say why."""
     shown = f"```python\n{code.rstrip()}\n```\n\n"
-    lines = [line.strip() for line in run.stdout.splitlines() if line.strip()]
-    if not run.ok or not lines:
+    lines = printed_lines(run)
+    if not lines:
         return shown + "The program gave no answer:\n" + valid_text(run.text(), "program output")
     last = valid_text(lines[-1], "program output")
     value = printed_value(last.split(":", 1)[1].strip() if last.lower().startswith("answer:") else last, task)
@@ -393,8 +398,8 @@ class TurnRunner:
         shown = valid_text(run.text(), f"{call.name} result")
         self.io.emit(ToolCallResult(causation_id=cause, turn_id=start.turn_id, call_id=call.id, name=call.name,
                                     content=shown, is_error=not run.ok))
-        answer = program_answer(code, run, start.task)
-        await self._answer(start, cause, answer, start.view, computed="\n\nAnswer: " in answer)
+        await self._answer(start, cause, program_answer(code, run, start.task), start.view,
+                           computed=bool(printed_lines(run)))
 
     async def _two_phase_turn(self, start: StartTurn) -> None:
         """Free text (no tools, so the model reasons before committing), then a few-token decision."""
