@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -17,6 +18,19 @@ from wire.server import WireServer
 MCP_TEST_SERVER = Path(__file__).parent / "mcp_servers" / "weather.py"
 
 logging.getLogger("pykka").setLevel(logging.CRITICAL)
+
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Ctrl-C reaches the ``massgen`` processes the tests start, however pytest itself was started.
+
+    A shell without job control starts a background command (``pytest ... &``) with SIGINT ignored,
+    children inherit an ignored signal across exec, and Python leaves it ignored (the nohup convention):
+    every test that presses Ctrl-C on a real process then sees it have no effect. A terminal's user
+    has SIGINT delivered, so the suite starts its processes as from a terminal."""
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
 
 # actors/mcp/stdio.OWNER_ENV, spelled out so the guard costs no import of the MCP client.
 MCP_OWNER_ENV = "MASSGEN_MCP_OWNER_PID"
