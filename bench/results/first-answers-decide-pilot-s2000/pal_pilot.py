@@ -8,7 +8,8 @@ at T 0.4, and the question with ``PROGRAM_REQUEST`` at T 0 and T 0.4. Programs a
         rg:gsm_symbolic,rg:letter_counting,rg:syllogism,rg:family_relationships 6 OUT.jsonl [SEED [METHOD,...]]
 
 SEED defaults to 2000; METHOD names a subset of ``METHODS`` (the third candidate's pilot ran ``pal04`` alone
-on seed 3000, whose other calls the counted run of the second candidate had recorded).
+on seed 3000, whose other calls the counted run of the second candidate had recorded; the fourth
+candidate's pilot ran ``pal07`` on seed 4000's reasoning problems).
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ from bench.tasks import select_tasks
 from massgen.actors.agent.prompts import PROGRAM_REQUEST
 from massgen.configs.defaults import default_team
 
-METHODS = (("greedy", 0.0, False), ("cot04", 0.4, False), ("pal0", 0.0, True), ("pal04", 0.4, True))
+METHODS = (("greedy", 0.0, False), ("cot04", 0.4, False), ("pal0", 0.0, True), ("pal04", 0.4, True),
+           ("pal07", 0.7, True))
 
 
 def main() -> None:
