@@ -180,8 +180,14 @@ def team_record(trace: list[dict[str, Any]], config: TeamConfig) -> dict[str, An
                           "own_result": p.get("own_result", ""), "target_result": p.get("target_result", ""),
                           "reason": p.get("reason", ""), "checked": p.get("checked", False),
                           "agreement": p.get("agreement", False), "round": p.get("round")})
-    return {"first_answers": [first[a.id] for a in config.agents if a.id in first], "votes": votes,
-            "unanimous": any(r.get("type") == "UnanimousFirstAnswers" for r in trace)}
+    answers = [first[a.id] for a in config.agents if a.id in first]
+    decided = next((r.get("payload", {}) for r in trace if r.get("type") == "FirstAnswersDecided"), None)
+    # Under ``after_first_answers: decide`` no run has a vote round: unanimity is every first answer stating
+    # the one result the decision counted.
+    agreed = decided is not None and len(decided.get("support") or {}) == 1 \
+        and sum((decided.get("support") or {}).values()) == len(answers)
+    return {"first_answers": answers, "votes": votes, "decided": decided is not None,
+            "unanimous": agreed or any(r.get("type") == "UnanimousFirstAnswers" for r in trace)}
 
 
 def load_rows(path: Path) -> list[dict[str, Any]]:
@@ -415,15 +421,18 @@ def paired(rows: list[dict[str, Any]], tasks: list[Task]) -> str:
     both = [t for t in scored_ids(by_task, tasks) if by_task[t].get("team") and by_task[t].get("greedy")]
     if not both:
         return ""
-    team_only = greedy_only = unanimous = 0
+    team_only = greedy_only = unanimous = decided = 0
     for t in both:
         team_right = task_of[t].grade(by_task[t]["team"][0]["text"]).correct
         greedy_right = task_of[t].grade(by_task[t]["greedy"][0]["text"]).correct
         team_only += team_right and not greedy_right
         greedy_only += greedy_right and not team_right
         unanimous += bool(by_task[t]["team"][0].get("unanimous"))
+        decided += bool(by_task[t]["team"][0].get("decided"))
+    rounds = (f"first answers unanimous on {unanimous}, the rest decided by their results without a vote round"
+              if decided == len(both) else f"first answers unanimous (no vote round) on {unanimous}")
     return (f"On the {len(both)} problems with both: the team right where one greedy call is wrong on {team_only}, "
-            f"wrong where it is right on {greedy_only}; first answers unanimous (no vote round) on {unanimous}.")
+            f"wrong where it is right on {greedy_only}; {rounds}.")
 
 
 def replayed_rules(rows: list[dict[str, Any]], tasks: list[Task]) -> str:

@@ -211,3 +211,18 @@ def test_several_task_sets_give_a_table_each_and_one_overall(tmp_path: Path, cap
     assert "| team | 1/2 |" in report.split("### overall")[1]
     assert "Wall time per problem: the team" in report
     assert (out / "accuracy_vs_calls-overall.png").exists() or "plot:" not in report
+
+
+def test_a_team_that_decides_by_first_answers_is_reported_as_deciding_not_as_never_unanimous(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "team.yaml"
+    agent = {"type": "scripted", "on_exhausted": "repeat_last", "script": [[{"new_answer": "Answer: 330"}]]}
+    config.write_text(yaml.safe_dump({
+        "agents": [{"id": "a", "backend": agent}, {"id": "b", "backend": agent}],
+        "orchestrator": {"final_answer_strategy": "winner_reuse", "after_first_answers": "decide"},
+    }))
+    quality.main(["--config", str(config), "--n", "2", "--methods", "greedy,team", "--out", str(tmp_path / "out")])
+    rows = [json.loads(line) for line in (tmp_path / "out" / "answers.jsonl").read_text().splitlines()]
+    assert all(r["decided"] and r["unanimous"] and r["calls"] == 2 for r in rows if r["method"] == "team")
+    assert ("first answers unanimous on 2, the rest decided by their results without a vote round"
+            in capsys.readouterr().out)
