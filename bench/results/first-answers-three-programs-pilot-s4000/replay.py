@@ -1,0 +1,97 @@
+"""Development replay for issue 36's fourth candidate, on seed 4000's reasoning problems (already read).
+
+The third candidate's counted run (``../quality-computed-s4000/answers.jsonl``) recorded, per problem, the
+bare greedy call and the team's three first answers: the program at T 0 (local_1, p0), the program at T 0.4
+(local_2, p4) and the bare question at T 0 (local_3, b0). ``pal07.jsonl`` adds one call per problem: the
+program request at T 0.7 (``pal_pilot.py ... 4000 pal07``). Programs run as the team runs them
+(``program_code``, ``confined.run_python``, ``program_answer``); runs are cached in ``runs.json``. Prints,
+per family and overall, how many problems each call and each candidate gets right, and each candidate's
+margin over the best of its own agents alone. Development data: it chooses the candidate
+(``../first-answers-three-programs-preregistered.md``), the fresh seed measures it. Run from the
+repository root: ``python bench/results/first-answers-three-programs-pilot-s4000/replay.py``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import json
+from collections.abc import Hashable
+from pathlib import Path
+
+from bench.first_answer_rules import print_counts, ranked
+from bench.tasks import Task, select_tasks
+from massgen.actors.agent.turn import program_answer
+from massgen.actors.coordination.code_checks import program_code
+from massgen.files import confined
+
+HERE = Path(__file__).parent
+COUNTED = HERE.parent / "quality-computed-s4000" / "answers.jsonl"
+AGENT_CALLS = {"local_1": "p0", "local_2": "p4", "local_3": "b0"}  # the third candidate's agents
+CANDIDATES = {  # name: (computed, written, calls)
+    "B (p0, p4; b0)": (("p0", "p4"), ("b0",)),
+    "C (p0, p4, p7)": (("p0", "p4", "p7"), ()),
+    "D (p0, p4, p7; b0)": (("p0", "p4", "p7"), ("b0",)),
+}
+
+
+def main() -> None:
+    counted = [json.loads(line) for line in COUNTED.read_text().splitlines()]
+    pilot = {row["task"]: row for row in map(json.loads, (HERE / "pal07.jsonl").read_text().splitlines())}
+    families = sorted({row["family"] for row in pilot.values()})
+    _, tasks = select_tasks(",".join(f"rg:{f}" for f in families), 40, "4000")
+    task_of: dict[str, Task] = {t.task_id: t for t in tasks}
+    cache_path = HERE / "runs.json"
+    cache: dict[str, str] = json.loads(cache_path.read_text()) if cache_path.exists() else {}
+
+    def run(task_id: str, text: str) -> str:
+        if task_id not in cache:
+            code = program_code(text)
+            ran = asyncio.run(confined.run_python(code)) if code.strip() else None
+            cache[task_id] = program_answer(code, ran, task_of[task_id].question) if ran else "no program"
+        return cache[task_id]
+
+    texts: dict[str, dict[str, str]] = collections.defaultdict(dict)
+    recorded: dict[str, bool] = {}
+    for row in counted:
+        if row["task_id"] not in pilot:
+            continue
+        if row["method"] == "greedy":
+            texts[row["task_id"]]["greedy"] = row["text"]
+        elif row["method"] == "team":
+            recorded[row["task_id"]] = row["correct"]
+            for first in row["first_answers"]:
+                texts[row["task_id"]][AGENT_CALLS[first["agent"]]] = first["text"]
+    table: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
+    for task_id, by in texts.items():
+        by["p7"] = run(task_id, pilot[task_id]["text"])
+        if len(by) < 5:
+            continue
+        task = task_of[task_id]
+        right = {m: task.grade(t).correct for m, t in by.items()}
+        keys = {m: None if m.startswith("p") and "\nAnswer:" not in t else task.grade(t).key for m, t in by.items()}
+
+        def scored(value: Hashable | None, *, right: dict[str, bool] = right,
+                   keys: dict[str, Hashable | None] = keys) -> bool:
+            return value is not None and any(right[m] and keys[m] == value for m in keys)
+
+        counts = table[task.family]
+        counts["n"] += 1
+        counts["team as recorded"] += recorded[task_id]
+        for method in ("greedy", "p0", "p4", "b0", "p7"):
+            counts[method] += right[method]
+        for name, (computed, written) in CANDIDATES.items():
+            counts[name] += scored(ranked([keys[m] for m in computed], [keys[m] for m in written]))
+        counts["ceiling (p0, p4, p7, b0)"] += any(right[m] for m in ("p0", "p4", "p7", "b0"))
+    cache_path.write_text(json.dumps(cache))
+    print_counts(table)
+    overall: collections.Counter[str] = collections.Counter()
+    for counts in table.values():
+        overall.update(counts)
+    for name, (computed, written) in CANDIDATES.items():
+        best = max(overall[m] for m in (*computed, *written))
+        print(f"{name}: {overall[name]} of {overall['n']}, best agent alone {best}, margin {overall[name] - best:+d}")
+
+
+if __name__ == "__main__":
+    main()
