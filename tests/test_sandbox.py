@@ -87,13 +87,15 @@ def test_run_state_inside_a_context_path_is_hidden(dirs: dict[str, Path]) -> Non
 
 def test_the_command_and_its_children_are_killed_at_the_deadline(dirs: dict[str, Path]) -> None:
     before = {p.pid for p in psutil.Process(os.getpid()).children(recursive=True)}
-    result = sandboxed("sleep 300 & sleep 300; echo never", dirs["ws"], timeout_s=1.0)
+    # A duration no other process on the machine has (another checkout's suite may be at this test too).
+    nap = f"300.{os.getpid()}{time.monotonic_ns() % 10_000}"
+    result = sandboxed(f"sleep {nap} & sleep {nap}; echo never", dirs["ws"], timeout_s=1.0)
     assert result.timed_out and result.exit_code is None and "never" not in result.output
     assert "killed at the deadline" in result.text()
     left = [p for p in psutil.Process(os.getpid()).children(recursive=True)
             if p.pid not in before and p.status() != psutil.STATUS_ZOMBIE]
     assert left == []
-    assert not [p for p in psutil.process_iter(["cmdline"]) if p.info["cmdline"] == ["sleep", "300"]]
+    assert not [p for p in psutil.process_iter(["cmdline"]) if p.info["cmdline"] == ["sleep", nap]]
 
 
 def test_output_is_capped(dirs: dict[str, Path]) -> None:

@@ -23,8 +23,18 @@ from bench.tasks import select_tasks
 from massgen.actors.agent.prompts import PROGRAM_REQUEST
 from massgen.configs.defaults import default_team
 
-METHODS = (("greedy", 0.0, False), ("cot04", 0.4, False), ("pal0", 0.0, True), ("pal04", 0.4, True),
-           ("pal07", 0.7, True))
+# A variant of the program request (a pilot of the next candidate, development data only): the result is to be
+# computed from the question's facts, a yes/no by checking every case the facts allow, never typed in.
+PROGRAM_REQUEST_CASES = ("Do not work it out in words. Write a short Python program that computes the answer from the "
+                         "facts the question gives and prints only the final answer. Do not type the answer, or "
+                         "whether a fact holds, into the program: compute it. For a yes/no question, let the program "
+                         "check every case the facts allow (for example with itertools.product) and print Yes only "
+                         "if the claim holds in every one of them. Reply with the program alone, in one ```python "
+                         "code block.")
+METHODS: tuple[tuple[str, float, bool | str], ...] = (
+    ("greedy", 0.0, False), ("cot04", 0.4, False), ("pal0", 0.0, True), ("pal04", 0.4, True), ("pal07", 0.7, True),
+    ("cases0", 0.0, PROGRAM_REQUEST_CASES),
+)
 
 
 def main() -> None:
@@ -41,7 +51,8 @@ def main() -> None:
             for method, temperature, program in METHODS:
                 if (task.task_id, method) in done or method not in chosen:
                     continue
-                question = f"{task.question}\n\n{PROGRAM_REQUEST}" if program else task.question
+                request = program if isinstance(program, str) else PROGRAM_REQUEST
+                question = f"{task.question}\n\n{request}" if program else task.question
                 outcome = sampler.sample(question, temperature)
                 rows.write(json.dumps({"task": task.task_id, "family": task.family, "method": method,
                                        "text": outcome["text"], "seconds": outcome["seconds"],
