@@ -18,8 +18,8 @@ command (``hand_over``), so the agent can still change what massgen's file tools
 ``docker`` runs it in a container with no network and the same mounts, as the caller's own uid
 and gid (nobody's, with the workspace handed over, run as root), no capabilities. Either way the
 command gets a CPU-time limit, an output cap and a wall-clock deadline, at which its whole
-process group is killed (for bubblewrap, the sandbox's pid namespace dies with it; for
-Docker, the container is killed by name).
+process group is killed (for bubblewrap, the init of the sandbox's pid namespace first, so
+everything in it dies; for Docker, the container is killed by name).
 """
 
 from __future__ import annotations
@@ -228,12 +228,34 @@ async def run_command(command: str, *, mode: str, workspace: Path, read_only: Se
                          timed_out, truncated)
 
 
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid``, read from ``/proc`` (``task/*/children`` is not in every kernel)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rpartition(")")[2].split()
+        except OSError:  # gone meanwhile
+            continue
+        if len(fields) > 1 and fields[1] == str(pid):
+            found.append(int(entry.name))
+    return found
+
+
 async def kill_sandbox(process: asyncio.subprocess.Process, container: str | None = None) -> None:
-    """Kill a sandboxed command's process group (bubblewrap's pid namespace dies with it), or its container."""
+    """Kill a sandboxed command: bubblewrap's pid namespace (its init), then its process group; or its container."""
     if container is not None:
         killer = await asyncio.create_subprocess_exec("docker", "kill", container, stdout=asyncio.subprocess.DEVNULL,
                                                       stderr=asyncio.subprocess.DEVNULL)
         await killer.wait()
+    else:
+        # bubblewrap's child is the pid namespace's init: killed, the kernel kills everything in the namespace.
+        # Killed first, not left to --die-with-parent alone: that signal is set up by the child itself, so a
+        # deadline that falls while bubblewrap is still starting could come before it.
+        for child in _children(process.pid):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(child, signal.SIGKILL)
     with contextlib.suppress(ProcessLookupError):
         os.killpg(process.pid, signal.SIGKILL)
     # asyncio's ``wait()`` returns only once the output pipe is closed too, and a command that
