@@ -115,8 +115,8 @@ class StartTurn(Message):
     view: AnswerView
     vote_only: bool = False
     own_label: str
-    # The question alone, as one call of the model (no team prompt, no tools): the prior agent's first
-    # answer under orchestrator.prior_first_answer "bare".
+    # Never set now: how a first answer is asked is the agent's own setting (TurnSettings.first_answer). Kept
+    # so that traces written when the supervisor said it (prior_first_answer "bare") still parse and resume.
     bare: bool = False
 
 

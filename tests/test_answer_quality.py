@@ -631,8 +631,10 @@ def test_a_bare_prior_first_answer_is_asked_as_one_greedy_call_is(tmp_path: Path
     # the trace says how each was asked; the bare reply is the prior's first answer, as written
     trace = records(result)
     assert_trace_invariants(trace)
-    asked = {r["to"].split("#")[0]: r["payload"]["bare"] for r in of_type(trace, "StartTurn")}
-    assert asked == {"prior": True, "b": False, "c": False}
+    first_requests: dict[str, list[str]] = {}
+    for r in of_type(trace, "ModelRequestSent"):
+        first_requests.setdefault(r["sender"].split("#")[0], [m["role"] for m in r["payload"]["messages"]])
+    assert first_requests == {"prior": ["user"], "b": ["system", "user"], "c": ["system", "user"]}
     assert result.answers["agent1.1"] == "All parents are lawyers, so yes.\nAnswer: Yes"
     assert result.usage["model_calls"] == 3  # the three first answers agree: yes
 

@@ -221,9 +221,6 @@ class TurnRunner:
             else:
                 await self._bare_turn(start)
             return
-        if start.bare and not start.view.answers and not start.vote_only:
-            await self._bare_turn(start)
-            return
         if self.io.rank_code is not None and start.view.answers:
             ranked = await self.io.rank_code(start.task, start.view)
             if ranked is not None:  # every answer in view ran on the same inputs: that decides, with no model call
@@ -350,9 +347,9 @@ class TurnRunner:
             messages.append(correction)
 
     async def _bare_turn(self, start: StartTurn) -> None:
-        """The prior agent's first answer asked as one call of its model would be (``orchestrator.
-        prior_first_answer: bare``): the question alone, no tools; the reply is the answer. The prior is
-        then the very baseline the team must not fall below, not a variant of it under the team's prompt."""
+        """A first answer asked as one call of the model would be (``backend.first_answer: bare``, or the prior's
+        under ``orchestrator.prior_first_answer: bare``): the question alone, no tools; the reply is the answer.
+        Such an agent is then the very baseline the team must not fall below, not a variant of it."""
         cause = start.msg_id
         messages = prompts.bare_messages(start.task, self.settings.own_system_message, start.history,
                                          self.settings.attachments)

@@ -62,7 +62,7 @@ class TurnIO:
 class TurnSettings:
     system_message: str | None = None
     # The agent's own system message alone, without the team's voting guidance: a bare first answer's
-    # (StartTurn.bare) only system message.
+    # (first_answer "bare") only system message.
     own_system_message: str | None = None
     temperature: float | None = None
     max_tokens: int | None = None

@@ -32,7 +32,7 @@ from massgen.backends.preload import preload
 from massgen.configs import uploads
 from massgen.configs.defaults import environment
 from massgen.configs.loader import ConfigError
-from massgen.configs.schema import TeamConfig
+from massgen.configs.schema import AgentConfig, OrchestratorConfig, TeamConfig
 from massgen.errors import LogDirError, translate
 from massgen.files import RunFiles, confined
 from massgen.logs import LogProjection
@@ -100,6 +100,17 @@ def result_from_projection(projection: LogProjection, log_dir: Path) -> RunResul
     )
 
 
+def first_answer(agent: AgentConfig, index: int, rules: OrchestratorConfig) -> str:
+    """How the agent listed ``index``-th asks its first answer, resolved once from its backend's ``first_answer``
+    and ``orchestrator.prior_first_answer`` (which names the first agent's, when it is the prior)."""
+    if index == 1 and rules.prior_first_answer == "bare" and agent.backend.first_answer == "team":
+        return "bare"
+    # "program" needs the sandbox; where none can be had, the team's prompt (withheld_check_tools says so)
+    if agent.backend.first_answer == "program" and confined.unavailable() is not None:
+        return "team"
+    return agent.backend.first_answer
+
+
 def agent_specs(
     config: TeamConfig, client_tools: tuple[ToolSpec, ...] = (), resume: ResumePoint | None = None
 ) -> list[AgentSpec]:
@@ -119,9 +130,7 @@ def agent_specs(
                 max_tool_rounds=rules.max_tool_rounds,
                 client_tools=client_tools,
                 attachments=tuple(uploads.attachment(f.entry()) for f in agent.backend.upload_files),
-                # "program" needs the sandbox; where none can be had, the team's prompt (withheld_check_tools says so)
-                first_answer="team" if agent.backend.first_answer == "program" and confined.unavailable() is not None
-                else agent.backend.first_answer,
+                first_answer=first_answer(agent, index, rules),
             ),
             carried=carried_calls(resume, config, agent.id),
         )

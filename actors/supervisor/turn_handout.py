@@ -62,9 +62,6 @@ class TurnHandout:
             # samples, and the judge counts their agreement as evidence (actors/coordination/judge.py).
             first = child.spec.agent_id not in state.first_done and not vote_only
             view = AnswerView() if first else state.coord.view_for(child.spec.agent_id)
-        # Under prior_first_answer "bare", the prior agent's first answer is asked as one call of its model is.
-        bare = (state.rules.prior_first_answer == "bare" and child.spec.agent_id == state.coord.agents[0]
-                and child.spec.agent_id not in state.first_done and not view.answers and not vote_only)
         child.status, child.turn_id = "in_turn", turn_id
         child.commands.clear()
         child.since = child.last_activity = self.clock()
@@ -76,8 +73,7 @@ class TurnHandout:
         for note_id, text in state.notes.pending(child.spec.agent_id):  # before the turn: its first call has them
             self.out.tell(child.peer, InjectNote(turn_id=turn_id, note_id=note_id, text=text))
         self.out.tell(child.peer, StartTurn(turn_id=turn_id, task=state.run.question, history=state.run.history,
-                                            view=view, vote_only=vote_only, own_label=child.spec.label,
-                                            bare=bare))
+                                            view=view, vote_only=vote_only, own_label=child.spec.label))
         if view.version != state.coord.version and state.coord.count(child.spec.agent_id) > 0:
             self.out.tell(child.peer, InjectAnswers(turn_id=turn_id, view=state.coord.view_for(child.spec.agent_id)))
 
