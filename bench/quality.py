@@ -427,10 +427,16 @@ def paired(rows: list[dict[str, Any]], tasks: list[Task]) -> str:
         greedy_right = task_of[t].grade(by_task[t]["greedy"][0]["text"]).correct
         team_only += team_right and not greedy_right
         greedy_only += greedy_right and not team_right
-        unanimous += bool(by_task[t]["team"][0].get("unanimous"))
-        decided += bool(by_task[t]["team"][0].get("decided"))
-    rounds = (f"first answers unanimous on {unanimous}, the rest decided by their results without a vote round"
-              if decided == len(both) else f"first answers unanimous (no vote round) on {unanimous}")
+        team = by_task[t]["team"][0]
+        unanimous += bool(team.get("unanimous"))
+        # Rows written before "decided" was recorded: no vote and one call per first answer is a decision.
+        decided += bool(team.get("decided", "first_answers" in team and not team.get("votes")
+                                 and team.get("calls") == len(team["first_answers"])))
+    recorded = all("decided" in by_task[t]["team"][0] for t in both)
+    rounds = (f"first answers unanimous (no vote round) on {unanimous}" if decided < len(both)
+              else f"first answers unanimous on {unanimous}, the rest decided by their results without a vote round"
+              if recorded else "decided by the first answers' results without a vote round on all (these rows do "
+              "not record unanimity)")
     return (f"On the {len(both)} problems with both: the team right where one greedy call is wrong on {team_only}, "
             f"wrong where it is right on {greedy_only}; {rounds}.")
 

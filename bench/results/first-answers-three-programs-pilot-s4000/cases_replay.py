@@ -1,0 +1,90 @@
+"""Development data for a next candidate: the program request that asks for the result computed, a yes/no by
+checking every case (``pal_pilot.py``'s ``PROGRAM_REQUEST_CASES``, method ``cases0``, T 0), against the
+program request the team uses (p0, the third candidate's local_1), on seed 4000's reasoning problems.
+
+Per family: each alone, how often the printed result is typed into the program as a constant (not computed:
+``literal``), and the third candidate's rule with ``cases0`` in place of p0. Run from the repository root:
+``python bench/results/first-answers-three-programs-pilot-s4000/cases_replay.py``.
+"""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import collections
+import json
+import re
+from collections.abc import Hashable
+from pathlib import Path
+
+from bench.first_answer_rules import print_counts, ranked
+from bench.tasks import Task, select_tasks
+from massgen.actors.agent.turn import program_answer
+from massgen.actors.coordination.code_checks import program_code
+from massgen.files import confined
+
+HERE = Path(__file__).parent
+COUNTED = HERE.parent / "quality-computed-s4000" / "answers.jsonl"
+AGENT_CALLS = {"local_1": "p0", "local_2": "p4", "local_3": "b0"}
+
+
+def literal(text: str) -> bool:
+    """Whether the result a program printed is written in it as a constant, not computed by it."""
+    found = re.search(r"\nAnswer: (.*)\s*$", text)
+    if not found:
+        return False
+    value = found.group(1).strip().lower()
+    try:
+        tree = ast.parse(program_code(text))
+    except SyntaxError:
+        return False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and re.search(
+                r"(?<![\w.])" + re.escape(value) + r"(?!\w)", node.value.lower()):
+            return True
+    return False
+
+
+def main() -> None:
+    counted = [json.loads(line) for line in COUNTED.read_text().splitlines()]
+    pilot = {row["task"]: row for row in map(json.loads, (HERE / "cases0.jsonl").read_text().splitlines())}
+    _, tasks = select_tasks("rg:gsm_symbolic,rg:letter_counting,rg:syllogism", 40, "4000")
+    task_of: dict[str, Task] = {t.task_id: t for t in tasks}
+    cache_path = HERE / "cases_runs.json"
+    cache: dict[str, str] = json.loads(cache_path.read_text()) if cache_path.exists() else {}
+
+    def run(task_id: str, text: str) -> str:
+        if task_id not in cache:
+            code = program_code(text)
+            ran = asyncio.run(confined.run_python(code)) if code.strip() else None
+            cache[task_id] = program_answer(code, ran, task_of[task_id].question) if ran else "no program"
+        return cache[task_id]
+
+    table: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
+    for row in counted:
+        if row["method"] != "team" or row["task_id"] not in pilot:
+            continue
+        task = task_of[row["task_id"]]
+        by = {AGENT_CALLS[first["agent"]]: first["text"] for first in row["first_answers"]}
+        by["c0"] = run(row["task_id"], pilot[row["task_id"]]["text"])
+        right = {m: task.grade(t).correct for m, t in by.items()}
+        keys = {m: None if m != "b0" and "\nAnswer:" not in t else task.grade(t).key for m, t in by.items()}
+
+        def scored(value: Hashable | None, *, right: dict[str, bool] = right,
+                   keys: dict[str, Hashable | None] = keys) -> bool:
+            return value is not None and any(right[m] and keys[m] == value for m in keys)
+
+        counts = table[task.family]
+        counts["n"] += 1
+        for method in ("p0", "p4", "b0", "c0"):
+            counts[method] += right[method]
+        for method in ("p0", "c0"):
+            counts[f"{method} literal"] += literal(by[method])
+        counts["B (p0, p4; b0)"] += scored(ranked([keys["p0"], keys["p4"]], [keys["b0"]]))
+        counts["B with c0 for p0"] += scored(ranked([keys["c0"], keys["p4"]], [keys["b0"]]))
+    cache_path.write_text(json.dumps(cache))
+    print_counts(table)
+
+
+if __name__ == "__main__":
+    main()
