@@ -6,10 +6,18 @@ the answer states no result), so a replay of recorded first answers decides as t
 
 from __future__ import annotations
 
+import asyncio
 import collections
+import json
 from collections.abc import Hashable, Mapping
+from pathlib import Path
 
-__all__ = ["print_counts", "ranked"]
+from bench.tasks import Task
+from massgen.actors.agent.turn import program_answer
+from massgen.actors.coordination.code_checks import program_code
+from massgen.files import confined
+
+__all__ = ["ProgramRuns", "print_counts", "ranked", "scored"]
 
 
 def ranked(computed: list[Hashable | None], written: list[Hashable | None]) -> Hashable | None:
@@ -31,3 +39,28 @@ def print_counts(table: Mapping[str, collections.Counter[str]]) -> None:
         print(family, dict(counts))
         overall.update(counts)
     print("ALL", dict(overall))
+
+
+def scored(value: Hashable | None, right: Mapping[str, bool], keys: Mapping[str, Hashable | None]) -> bool:
+    """Whether the decided ``value`` is right: some call stating it (``keys``) was graded right."""
+    return value is not None and any(right[m] and keys[m] == value for m in keys)
+
+
+class ProgramRuns:
+    """A pilot's program requests, run as the team runs them (``program_code``, ``confined.run_python``,
+    ``program_answer``) once per problem; the answers are kept in ``path`` (JSON) between replays."""
+
+    def __init__(self, path: Path, tasks: Mapping[str, Task]) -> None:
+        self.path, self.tasks = path, tasks
+        self.answers: dict[str, str] = json.loads(path.read_text()) if path.exists() else {}
+
+    def __call__(self, task_id: str, reply: str) -> str:
+        """The first answer the team would make of ``reply`` to ``task_id``'s program request."""
+        if task_id not in self.answers:
+            code = program_code(reply)
+            ran = asyncio.run(confined.run_python(code)) if code.strip() else None
+            self.answers[task_id] = program_answer(code, ran, self.tasks[task_id].question) if ran else "no program"
+        return self.answers[task_id]
+
+    def save(self) -> None:
+        self.path.write_text(json.dumps(self.answers))

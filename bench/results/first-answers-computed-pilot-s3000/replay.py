@@ -12,17 +12,12 @@ the fresh seed measures it. Run from the repository root:
 
 from __future__ import annotations
 
-import asyncio
 import collections
 import json
-from collections.abc import Hashable
 from pathlib import Path
 
-from bench.first_answer_rules import print_counts, ranked
+from bench.first_answer_rules import ProgramRuns, print_counts, ranked, scored
 from bench.tasks import Task, select_tasks
-from massgen.actors.agent.turn import program_answer
-from massgen.actors.coordination.code_checks import program_code
-from massgen.files import confined
 
 HERE = Path(__file__).parent
 COUNTED = HERE.parent / "quality-decide-s3000" / "answers.jsonl"
@@ -35,15 +30,7 @@ def main() -> None:
     families = sorted({row["family"] for row in pilot.values()})
     _, tasks = select_tasks(",".join(f"rg:{f}" for f in families), 40, "3000")
     task_of: dict[str, Task] = {t.task_id: t for t in tasks}
-    cache_path = HERE / "runs.json"
-    cache: dict[str, str] = json.loads(cache_path.read_text()) if cache_path.exists() else {}
-
-    def run(task_id: str, text: str) -> str:
-        if task_id not in cache:
-            code = program_code(text)
-            ran = asyncio.run(confined.run_python(code)) if code.strip() else None
-            cache[task_id] = program_answer(code, ran, task_of[task_id].question) if ran else "no program"
-        return cache[task_id]
+    run = ProgramRuns(HERE / "runs.json", task_of)
 
     texts: dict[str, dict[str, str]] = collections.defaultdict(dict)
     for row in counted:
@@ -63,20 +50,17 @@ def main() -> None:
         right = {m: task.grade(t).correct for m, t in by.items()}
         keys = {m: None if m.startswith("p") and "\nAnswer:" not in t else task.grade(t).key for m, t in by.items()}
 
-        def scored(value: Hashable | None, *, right: dict[str, bool] = right,
-                   keys: dict[str, Hashable | None] = keys) -> bool:
-            return value is not None and any(right[m] and keys[m] == value for m in keys)
-
         counts = table[task.family]
         counts["n"] += 1
         for method in ("greedy", "p0", "b0", "b4", "p4"):
             counts[method] += right[method]
-        counts["A: computed first (p0; b0, b4)"] += scored(ranked([keys["p0"]], [keys["b0"], keys["b4"]]))
-        counts["A': plain majority (p0, b0, b4)"] += scored(ranked([], [keys["p0"], keys["b0"], keys["b4"]]))
-        counts["B: computed first (p0, p4; b0)"] += scored(ranked([keys["p0"], keys["p4"]], [keys["b0"]]))
-        counts["C: programs only (p0, p4)"] += scored(ranked([keys["p0"], keys["p4"]], []))
+        counts["A: computed first (p0; b0, b4)"] += scored(ranked([keys["p0"]], [keys["b0"], keys["b4"]]), right, keys)
+        plain = ranked([], [keys["p0"], keys["b0"], keys["b4"]])
+        counts["A': plain majority (p0, b0, b4)"] += scored(plain, right, keys)
+        counts["B: computed first (p0, p4; b0)"] += scored(ranked([keys["p0"], keys["p4"]], [keys["b0"]]), right, keys)
+        counts["C: programs only (p0, p4)"] += scored(ranked([keys["p0"], keys["p4"]], []), right, keys)
         counts["ceiling"] += any(right.values())
-    cache_path.write_text(json.dumps(cache))
+    run.save()
     print_counts(table)
 
 

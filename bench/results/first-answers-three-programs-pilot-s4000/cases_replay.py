@@ -10,18 +10,14 @@ Per family: each alone, how often the printed result is typed into the program a
 from __future__ import annotations
 
 import ast
-import asyncio
 import collections
 import json
 import re
-from collections.abc import Hashable
 from pathlib import Path
 
-from bench.first_answer_rules import print_counts, ranked
+from bench.first_answer_rules import ProgramRuns, print_counts, ranked, scored
 from bench.tasks import Task, select_tasks
-from massgen.actors.agent.turn import program_answer
 from massgen.actors.coordination.code_checks import program_code
-from massgen.files import confined
 
 HERE = Path(__file__).parent
 COUNTED = HERE.parent / "quality-computed-s4000" / "answers.jsonl"
@@ -50,15 +46,7 @@ def main() -> None:
     pilot = {row["task"]: row for row in map(json.loads, (HERE / "cases0.jsonl").read_text().splitlines())}
     _, tasks = select_tasks("rg:gsm_symbolic,rg:letter_counting,rg:syllogism", 40, "4000")
     task_of: dict[str, Task] = {t.task_id: t for t in tasks}
-    cache_path = HERE / "cases_runs.json"
-    cache: dict[str, str] = json.loads(cache_path.read_text()) if cache_path.exists() else {}
-
-    def run(task_id: str, text: str) -> str:
-        if task_id not in cache:
-            code = program_code(text)
-            ran = asyncio.run(confined.run_python(code)) if code.strip() else None
-            cache[task_id] = program_answer(code, ran, task_of[task_id].question) if ran else "no program"
-        return cache[task_id]
+    run = ProgramRuns(HERE / "cases_runs.json", task_of)
 
     table: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
     for row in counted:
@@ -70,19 +58,15 @@ def main() -> None:
         right = {m: task.grade(t).correct for m, t in by.items()}
         keys = {m: None if m != "b0" and "\nAnswer:" not in t else task.grade(t).key for m, t in by.items()}
 
-        def scored(value: Hashable | None, *, right: dict[str, bool] = right,
-                   keys: dict[str, Hashable | None] = keys) -> bool:
-            return value is not None and any(right[m] and keys[m] == value for m in keys)
-
         counts = table[task.family]
         counts["n"] += 1
         for method in ("p0", "p4", "b0", "c0"):
             counts[method] += right[method]
         for method in ("p0", "c0"):
             counts[f"{method} literal"] += literal(by[method])
-        counts["B (p0, p4; b0)"] += scored(ranked([keys["p0"], keys["p4"]], [keys["b0"]]))
-        counts["B with c0 for p0"] += scored(ranked([keys["c0"], keys["p4"]], [keys["b0"]]))
-    cache_path.write_text(json.dumps(cache))
+        counts["B (p0, p4; b0)"] += scored(ranked([keys["p0"], keys["p4"]], [keys["b0"]]), right, keys)
+        counts["B with c0 for p0"] += scored(ranked([keys["c0"], keys["p4"]], [keys["b0"]]), right, keys)
+    run.save()
     print_counts(table)
 
 

@@ -13,17 +13,12 @@ repository root: ``python bench/results/first-answers-three-programs-pilot-s4000
 
 from __future__ import annotations
 
-import asyncio
 import collections
 import json
-from collections.abc import Hashable
 from pathlib import Path
 
-from bench.first_answer_rules import print_counts, ranked
+from bench.first_answer_rules import ProgramRuns, print_counts, ranked, scored
 from bench.tasks import Task, select_tasks
-from massgen.actors.agent.turn import program_answer
-from massgen.actors.coordination.code_checks import program_code
-from massgen.files import confined
 
 HERE = Path(__file__).parent
 COUNTED = HERE.parent / "quality-computed-s4000" / "answers.jsonl"
@@ -41,15 +36,7 @@ def main() -> None:
     families = sorted({row["family"] for row in pilot.values()})
     _, tasks = select_tasks(",".join(f"rg:{f}" for f in families), 40, "4000")
     task_of: dict[str, Task] = {t.task_id: t for t in tasks}
-    cache_path = HERE / "runs.json"
-    cache: dict[str, str] = json.loads(cache_path.read_text()) if cache_path.exists() else {}
-
-    def run(task_id: str, text: str) -> str:
-        if task_id not in cache:
-            code = program_code(text)
-            ran = asyncio.run(confined.run_python(code)) if code.strip() else None
-            cache[task_id] = program_answer(code, ran, task_of[task_id].question) if ran else "no program"
-        return cache[task_id]
+    run = ProgramRuns(HERE / "runs.json", task_of)
 
     texts: dict[str, dict[str, str]] = collections.defaultdict(dict)
     recorded: dict[str, bool] = {}
@@ -71,19 +58,15 @@ def main() -> None:
         right = {m: task.grade(t).correct for m, t in by.items()}
         keys = {m: None if m.startswith("p") and "\nAnswer:" not in t else task.grade(t).key for m, t in by.items()}
 
-        def scored(value: Hashable | None, *, right: dict[str, bool] = right,
-                   keys: dict[str, Hashable | None] = keys) -> bool:
-            return value is not None and any(right[m] and keys[m] == value for m in keys)
-
         counts = table[task.family]
         counts["n"] += 1
         counts["team as recorded"] += recorded[task_id]
         for method in ("greedy", "p0", "p4", "b0", "p7"):
             counts[method] += right[method]
         for name, (computed, written) in CANDIDATES.items():
-            counts[name] += scored(ranked([keys[m] for m in computed], [keys[m] for m in written]))
+            counts[name] += scored(ranked([keys[m] for m in computed], [keys[m] for m in written]), right, keys)
         counts["ceiling (p0, p4, p7, b0)"] += any(right[m] for m in ("p0", "p4", "p7", "b0"))
-    cache_path.write_text(json.dumps(cache))
+    run.save()
     print_counts(table)
     overall: collections.Counter[str] = collections.Counter()
     for counts in table.values():
