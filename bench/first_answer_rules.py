@@ -9,15 +9,16 @@ from __future__ import annotations
 import asyncio
 import collections
 import json
-from collections.abc import Hashable, Mapping
+from collections.abc import Collection, Hashable, Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 from bench.tasks import Task
 from massgen.actors.agent.turn import program_answer
 from massgen.actors.coordination.code_checks import program_code
 from massgen.files import confined
 
-__all__ = ["ProgramRuns", "print_counts", "ranked", "scored"]
+__all__ = ["ProgramRuns", "graded", "print_counts", "ranked", "recorded_calls", "scored"]
 
 
 def ranked(computed: list[Hashable | None], written: list[Hashable | None]) -> Hashable | None:
@@ -64,3 +65,27 @@ class ProgramRuns:
 
     def save(self) -> None:
         self.path.write_text(json.dumps(self.answers))
+
+
+def recorded_calls(rows: Iterable[dict[str, Any]], agent_calls: Mapping[str, str],
+                   wanted: Collection[str]) -> dict[str, dict[str, str]]:
+    """Per problem in ``wanted``, a counted run's calls by name: ``greedy``, and each team agent's first answer
+    under its name in ``agent_calls`` (``local_1`` -> ``p0``)."""
+    texts: dict[str, dict[str, str]] = collections.defaultdict(dict)
+    for row in rows:
+        if row["task_id"] not in wanted:
+            continue
+        if row["method"] == "greedy":
+            texts[row["task_id"]]["greedy"] = row["text"]
+        elif row["method"] == "team":
+            for first in row["first_answers"]:
+                texts[row["task_id"]][agent_calls[first["agent"]]] = first["text"]
+    return texts
+
+
+def graded(task: Task, by: Mapping[str, str]) -> tuple[dict[str, bool], dict[str, Hashable | None]]:
+    """Each call's verdict and the result it states; a program call (``p...``) whose program printed nothing
+    states none."""
+    right = {m: task.grade(t).correct for m, t in by.items()}
+    keys = {m: None if m.startswith("p") and "\nAnswer:" not in t else task.grade(t).key for m, t in by.items()}
+    return right, keys

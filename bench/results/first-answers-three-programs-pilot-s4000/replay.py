@@ -17,7 +17,7 @@ import collections
 import json
 from pathlib import Path
 
-from bench.first_answer_rules import ProgramRuns, print_counts, ranked, scored
+from bench.first_answer_rules import ProgramRuns, graded, print_counts, ranked, recorded_calls, scored
 from bench.tasks import Task, select_tasks
 
 HERE = Path(__file__).parent
@@ -38,25 +38,15 @@ def main() -> None:
     task_of: dict[str, Task] = {t.task_id: t for t in tasks}
     run = ProgramRuns(HERE / "runs.json", task_of)
 
-    texts: dict[str, dict[str, str]] = collections.defaultdict(dict)
-    recorded: dict[str, bool] = {}
-    for row in counted:
-        if row["task_id"] not in pilot:
-            continue
-        if row["method"] == "greedy":
-            texts[row["task_id"]]["greedy"] = row["text"]
-        elif row["method"] == "team":
-            recorded[row["task_id"]] = row["correct"]
-            for first in row["first_answers"]:
-                texts[row["task_id"]][AGENT_CALLS[first["agent"]]] = first["text"]
+    texts = recorded_calls(counted, AGENT_CALLS, pilot)
+    recorded = {row["task_id"]: row["correct"] for row in counted if row["method"] == "team"}
     table: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
     for task_id, by in texts.items():
         by["p7"] = run(task_id, pilot[task_id]["text"])
         if len(by) < 5:
             continue
         task = task_of[task_id]
-        right = {m: task.grade(t).correct for m, t in by.items()}
-        keys = {m: None if m.startswith("p") and "\nAnswer:" not in t else task.grade(t).key for m, t in by.items()}
+        right, keys = graded(task, by)
 
         counts = table[task.family]
         counts["n"] += 1
