@@ -6,7 +6,7 @@ connection). An agent whose backend cannot be built for a reason no restart can 
 later and slower, so the team is refused with every cause named. Other build errors are
 left to the run, which reports and retries them as usual. The run handle keeps what was
 built for the agents' first incarnations (``build``), so each backend is built once. Where the
-agents build their own in other processes (Ray), nothing is built here: ``check_keys`` refuses a
+agents build their own in other processes (Ray), nothing is built here: ``refuse_keyless_team`` refuses a
 team none of whose agents has its API key, read from the config alone.
 """
 
@@ -41,7 +41,7 @@ def build(agents: Iterable[tuple[str, BackendConfig, backends.BackendContext]]) 
     return built
 
 
-def check_keys(config: TeamConfig, env: Mapping[str, str]) -> None:
+def refuse_keyless_team(config: TeamConfig, env: Mapping[str, str]) -> None:
     """Raise ``ConfigError`` naming each agent when none of ``config``'s agents has its API key in ``env``.
 
     The check that builds nothing, for agents that build their backends elsewhere."""

@@ -306,9 +306,9 @@ class Team:
         """The preflight check (``actors/run/preflight.py``), building each agent's backend as its first
         incarnation will use it; the specs then hand those backends to the agents. On Ray the agents
         live in other processes and build their own, so nothing is built here: the check is the keys
-        (``preflight.check_keys``), and a backend that cannot be built there fails its agent at once."""
+        (``preflight.refuse_keyless_team``), and a backend that cannot be built there fails its agent at once."""
         if self.config.runtime.type == "ray":
-            preflight.check_keys(self.config, environment())
+            preflight.refuse_keyless_team(self.config, environment())
             return specs
         resumed = self.resume.state.agents if self.resume is not None else {}
         holders = {s.agent_id: FirstBackend(resumed[s.agent_id].incarnation if s.agent_id in resumed else 1)
