@@ -184,8 +184,8 @@ def team_record(trace: list[dict[str, Any]], config: TeamConfig) -> dict[str, An
     decided = next((r.get("payload", {}) for r in trace if r.get("type") == "FirstAnswersDecided"), None)
     # Under ``after_first_answers: decide`` no run has a vote round: unanimity is every first answer stating
     # the one result the decision counted.
-    agreed = decided is not None and len(decided.get("support") or {}) == 1 \
-        and sum((decided.get("support") or {}).values()) == len(answers)
+    support = (decided or {}).get("support") or {}
+    agreed = len(support) == 1 and sum(support.values()) == len(answers)
     return {"first_answers": answers, "votes": votes, "decided": decided is not None,
             "unanimous": agreed or any(r.get("type") == "UnanimousFirstAnswers" for r in trace)}
 
@@ -432,11 +432,13 @@ def paired(rows: list[dict[str, Any]], tasks: list[Task]) -> str:
         # Rows written before "decided" was recorded: no vote and one call per first answer is a decision.
         decided += bool(team.get("decided", "first_answers" in team and not team.get("votes")
                                  and team.get("calls") == len(team["first_answers"])))
-    recorded = all("decided" in by_task[t]["team"][0] for t in both)
-    rounds = (f"first answers unanimous (no vote round) on {unanimous}" if decided < len(both)
-              else f"first answers unanimous on {unanimous}, the rest decided by their results without a vote round"
-              if recorded else "decided by the first answers' results without a vote round on all (these rows do "
-              "not record unanimity)")
+    if decided < len(both):
+        rounds = f"first answers unanimous (no vote round) on {unanimous}"
+    elif all("decided" in by_task[t]["team"][0] for t in both):
+        rounds = f"first answers unanimous on {unanimous}, the rest decided by their results without a vote round"
+    else:
+        rounds = ("decided by the first answers' results without a vote round on all "
+                  "(these rows do not record unanimity)")
     return (f"On the {len(both)} problems with both: the team right where one greedy call is wrong on {team_only}, "
             f"wrong where it is right on {greedy_only}; {rounds}.")
 
