@@ -63,6 +63,17 @@ def _model_params():
     params.use_extra_bufts = False
     return params
 _bindings.llama_model_default_params = _model_params
+# One request, one answer: Llama.generate evaluates only the part of a prompt that differs from the previous
+# request's tokens, so the same prompt is evaluated in other batches, rounds differently, and a greedy call
+# parts from itself after another request (bench/results/greedy-determinism). Evaluating every prompt whole
+# costs its prompt time (measured in the README) and makes a request's reply depend on the request only.
+import llama_cpp.llama as _llama
+_generate = _llama.Llama.generate
+def _generate_from_a_fresh_context(self, tokens, *args, **kwargs):
+    if kwargs.get("reset", True):
+        self.reset()
+    return _generate(self, tokens, *args, **kwargs)
+_llama.Llama.generate = _generate_from_a_fresh_context
 sys.argv = ["llama_cpp.server", *sys.argv[3:]]
 runpy.run_module("llama_cpp.server", run_name="__main__", alter_sys=True)
 """

@@ -17,6 +17,7 @@ import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
+import httpx
 import psutil
 import pytest
 from support import model_servers, unavailable
@@ -265,3 +266,33 @@ def test_stop_is_idempotent_and_reaps(model_file: Path) -> None:
     server.stop()
     server.stop()
     assert server.pid is None and not server.is_alive() and _gone(pid or -1)
+
+
+def test_a_greedy_request_gets_the_same_reply_whatever_was_asked_before(model_file: Path) -> None:
+    """One request, one answer: every prompt is evaluated whole, never from the previous request's cache.
+
+    Decoding only the part of a prompt that differs from the last request's tokens evaluates the same prompt
+    in other batches and changes the reply of a greedy call (``bench/results/greedy-determinism``); the server
+    logs such a reuse as a "prefix-match hit".
+    """
+    server = LlamaServer(model_file, n_threads=2)
+    url = server.ensure_running()
+    system = {"role": "system", "content": "You answer questions about numbers in one short sentence. " * 8}
+
+    def ask(question: str) -> str:
+        reply = httpx.post(f"{url}/chat/completions", timeout=120, json={
+            "messages": [system, {"role": "user", "content": question}],
+            "temperature": 0.0, "max_tokens": 24})
+        reply.raise_for_status()
+        return str(reply.json()["choices"][0]["message"]["content"])
+
+    try:
+        first = ask("Is 91 a prime number?")
+        assert ask("Is 91 a prime number?") == first
+        ask("Is 97 a prime number?")
+        assert ask("Is 91 a prime number?") == first
+        assert server.log_path is not None
+        log = server.log_path.read_text(errors="replace")
+        assert "prefix-match hit" not in log, log[-2000:]
+    finally:
+        server.stop()
