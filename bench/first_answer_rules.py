@@ -1,7 +1,8 @@
 """The decision rules of ``after_first_answers: decide``, on graded keys, for replays of recorded calls.
 
-``ranked`` is ``turn_handout._decide_by_first_answers`` on the keys a task's grader gives each answer (None:
-the answer states no result), so a replay of recorded first answers decides as the team would have.
+``ranked_two_valued`` is ``turn_handout._decide_by_first_answers`` on the keys a task's grader gives each answer
+(None: the answer states no result), so a replay of recorded first answers decides as the team would have;
+``ranked`` is the rule before the fifth candidate (two-valued results decided by agreement too).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from massgen.actors.agent.turn import program_answer
 from massgen.actors.coordination.code_checks import program_code
 from massgen.files import confined
 
-__all__ = ["ProgramRuns", "graded", "print_counts", "ranked", "recorded_calls", "scored"]
+__all__ = ["ProgramRuns", "graded", "print_counts", "ranked", "ranked_two_valued", "recorded_calls", "scored"]
 
 
 def ranked(computed: list[Hashable | None], written: list[Hashable | None]) -> Hashable | None:
@@ -31,6 +32,19 @@ def ranked(computed: list[Hashable | None], written: list[Hashable | None]) -> H
     weighed = collections.Counter(v for v in computed if v is not None)
     best = max((weighed[v], support[v]) for v in support)
     return next(v for v in everyone if v is not None and (weighed[v], support[v]) == best)
+
+
+TWO_VALUED = frozenset({"yes", "no", "true", "false"})
+
+
+def ranked_two_valued(computed: list[Hashable | None], written: list[Hashable | None]) -> Hashable | None:
+    """``ranked``, except that where every stated result is two-valued (yes/no, true/false) the first listed
+    answer stating one decides: agreement on a two-valued answer is weak evidence (the fifth candidate)."""
+    everyone = computed + written
+    stated = [v for v in everyone if v is not None]
+    if stated and all(str(v).lower() in TWO_VALUED for v in stated):
+        return stated[0]
+    return ranked(computed, written)
 
 
 def print_counts(table: Mapping[str, collections.Counter[str]]) -> None:

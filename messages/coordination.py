@@ -322,13 +322,15 @@ class UnanimousFirstAnswers(Message):
 class FirstAnswersDecided(Message):
     """Under ``orchestrator.after_first_answers: decide``, the first answers decided the run with no vote round:
     ``support`` counts the first answers stating each result, ``computed`` those of them whose result a program
-    printed (weighed first); ``winner`` is the answer that presents."""
+    printed (weighed first); ``two_valued``: every stated result was a yes/no or true/false, so the first listed
+    answer stating one decided, not agreement; ``winner`` is the answer that presents."""
 
     result: str
     winner: str
     support: dict[str, int] = {}
     labels: tuple[str, ...] = ()
     computed: dict[str, int] = {}
+    two_valued: bool = False
 
 
 class TurnStarted(Message):

@@ -102,7 +102,7 @@ def test_a_computed_result_outranks_written_answers_that_agree_on_another(tmp_pa
     assert accepted == {"g": False, "s": False, "p": True}
     decided = [r["payload"] for r in of_type(trace, "FirstAnswersDecided")]
     assert decided == [{"result": "3", "winner": "agent3.1", "support": {"2": 2, "3": 1}, "computed": {"3": 1},
-                        "labels": ["agent1.1", "agent2.1", "agent3.1"]}]
+                        "labels": ["agent1.1", "agent2.1", "agent3.1"], "two_valued": False}]
     assert result.winner == "p" and (result.final_answer or "").endswith("Answer: 3")
 
 
@@ -121,6 +121,41 @@ def test_a_program_that_fails_states_no_result_and_a_tie_goes_to_the_first_liste
     decided = of_type(trace, "FirstAnswersDecided")[0]["payload"]
     assert decided["support"] == {"2": 1, "3": 1} and decided["winner"] == "agent2.1"  # g is listed before s
     assert result.winner == "g"
+
+
+def test_a_yes_or_no_is_the_first_listed_answers_however_many_agree_on_the_other(tmp_path: Path) -> None:
+    # Two wrong yes/no answers agree whenever both are wrong: the first listed agent's (the strongest) stands.
+    question = "All cats are animals. Some animals are dogs. Does it follow that some cats are dogs? Yes or no."
+    team = team_config(programmer("p", "```python\nprint('Answer: No')\n```"),
+                       programmer("q", "```python\nprint('Answer: Yes')\n```"),
+                       answerer("g", "Yes, it follows.\nAnswer: Yes"), orchestrator=deciding(), turn_timeout=30)
+    result = run_team(team, tmp_path, question)
+    assert result.status == "completed", result.reason
+    decided = [r["payload"] for r in of_type(records(result), "FirstAnswersDecided")]
+    assert decided == [{"result": "no", "winner": "agent1.1", "support": {"no": 1, "yes": 2},
+                        "computed": {"no": 1, "yes": 1}, "labels": ["agent1.1", "agent2.1", "agent3.1"],
+                        "two_valued": True}]
+    assert result.winner == "p" and (result.final_answer or "").endswith("Answer: No")
+
+
+def test_a_yes_or_no_goes_to_the_first_listed_answer_that_states_one(tmp_path: Path) -> None:
+    team = team_config(programmer("p", "```python\nprint(undefined_name)\n```"), answerer("g", "Answer: No"),
+                       answerer("s", "Answer: Yes"), answerer("t", "Answer: Yes"), orchestrator=deciding(),
+                       turn_timeout=30)
+    result = run_team(team, tmp_path, "Is 91 a prime number? Yes or no.")
+    assert result.status == "completed", result.reason
+    decided = of_type(records(result), "FirstAnswersDecided")[0]["payload"]
+    assert decided["two_valued"] and decided["support"] == {"no": 1, "yes": 2} and decided["winner"] == "agent2.1"
+    assert result.winner == "g"
+
+
+def test_a_yes_beside_a_number_is_not_two_valued_and_agreement_decides(tmp_path: Path) -> None:
+    team = team_config(answerer("g", "Answer: yes"), answerer("s", "Answer: 3"), answerer("t", "Answer: 3"),
+                       orchestrator=deciding(), turn_timeout=30)
+    result = run_team(team, tmp_path, QUESTION)
+    assert result.status == "completed", result.reason
+    decided = of_type(records(result), "FirstAnswersDecided")[0]["payload"]
+    assert not decided["two_valued"] and decided["winner"] == "agent2.1" and result.winner == "s"
 
 
 def test_a_reply_with_no_program_is_refused_visibly_and_states_no_result(tmp_path: Path) -> None:

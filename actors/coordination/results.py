@@ -44,6 +44,8 @@ from __future__ import annotations
 
 import re
 
+# Results of a two-valued answer, as normalised: two wrong answers agree on one whenever both are wrong.
+TWO_VALUED_RESULTS = frozenset({"yes", "no", "true", "false"})
 # "Answer: 42", "**Final answer:** 42", "... is Answer: 42", "The answer is 42."
 _ANSWER_LINE = re.compile(r"\banswer\b[\s*_]*(?P<is>is\b)?[\s*_]*(?P<colon>[:\uff1a=])?\s*(?P<value>.+)$",
                           re.IGNORECASE)
@@ -379,4 +381,6 @@ def conclusion(text: str, lines: int = 2) -> str:
     return "\n".join(kept[-lines:])
 
 
-__all__ = ["conclusion", "explicit_result", "final_result", "reason_result", "stated_result"]
+__all__ = [
+    "TWO_VALUED_RESULTS", "conclusion", "explicit_result", "final_result", "reason_result", "stated_result",
+]

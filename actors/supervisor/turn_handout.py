@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from massgen.actors.coordination.presentation import presentation_change
-from massgen.actors.coordination.results import explicit_result, stated_result
+from massgen.actors.coordination.results import TWO_VALUED_RESULTS, explicit_result, stated_result
 from massgen.actors.runtime.port import Clock
 from massgen.actors.supervisor.children import Child
 from massgen.actors.supervisor.ending import RunEnding
@@ -176,7 +176,13 @@ class TurnHandout:
         answers is the evidence, and it costs nothing more. Why computed first: the models' written answers
         agree on the same wrong count or yes/no where a program computes it (the s3000 run's letters and
         syllogisms, bench/results/first-answers-decide-preregistered.md); execution outranks rereading, as a
-        code answer passing the task's examples outranks one that fails them."""
+        code answer passing the task's examples outranks one that fails them.
+
+        A two-valued result (every stated result a yes or no, a true or false) is the exception: the first
+        listed answer stating one decides. Agreement is evidence as far as it is unlikely by chance; two wrong
+        yes/no answers agree whenever both are wrong, and a majority of unequal members loses to the
+        strongest, listed first (the third candidate lost its T 0 program's right yes/no to the other two 4
+        times, won 2; bench/results/first-answers-two-valued-preregistered.md)."""
         state = self.state
         if state.rules.after_first_answers != "decide" or state.awaiting_first_turns() or state.finished:
             return False
@@ -196,11 +202,13 @@ class TurnHandout:
         def weight(result: str) -> tuple[int, int]:
             return computed.get(result, 0), support[result]
 
+        two_valued = bool(support) and support.keys() <= TWO_VALUED_RESULTS
         best = max((weight(result) for result in support), default=(0, 0))
-        winner = next((a for a in firsts if a.stated and a.result and weight(a.result) == best), firsts[0])
+        winner = next((a for a in firsts if a.stated and a.result and (two_valued or weight(a.result) == best)),
+                      firsts[0])
         self.out.record(FirstAnswersDecided(result=winner.result if winner.stated else "", winner=winner.label,
                                             support=support, labels=tuple(a.label for a in firsts),
-                                            computed=computed))
+                                            computed=computed, two_valued=two_valued))
         self._conclude(winner.agent)
         return True
 
