@@ -19,7 +19,9 @@ from massgen.actors.agent.turn import program_answer
 from massgen.actors.coordination.code_checks import program_code
 from massgen.files import confined
 
-__all__ = ["ProgramRuns", "graded", "print_counts", "ranked", "ranked_two_valued", "recorded_calls", "scored"]
+__all__ = [
+    "TWO_VALUED", "ProgramRuns", "graded", "print_counts", "ranked", "ranked_two_valued", "recorded_calls", "scored",
+]
 
 
 def ranked(computed: list[Hashable | None], written: list[Hashable | None]) -> Hashable | None:

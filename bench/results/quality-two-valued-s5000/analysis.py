@@ -1,0 +1,58 @@
+"""Two readings of the fifth candidate's counted run (seed 5000), explanatory, not part of its rule.
+
+1. One request, one reply: the team's ``local_3`` and the greedy row are the same request (the bare question,
+   T 0, the same model file); since the server evaluates every prompt whole (c8593d0) their texts should be
+   identical. Before, on seed 4000, 72 of 160 were.
+2. What the two-valued rule did: on the problems whose stated results were all yes/no, the decision the rule
+   made against the one the third candidate's rule (agreement, computed first) would have made on the same
+   recorded first answers (``bench.first_answer_rules``; graded keys).
+
+Run from the repository root: ``python bench/results/quality-two-valued-s5000/analysis.py``.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+from pathlib import Path
+
+from bench.first_answer_rules import TWO_VALUED, graded, ranked, ranked_two_valued, recorded_calls, scored
+from bench.tasks import Task, select_tasks
+
+HERE = Path(__file__).parent
+AGENT_CALLS = {"local_1": "p0", "local_2": "p4", "local_3": "b0"}
+
+
+def main() -> None:
+    rows = [json.loads(line) for line in (HERE / "answers.jsonl").read_text().splitlines()]
+    _, tasks = select_tasks("rg:gsm_symbolic,rg:letter_counting,rg:syllogism,humaneval", 40, "5000")
+    task_of: dict[str, Task] = {t.task_id: t for t in tasks}
+    texts = recorded_calls(rows, AGENT_CALLS, task_of)
+
+    same: collections.Counter[str] = collections.Counter()
+    rule: collections.Counter[str] = collections.Counter()
+    for task_id, by in texts.items():
+        if not {"greedy", "p0", "p4", "b0"} <= by.keys():
+            continue
+        family = task_of[task_id].family
+        same[f"{family} n"] += 1
+        same[f"{family} identical"] += by["greedy"] == by["b0"]
+        if family == "humaneval":
+            continue
+        right, keys = graded(task_of[task_id], by)
+        stated = [k for k in (keys["p0"], keys["p4"], keys["b0"]) if k is not None]
+        if not stated or not all(str(k).lower() in TWO_VALUED for k in stated):
+            continue
+        computed, written = [keys["p0"], keys["p4"]], [keys["b0"]]
+        now = scored(ranked_two_valued(computed, written), right, keys)
+        before = scored(ranked(computed, written), right, keys)
+        rule[f"{family} two-valued"] += 1
+        rule[f"{family} decided otherwise"] += ranked_two_valued(computed, written) != ranked(computed, written)
+        rule[f"{family} right now"] += now
+        rule[f"{family} right by agreement"] += before
+    print("local_3 and the greedy row, the same request:", dict(same))
+    print("the two-valued rule:", dict(rule))
+
+
+if __name__ == "__main__":
+    main()
