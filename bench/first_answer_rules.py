@@ -17,10 +17,11 @@ from typing import Any
 from bench.tasks import Task
 from massgen.actors.agent.turn import program_answer
 from massgen.actors.coordination.code_checks import program_code
+from massgen.actors.coordination.results import TWO_VALUED_RESULTS
 from massgen.files import confined
 
 __all__ = [
-    "TWO_VALUED", "ProgramRuns", "graded", "print_counts", "ranked", "ranked_two_valued", "recorded_calls", "scored",
+    "ProgramRuns", "graded", "print_counts", "ranked", "ranked_two_valued", "recorded_calls", "scored",
 ]
 
 
@@ -36,15 +37,12 @@ def ranked(computed: list[Hashable | None], written: list[Hashable | None]) -> H
     return next(v for v in everyone if v is not None and (weighed[v], support[v]) == best)
 
 
-TWO_VALUED = frozenset({"yes", "no", "true", "false"})
-
-
 def ranked_two_valued(computed: list[Hashable | None], written: list[Hashable | None]) -> Hashable | None:
     """``ranked``, except that where every stated result is two-valued (yes/no, true/false) the first listed
     answer stating one decides: agreement on a two-valued answer is weak evidence (the fifth candidate)."""
     everyone = computed + written
     stated = [v for v in everyone if v is not None]
-    if stated and all(str(v).lower() in TWO_VALUED for v in stated):
+    if stated and all(str(v).lower() in TWO_VALUED_RESULTS for v in stated):
         return stated[0]
     return ranked(computed, written)
 

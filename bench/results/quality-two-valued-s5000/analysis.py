@@ -16,8 +16,9 @@ import collections
 import json
 from pathlib import Path
 
-from bench.first_answer_rules import TWO_VALUED, graded, ranked, ranked_two_valued, recorded_calls, scored
+from bench.first_answer_rules import graded, ranked, ranked_two_valued, recorded_calls, scored
 from bench.tasks import Task, select_tasks
+from massgen.actors.coordination.results import TWO_VALUED_RESULTS
 
 HERE = Path(__file__).parent
 AGENT_CALLS = {"local_1": "p0", "local_2": "p4", "local_3": "b0"}
@@ -41,7 +42,7 @@ def main() -> None:
             continue
         right, keys = graded(task_of[task_id], by)
         stated = [k for k in (keys["p0"], keys["p4"], keys["b0"]) if k is not None]
-        if not stated or not all(str(k).lower() in TWO_VALUED for k in stated):
+        if not stated or not all(str(k).lower() in TWO_VALUED_RESULTS for k in stated):
             continue
         computed, written = [keys["p0"], keys["p4"]], [keys["b0"]]
         now = scored(ranked_two_valued(computed, written), right, keys)
