@@ -208,6 +208,9 @@ class AnswerProposed(Message):
     # The answer's result is what a program its agent ran printed (``backend.first_answer: program``), not
     # what the model wrote: under ``after_first_answers: decide`` computed results are weighed first.
     computed: bool = False
+    # Its agent was asked for a program (``backend.first_answer: program``), whether or not one ran and printed:
+    # not a written answer, so not the witness of whether the question asks for a result at all.
+    program: bool = False
 
 
 class VoteProposed(Message):
@@ -310,6 +313,7 @@ class AnswerAccepted(Message):
     independent: bool = False
     code_check: CodeCheck | None = None  # what its agent ran of it, and how that ended (AnswerProposed)
     computed: bool = False  # its result was printed by a program its agent ran (AnswerProposed)
+    program: bool = False  # its agent was asked for a program (AnswerProposed)
 
 
 class UnanimousFirstAnswers(Message):
@@ -323,7 +327,9 @@ class FirstAnswersDecided(Message):
     """Under ``orchestrator.after_first_answers: decide``, the first answers decided the run with no vote round:
     ``support`` counts the first answers stating each result, ``computed`` those of them whose result a program
     printed (weighed first); ``two_valued``: every stated result was a yes/no or true/false, so the first listed
-    answer stating one decided, not agreement; ``winner`` is the answer that presents."""
+    answer stating one decided, not agreement; ``no_result_asked``: a program printed, but no written answer
+    stated a result, so the first written answer presents and nothing was weighed; ``winner`` is the answer that
+    presents."""
 
     result: str
     winner: str
@@ -331,6 +337,7 @@ class FirstAnswersDecided(Message):
     labels: tuple[str, ...] = ()
     computed: dict[str, int] = {}
     two_valued: bool = False
+    no_result_asked: bool = False
 
 
 class TurnStarted(Message):

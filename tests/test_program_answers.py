@@ -102,7 +102,8 @@ def test_a_computed_result_outranks_written_answers_that_agree_on_another(tmp_pa
     assert accepted == {"g": False, "s": False, "p": True}
     decided = [r["payload"] for r in of_type(trace, "FirstAnswersDecided")]
     assert decided == [{"result": "3", "winner": "agent3.1", "support": {"2": 2, "3": 1}, "computed": {"3": 1},
-                        "labels": ["agent1.1", "agent2.1", "agent3.1"], "two_valued": False}]
+                        "labels": ["agent1.1", "agent2.1", "agent3.1"], "two_valued": False,
+                        "no_result_asked": False}]
     assert result.winner == "p" and (result.final_answer or "").endswith("Answer: 3")
 
 
@@ -134,7 +135,7 @@ def test_a_yes_or_no_is_the_first_listed_answers_however_many_agree_on_the_other
     decided = [r["payload"] for r in of_type(records(result), "FirstAnswersDecided")]
     assert decided == [{"result": "no", "winner": "agent1.1", "support": {"no": 1, "yes": 2},
                         "computed": {"no": 1, "yes": 1}, "labels": ["agent1.1", "agent2.1", "agent3.1"],
-                        "two_valued": True}]
+                        "two_valued": True, "no_result_asked": False}]
     assert result.winner == "p" and (result.final_answer or "").endswith("Answer: No")
 
 
@@ -156,6 +157,47 @@ def test_a_yes_beside_a_number_is_not_two_valued_and_agreement_decides(tmp_path:
     assert result.status == "completed", result.reason
     decided = of_type(records(result), "FirstAnswersDecided")[0]["payload"]
     assert not decided["two_valued"] and decided["winner"] == "agent2.1" and result.winner == "s"
+
+
+HAIKU = "Whispers in the wind,\nOcean's vast embrace,\nPeace and calm."
+
+
+def test_a_question_that_asks_for_no_result_is_answered_in_writing_not_by_a_programs_output(tmp_path: Path) -> None:
+    # Measured: asked for a haiku, the programs printed 30 and -2.4e-14 and the team answered "Answer: 30".
+    team = team_config(programmer("p", "```python\nprint(10 + 20)\n```"),
+                       programmer("q", "```python\nprint(2 * 21)\n```"), answerer("g", HAIKU),
+                       orchestrator=deciding(), turn_timeout=30)
+    result = run_team(team, tmp_path, "Write a haiku about the sea.")
+    assert result.status == "completed", result.reason
+    trace = records(result)
+    accepted = {r["payload"]["agent"]: (r["payload"]["program"], r["payload"]["computed"])
+                for r in of_type(trace, "AnswerAccepted")}
+    assert accepted == {"p": (True, True), "q": (True, True), "g": (False, False)}
+    decided = [r["payload"] for r in of_type(trace, "FirstAnswersDecided")]
+    assert decided == [{"result": "", "winner": "agent3.1", "support": {}, "computed": {},
+                        "labels": ["agent1.1", "agent2.1", "agent3.1"], "two_valued": False,
+                        "no_result_asked": True}]
+    assert result.winner == "g" and result.final_answer == HAIKU
+    assert len(of_type(trace, "ModelCallStarted")) == 3 and not of_type(trace, "RecordVote", "VoteProposed")
+
+
+def test_a_failed_program_is_no_written_answer_even_when_listed_first(tmp_path: Path) -> None:
+    team = team_config(programmer("p", "```python\nprint(undefined_name)\n```"),
+                       programmer("q", "```python\nprint(10 + 20)\n```"), answerer("g", HAIKU),
+                       orchestrator=deciding(), turn_timeout=30)
+    result = run_team(team, tmp_path, "Write a haiku about the sea.")
+    assert result.status == "completed", result.reason
+    decided = of_type(records(result), "FirstAnswersDecided")[0]["payload"]
+    assert decided["no_result_asked"] and decided["winner"] == "agent3.1" and result.winner == "g"
+
+
+def test_a_written_answer_that_states_a_result_leaves_the_programs_weighed(tmp_path: Path) -> None:
+    team = team_config(programmer("p", COUNTING), answerer("g", "Whispers of the sea.\nAnswer: 2"),
+                       orchestrator=deciding(), turn_timeout=30)
+    result = run_team(team, tmp_path, QUESTION)
+    assert result.status == "completed", result.reason
+    decided = of_type(records(result), "FirstAnswersDecided")[0]["payload"]
+    assert not decided["no_result_asked"] and decided["computed"] == {"3": 1} and result.winner == "p"
 
 
 def test_a_reply_with_no_program_is_refused_visibly_and_states_no_result(tmp_path: Path) -> None:

@@ -387,7 +387,7 @@ class TurnRunner:
         if not code.strip():
             reason = "not run: the reply holds no Python program"
             self._refuse(start.turn_id, cause, call, reason)
-            await self._answer(start, cause, f"{text}\n\n[{reason}]", start.view)
+            await self._answer(start, cause, f"{text}\n\n[{reason}]", start.view, program=True)
             return
         self.io.emit(ToolCallRequested(causation_id=cause, turn_id=start.turn_id, call_id=call.id, name=call.name,
                                        arguments=call.arguments))
@@ -396,7 +396,7 @@ class TurnRunner:
         self.io.emit(ToolCallResult(causation_id=cause, turn_id=start.turn_id, call_id=call.id, name=call.name,
                                     content=shown, is_error=not run.ok))
         await self._answer(start, cause, program_answer(code, run, start.task), start.view,
-                           computed=bool(printed_lines(run)))
+                           computed=bool(printed_lines(run)), program=True)
 
     async def _two_phase_turn(self, start: StartTurn) -> None:
         """Free text (no tools, so the model reasons before committing), then a few-token decision."""
@@ -466,19 +466,20 @@ class TurnRunner:
         return True
 
     async def _answer(self, start: StartTurn, cause: str, content: str, view: AnswerView,
-                      computed: bool = False) -> None:
+                      computed: bool = False, program: bool = False) -> None:
         """Propose ``content`` as a new answer, unless it agrees with one in view (then that is a vote).
 
         In a code task (``io.check_code``) the answer is first run against the task's examples, here on
         the turn's loop, and the outcome goes with it: its behaviour, not its text, is what agrees.
-        ``computed``: its result is what a program printed (``_program_turn``)."""
+        ``computed``: its result is what a program printed; ``program``: it answers a program request, printed
+        or not (``_program_turn``)."""
         content = without_view_tags(content)
         check = await self.io.check_code(start.task, content) if self.io.check_code is not None else None
         if check is None and self._agrees(start.turn_id, cause, content, view):
             return
         self.io.emit(AnswerProposed(
             causation_id=cause, turn_id=start.turn_id, content=content.strip(), view_version=view.version,
-            code_check=check, computed=computed,
+            code_check=check, computed=computed, program=program,
         ))
 
     def _agrees(self, turn_id: int, cause: str, text: str, view: AnswerView, checked: bool = False) -> bool:

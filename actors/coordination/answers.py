@@ -40,6 +40,8 @@ class Answer:
     code: CodeCheck | None = None
     # Its result was printed by a program its agent ran (``first_answer: program``), not written by the model.
     computed: bool = False
+    # Its agent was asked for a program (printed or not): not a written answer (``_decide_by_first_answers``).
+    program: bool = False
 
     # Read by every view, tally and decision: parsed once (an answer's content and check never change).
     @cached_property
@@ -90,10 +92,10 @@ class Coordination:
         return self._counts.get(agent, 0)
 
     def add_answer(self, agent: str, content: str, independent: bool = False, code: CodeCheck | None = None,
-                   computed: bool = False) -> Answer:
+                   computed: bool = False, program: bool = False) -> Answer:
         label = f"{self.labels[agent]}.{self.count(agent) + 1}"
         answer = Answer(agent=agent, label=label, content=content, order=len(self.answers), independent=independent,
-                        code=code, computed=computed)
+                        code=code, computed=computed, program=program)
         self.answers.append(answer)
         self._latest[agent] = answer
         self._counts[agent] = self.count(agent) + 1

@@ -74,6 +74,7 @@ class ResumeState:
     skipped: tuple[str, ...] = ()
     independent: frozenset[int] = frozenset()  # indices into ``answers`` written with nothing in view
     computed: frozenset[int] = frozenset()  # indices into ``answers`` whose result a program printed
+    programs: frozenset[int] = frozenset()  # indices into ``answers`` asked for as a program (printed or not)
     # Index into ``answers`` -> what its agent ran of it (a code answer against the task's examples).
     code_checks: dict[int, CodeCheck] = field(default_factory=dict)
     first_done: frozenset[str] = frozenset()  # agents whose first turn had ended (an answer or a vote)
@@ -140,6 +141,7 @@ def _fold(records: list[TraceRecord], agents: list[str], log_dir: Path, skipped:
     answers: list[tuple[str, str]] = []
     independent: set[int] = set()
     computed: set[int] = set()
+    programs: set[int] = set()
     code_checks: dict[int, CodeCheck] = {}
     first_done: set[str] = set()
     votes: dict[str, ResumedVote] = {}
@@ -172,6 +174,8 @@ def _fold(records: list[TraceRecord], agents: list[str], log_dir: Path, skipped:
                     independent.add(len(answers))
                 if answer.computed:
                     computed.add(len(answers))
+                if answer.program:
+                    programs.add(len(answers))
                 if answer.code_check is not None:
                     code_checks[len(answers)] = answer.code_check
                 first_done.add(answer.agent)
@@ -245,7 +249,8 @@ def _fold(records: list[TraceRecord], agents: list[str], log_dir: Path, skipped:
         model_calls=int(spent["model_calls"]), input_tokens=int(spent["input_tokens"]),
         output_tokens=int(spent["output_tokens"]), cost_usd=float(spent["cost_usd"]), answer_now=answer_now,
         next_turn_id=next_turn, previous_run_id=run_id, resumed_from=str(log_dir), skipped=skipped,
-        independent=frozenset(independent), computed=frozenset(computed), first_done=frozenset(first_done),
+        independent=frozenset(independent), computed=frozenset(computed),
+        programs=frozenset(programs), first_done=frozenset(first_done),
         code_checks=code_checks,
     )
 

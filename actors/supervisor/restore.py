@@ -34,10 +34,11 @@ def restore(state: SupervisorState, out: Emitter, clock: Clock, resumed: ResumeS
         if agent not in children:
             continue
         answer = state.coord.add_answer(agent, content, independent=index in resumed.independent,
-                                        code=resumed.code_checks.get(index), computed=index in resumed.computed)
+                                        code=resumed.code_checks.get(index), computed=index in resumed.computed,
+                                        program=index in resumed.programs)
         out.record(AnswerAccepted(agent=agent, label=answer.label, content=answer.content, round=state.coord.version,
                                   result=answer.result, independent=answer.independent, code_check=answer.code,
-                                  computed=answer.computed))
+                                  computed=answer.computed, program=answer.program))
     state.first_done.update(a for a in resumed.first_done if a in children)
     state.coord.answer_now = resumed.answer_now
     state.spent.calls = resumed.model_calls

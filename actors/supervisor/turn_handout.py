@@ -114,12 +114,13 @@ class TurnHandout:
         state = self.state
         agent_id = child.spec.agent_id
         answer = state.coord.add_answer(agent_id, message.content, independent=message.view_version == 0,
-                                        code=message.code_check, computed=message.computed)
+                                        code=message.code_check, computed=message.computed,
+                                        program=message.program)
         state.first_done.add(agent_id)
         self.out.record(AnswerAccepted(agent=agent_id, label=answer.label, content=answer.content,
                                        round=state.coord.version, result=answer.result,
                                        independent=answer.independent, code_check=answer.code,
-                                       computed=answer.computed))
+                                       computed=answer.computed, program=answer.program))
         if staged is not None and state.run.files is not None:  # in place before anyone is shown the answer
             self.out.record(SnapshotTaken(**state.run.files.place_snapshot(staged, answer.label)))
         assert state.judge is not None
@@ -182,7 +183,13 @@ class TurnHandout:
         listed answer stating one decides. Agreement is evidence as far as it is unlikely by chance; two wrong
         yes/no answers agree whenever both are wrong, and a majority of unequal members loses to the
         strongest, listed first (the third candidate lost its T 0 program's right yes/no to the other two 4
-        times, won 2; bench/results/first-answers-two-valued-preregistered.md)."""
+        times, won 2; bench/results/first-answers-two-valued-preregistered.md).
+
+        And a question that asks for no result is answered in writing: when some first answer is computed and no
+        written one (not asked as a program, no code) states a result, the first listed written answer presents
+        and no program's output is weighed. The bare call is the witness of what the question asks for; a haiku
+        or an explanation has no computable answer, and a program's output is none (asked for a haiku, the
+        programs printed 30 and -2.4e-14; bench/results/no-result-asked-preregistered.md)."""
         state = self.state
         if state.rules.after_first_answers != "decide" or state.awaiting_first_turns() or state.finished:
             return False
@@ -191,6 +198,12 @@ class TurnHandout:
                   for a in [state.coord.latest(agent)] if a is not None and a.independent]
         if not firsts:
             return False
+        written = [a for a in firsts if not a.program and a.code is None]
+        if written and any(a.computed for a in firsts) and not any(a.stated for a in written):
+            self.out.record(FirstAnswersDecided(result="", winner=written[0].label, support={},
+                                                labels=tuple(a.label for a in firsts), no_result_asked=True))
+            self._conclude(written[0].agent)
+            return True
         support: dict[str, int] = {}
         computed: dict[str, int] = {}
         for answer in firsts:
