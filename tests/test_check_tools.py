@@ -19,8 +19,17 @@ from support import of_type, records, run_team, team_config
 from test_answer_quality import TeamServer, chat_agent
 from wire.protocols import chat_text
 
-from massgen.actors.agent.check_tools import CALCULATOR_SPEC, CalculationError, CheckTools, calculate
+from massgen.actors.agent.check_tools import (
+    CALCULATE,
+    CALCULATOR_SPEC,
+    CalculationError,
+    CheckTools,
+    calculate,
+    comparison_meaning,
+    computed,
+)
 from massgen.actors.coordination.judge import decide
+from massgen.actors.coordination.results import final_result
 from massgen.configs import ConfigError, validate_data
 from massgen.messages import AnswerResult
 
@@ -208,3 +217,51 @@ def test_in_a_team_a_computed_result_overturns_the_greedy_agents_vote_for_itself
     assert not by_voter["agent_a"]["checked"] and by_voter["agent_b"]["checked"]
     assert by_voter["agent_b"]["own_result"] == "4"
     assert result.winner == "agent_b" and result.final_answer.endswith("Answer: 4")
+
+
+# -- a calculated comparison states which number it shows larger or smaller ---------------------------
+
+
+@pytest.mark.parametrize(("expression", "meaning"), [
+    ("9.11 > 9.9", "9.9 is larger than 9.11"),  # False: the other number is the larger
+    ("(9.9 > 9.11)", "9.9 is larger than 9.11"),
+    ("4.68 < 4.9", "4.68 is smaller than 4.9"),
+    ("4.9 <= 4.68", "4.68 is smaller than 4.9"),
+    ("9.90 >= 9.11", "9.90 is larger than 9.11"),  # the numbers as written
+    ("(-1.5) > (-2)", "-1.5 is larger than -2"),
+    ("2 > 2", ""),  # equal numbers show neither larger
+    ("1 < 2 < 3", ""),  # a chain names no one number
+    ("2 == 2", ""),
+    ("2 + 3 > 4", ""),  # a comparison of a calculation is arithmetic checked, not two numbers ordered
+    ("2 + 3", ""),
+])
+def test_a_calculated_comparison_of_two_numbers_reads_as_the_number_it_shows(expression: str, meaning: str) -> None:
+    line = calculate(expression)
+    assert comparison_meaning(line) == meaning
+    assert computed(CALCULATE, line) == (meaning or line)  # the model still reads the calculator's line
+    assert final_result(computed(CALCULATE, line)) == (final_result(meaning) if meaning else final_result(line))
+
+
+def test_in_a_team_a_calculated_comparison_overturns_the_prior_it_refutes(tmp_path: Path) -> None:
+    """The README's question, as the default team's trace showed it: the prior (first) agent says 9.11 and
+    votes for itself; the other calculates 9.11 > 9.9, gets False, and would vote for the prior by habit."""
+    def model(body: dict[str, Any]) -> list[bytes]:
+        system, last = body["messages"][0]["content"], body["messages"][-1]["content"]
+        prior = "You are agent_a" in system
+        if "response_format" not in body:
+            return chat_text("Comparing the decimals, 9.11 is larger than 9.9." if prior
+                             else "9.9 = 9.90 and 90 > 11, so 9.9 is larger than 9.11.")
+        if prior or "Result of tool calculate" in last:
+            return chat_text(json.dumps({"action": "vote", "agent_id": "agent1.1", "reason": "it matches"}))
+        return chat_text(json.dumps({"action": "calculate", "expression": "9.11 > 9.9"}))
+
+    with TeamServer(model) as server:
+        result = run_team(team_config(*_agents(server), orchestrator={
+            "max_new_answers_per_agent": 1, "final_answer_strategy": "winner_reuse", "winner_rule": "prior"}), tmp_path)
+    assert result.status == "completed", result.reason
+    trace = records(result)
+    shown = [r["payload"]["content"] for r in of_type(trace, "ToolCallResult")]
+    assert shown == ["9.11 > 9.9 = False"]  # what the model read: the calculator's line
+    by_voter = {r["payload"]["voter"]: r["payload"] for r in of_type(trace, "RecordVote")}
+    assert (by_voter["agent_b"]["own_result"], by_voter["agent_b"]["checked"]) == ("9.9", True)
+    assert result.winner == "agent_b" and (result.final_answer or "").endswith("9.9 is larger than 9.11.")

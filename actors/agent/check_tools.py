@@ -185,8 +185,53 @@ def withheld(names: Iterable[str]) -> str | None:
     return confined.unavailable() if NEEDS_SANDBOX.intersection(names) else None
 
 
+_ORDER: dict[type[ast.cmpop], tuple[Callable[[Number, Number], bool], str]] = {
+    ast.Gt: (operator.gt, "larger"), ast.GtE: (operator.gt, "larger"),
+    ast.Lt: (operator.lt, "smaller"), ast.LtE: (operator.lt, "smaller"),
+}
+
+
+def _literal(node: ast.expr, source: str) -> tuple[Number, str] | None:
+    """A number written in the expression (a sign allowed), with its text as written."""
+    inner = node.operand if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd) else node
+    if not isinstance(inner, ast.Constant) or isinstance(inner.value, bool) \
+            or not isinstance(inner.value, int | float):
+        return None
+    text = ast.get_source_segment(source, node)
+    value = -inner.value if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) else inner.value
+    return (value, text) if text else None
+
+
+def comparison_meaning(content: str) -> str:
+    """What a calculated order comparison of two numbers shows, in words: ``9.11 > 9.9 = False`` is
+    "9.9 is larger than 9.11" (the comparison's own sense, the number that satisfies it first); "" for
+    anything else (equal numbers, chains, ``==``, arithmetic).
+
+    Why: a truth value is no answer's result, so a vote that checked "which is larger" by calculating it
+    computed nothing the judge could count, and the prior's wrong 9.11 stood (README's first command,
+    bench/results/computed-comparison-preregistered.md). The sentence reads as the number it states."""
+    expression, _, value = content.rpartition(" = ")
+    if value not in ("True", "False"):
+        return ""
+    try:
+        tree = ast.parse(expression.strip(), mode="eval").body
+    except SyntaxError:
+        return ""
+    if not isinstance(tree, ast.Compare) or len(tree.ops) != 1 or type(tree.ops[0]) not in _ORDER:
+        return ""
+    left, right = _literal(tree.left, expression.strip()), _literal(tree.comparators[0], expression.strip())
+    if left is None or right is None or left[0] == right[0]:
+        return ""
+    holds, sense = _ORDER[type(tree.ops[0])]
+    first, second = (left, right) if holds(left[0], right[0]) else (right, left)
+    return f"{first[1]} is {sense} than {second[1]}"
+
+
 def computed(name: str, content: str) -> str:
-    """What a check tool's result says it computed: a program's standard output, not its status line."""
+    """What a check tool's result says it computed: a program's standard output, not its status line; a
+    calculated comparison of two numbers, the number it shows larger or smaller (``comparison_meaning``)."""
+    if name == CALCULATE:
+        return comparison_meaning(content) or content
     if name != RUN_PYTHON:
         return content
     lines = content.splitlines()
