@@ -191,6 +191,30 @@ def test_a_failed_program_is_no_written_answer_even_when_listed_first(tmp_path: 
     assert decided["no_result_asked"] and decided["winner"] == "agent3.1" and result.winner == "g"
 
 
+def test_a_resumed_run_keeps_which_answers_a_program_gave(tmp_path: Path) -> None:
+    """Cut after the three accepted answers (what a SIGKILL then leaves): resumed, the programs' answers are
+    still program answers, so the written haiku presents again, from the trace alone."""
+    from massgen.actors.record.resume import resume_point
+    from massgen.actors.run.team import Team
+    from massgen.configs import validate_data
+
+    team = team_config(programmer("p", "```python\nprint(undefined_name)\n```"),
+                       programmer("q", "```python\nprint(10 + 20)\n```"), answerer("g", HAIKU),
+                       orchestrator=deciding(), turn_timeout=30)
+    whole = run_team(team, tmp_path / "whole", "Write a haiku about the sea.")
+    lines = (whole.log_dir / "trace.jsonl").read_text().splitlines(keepends=True)
+    last_answer = max(i for i, line in enumerate(lines) if '"type": "AnswerAccepted"' in line)
+    old = tmp_path / "cut" / "attempt_1"
+    old.mkdir(parents=True)
+    (old / "trace.jsonl").write_text("".join(lines[:last_answer + 1]))
+    point = resume_point(old)
+    resumed = Team(validate_data(point.config, "trace"), point.question, resume=point, tick_interval_s=0.02).run()
+    assert (resumed.status, resumed.winner) == ("completed", "g") == (whole.status, whole.winner)
+    again = {r["payload"]["agent"]: r["payload"]["program"] for r in of_type(records(resumed), "AnswerAccepted")}
+    assert again == {"p": True, "q": True, "g": False}
+    assert of_type(records(resumed), "FirstAnswersDecided")[0]["payload"]["no_result_asked"]
+
+
 def test_a_written_answer_that_states_a_result_leaves_the_programs_weighed(tmp_path: Path) -> None:
     team = team_config(programmer("p", COUNTING), answerer("g", "Whispers of the sea.\nAnswer: 2"),
                        orchestrator=deciding(), turn_timeout=30)
