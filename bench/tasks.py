@@ -301,6 +301,10 @@ def _one_set(name: str, n: int, seeds: list[int]) -> list[Task]:
         return [t for s in seeds for t in arithmetic_tasks(n, s)]
     if name == "compare":
         return [t for s in seeds for t in compare_tasks(n, s)]
+    if name == "probes":
+        from bench.probes import probe_tasks  # it imports this module's graders
+
+        return probe_tasks(n)
     if name == "humaneval":
         try:
             tasks = [t for s in seeds for t in humaneval_tasks(n, s)]
@@ -318,7 +322,7 @@ def _one_set(name: str, n: int, seeds: list[int]) -> list[Task]:
             sys.exit(f"--tasks {name}: reasoning-gym has no such family ({exc})")
         refuse_shared_problems(tasks, n)
         return tasks
-    sys.exit(f"--tasks: unknown task set {name!r} (arithmetic, compare, humaneval, rg:FAMILY)")
+    sys.exit(f"--tasks: unknown task set {name!r} (arithmetic, compare, humaneval, probes, rg:FAMILY)")
 
 
 def select_tasks(names: str, n: int, seed: str) -> tuple[list[int], list[Task]]:

@@ -226,3 +226,30 @@ def test_a_team_that_decides_by_first_answers_is_reported_as_deciding_not_as_nev
     assert all(r["decided"] and r["unanimous"] and r["calls"] == 2 for r in rows if r["method"] == "team")
     assert ("first answers unanimous on 2, the rest decided by their results without a vote round"
             in capsys.readouterr().out)
+
+
+def test_the_probes_grade_each_kind_of_answer_as_a_reader_would() -> None:
+    from bench.probes import probe_tasks
+    from bench.tasks import select_tasks
+
+    probes = {t.question: t for t in select_tasks("probes", 24, "0")[1]}
+    assert len(probes) == 24 and {t.family for t in probes.values()} == {
+        "probe-prose", "probe-fact", "probe-letters", "probe-number", "probe-yes/no", "probe-list"}
+    assert probe_tasks(3) == list(probes.values())[:3]
+
+    def right(question: str, text: str) -> bool:
+        return probes[question].grade(text).correct
+
+    haiku = "Write a haiku about the sea."
+    assert right(haiku, "Whispers in the wind,\nOcean's vast embrace,\nPeace and calm.")
+    assert not right(haiku, "```python\nprint(10 + 20)\n```\n\nThe program printed:\n30\n\nAnswer: 30")
+    assert right("What is the capital of France?", "The capital of France is Paris.")
+    assert not right("How many r's are in the word strawberry?", "The word \"strawberry\" contains 5 'r's.")
+    assert right("How many r's are in the word strawberry?", "There are three r's.\nAnswer: 3")
+    assert right("Which is larger, 9.11 or 9.9?", "Final answer: 9.9 is larger than 9.11.")
+    assert not right("Which is larger, 9.11 or 9.9?", "Therefore, 9.11 is larger than 9.9.")
+    assert not right("Which is larger, 9.11 or 9.9?", "The program printed:\nTrue\n\nAnswer: True")
+    assert right("Is 91 a prime number?", "No, 91 = 7 x 13.") and not right("Is 91 a prime number?", "Yes.")
+    assert right("List the three primary colors of light.", "1. Red\n2. Green\n3. Blue")
+    sort = "Sort these words alphabetically: pear, apple, mango."
+    assert right(sort, "apple, mango, pear") and not right(sort, "The sorted list: apple, pear, mango")

@@ -202,6 +202,26 @@ def _literal(node: ast.expr, source: str) -> tuple[Number, str] | None:
     return (value, text) if text else None
 
 
+def order_shown(expression: str, holds: bool) -> tuple[str, str, str] | None:
+    """``(first, sense, second)`` when ``expression`` is one order comparison of two numbers that evaluated to
+    ``holds``: ``9.11 > 9.9`` False is ``("9.9", "larger", "9.11")``, the numbers as written; else None."""
+    source = expression.strip()
+    try:
+        tree = ast.parse(source, mode="eval").body
+    except SyntaxError:
+        return None
+    if not isinstance(tree, ast.Compare) or len(tree.ops) != 1 or type(tree.ops[0]) not in _ORDER:
+        return None
+    left, right = _literal(tree.left, source), _literal(tree.comparators[0], source)
+    if left is None or right is None or left[0] == right[0]:
+        return None
+    order, sense = _ORDER[type(tree.ops[0])]
+    if order(left[0], right[0]) != holds:
+        return None  # not what the comparison evaluates to: nothing is shown
+    first, second = (left, right) if order(left[0], right[0]) else (right, left)
+    return first[1], sense, second[1]
+
+
 def comparison_meaning(content: str) -> str:
     """What a calculated order comparison of two numbers shows, in words: ``9.11 > 9.9 = False`` is
     "9.9 is larger than 9.11" (the comparison's own sense, the number that satisfies it first); "" for
@@ -211,20 +231,8 @@ def comparison_meaning(content: str) -> str:
     computed nothing the judge could count, and the prior's wrong 9.11 stood (README's first command,
     bench/results/computed-comparison-preregistered.md). The sentence reads as the number it states."""
     expression, _, value = content.rpartition(" = ")
-    if value not in ("True", "False"):
-        return ""
-    try:
-        tree = ast.parse(expression.strip(), mode="eval").body
-    except SyntaxError:
-        return ""
-    if not isinstance(tree, ast.Compare) or len(tree.ops) != 1 or type(tree.ops[0]) not in _ORDER:
-        return ""
-    left, right = _literal(tree.left, expression.strip()), _literal(tree.comparators[0], expression.strip())
-    if left is None or right is None or left[0] == right[0]:
-        return ""
-    holds, sense = _ORDER[type(tree.ops[0])]
-    first, second = (left, right) if holds(left[0], right[0]) else (right, left)
-    return f"{first[1]} is {sense} than {second[1]}"
+    shown = order_shown(expression, value == "True") if value in ("True", "False") else None
+    return f"{shown[0]} is {shown[1]} than {shown[2]}" if shown else ""
 
 
 def computed(name: str, content: str) -> str:
