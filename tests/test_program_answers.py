@@ -287,6 +287,13 @@ def test_what_a_program_prints_is_read_as_a_person_writes_it() -> None:
     assert printed_value("False", "Is it so (yes or no)?") == "No"
     assert printed_value("True", "Is the statement true or false?") == "True"
     assert printed_value("2.5", "What is half of 5?") == "2.5"
+    # A comparison printed for "which": the number it shows, as the calculator reads one.
+    which = "Which is larger, 9.11 or 9.9?"
+    assert printed_value("True", which, "print(9.9 > 9.11)") == "9.9"
+    assert printed_value("False", which, "a, b = 9.11, 9.9\nprint(9.11 > 9.9)") == "9.9"
+    assert printed_value("True", "Is 9.9 larger than 9.11? Yes or no.", "print(9.9 > 9.11)") == "Yes"
+    assert printed_value("True", which, "a = 9.9\nprint(a > 9.11)") == "True"  # a name: no two numbers shown
+    assert printed_value("False", which, "print(9.9 > 9.11)") == "False"  # not what it evaluates to
     assert program_code("no code here") == ""
     assert program_code("print(1)") == "print(1)"  # an unfenced reply that parses is its own program
 

@@ -7,6 +7,7 @@ reports everything through ``TurnIO``: it never touches another actor.
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import re
 
@@ -61,14 +62,34 @@ def valid_text(text: object, where: str = "result") -> str:
 _YES_NO_QUESTION = re.compile(r"\byes\b.*\bno\b|\bno\b.*\byes\b", re.IGNORECASE | re.DOTALL)
 
 
-def printed_value(value: str, task: str) -> str:
+def printed_value(value: str, task: str, code: str = "") -> str:
     """What a program printed, as the answer it means: Python's spellings of values read as a person writes
-    them (``50.0`` a count of 50, ``True`` a yes when the task asks for yes or no)."""
+    them (``50.0`` a count of 50, ``True`` a yes when the task asks for yes or no, and ``True`` printed by
+    ``print(9.9 > 9.11)`` the number that comparison shows larger, 9.9: asked "which is larger", a truth value
+    answers nothing; ``check_tools.order_shown``, as the calculator reads it)."""
     if re.fullmatch(r"-?\d+\.0+", value):
         return value.split(".", 1)[0]
     if value in ("True", "False") and _YES_NO_QUESTION.search(task):
         return "Yes" if value == "True" else "No"
+    if value in ("True", "False") and (expression := _last_printed(code)):
+        shown = check_tools.order_shown(expression, value == "True")
+        if shown is not None:
+            return shown[0]
     return value
+
+
+def _last_printed(code: str) -> str:
+    """The expression of the program's last ``print(x)`` call (by its place in the code), or ""."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return ""
+    calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+             and node.func.id == "print" and len(node.args) == 1 and not node.keywords]
+    if not calls:
+        return ""
+    last = max(calls, key=lambda node: (node.lineno, node.col_offset))
+    return ast.get_source_segment(code, last.args[0]) or ""
 
 
 def printed_lines(run: confined.ProgramRun) -> list[str]:
@@ -85,7 +106,7 @@ def program_answer(code: str, run: confined.ProgramRun, task: str = "") -> str:
     if not lines:
         return shown + "The program gave no answer:\n" + valid_text(run.text(), "program output")
     last = valid_text(lines[-1], "program output")
-    value = printed_value(last.split(":", 1)[1].strip() if last.lower().startswith("answer:") else last, task)
+    value = printed_value(last.split(":", 1)[1].strip() if last.lower().startswith("answer:") else last, task, code)
     return shown + f"The program printed:\n{valid_text(run.stdout.strip(), 'program output')}\n\nAnswer: {value}"
 
 
