@@ -234,7 +234,7 @@ def test_the_probes_grade_each_kind_of_answer_as_a_reader_would() -> None:
 
     probes = {t.question: t for t in select_tasks("probes", 24, "0")[1]}
     assert len(probes) == 24 and {t.family for t in probes.values()} == {
-        "probe-prose", "probe-fact", "probe-letters", "probe-number", "probe-yes/no", "probe-list"}
+        "probe-prose", "probe-fact", "probe-letters", "probe-number", "probe-yes-no", "probe-list"}
     assert probe_tasks(3) == list(probes.values())[:3]
 
     def right(question: str, text: str) -> bool:
