@@ -21,29 +21,32 @@ from massgen.configs.schema import TeamConfig
 PROVIDER_KEYS: dict[str, str] = default_team_keys()
 
 
-# Three agents on one local model server. The model is small and slow (about 4 tokens/s on
-# two cores, and the agents queue on one server), so answers are capped, the winner's answer
-# is used as written, and the deadlines allow for waiting in the server's queue; so does the
-# straggler grace (a vote takes tens of seconds here, and a slow vote is not a hung agent).
-# The first agent decodes greedily: one greedy call is the baseline the team must beat, so its
-# independent answer is the judge's prior ("prior" rule, actors/coordination/judge.py), and the two sampling
-# agents are the independent evidence that may make it check and change its mind. Checking means
-# a calculator (``check_tools``) in the turns with answers in view: rereading, the small model
-# restates an answer; computing, it finds which one is right, and the judge counts computed results
-# first. First answers get no tools, so they stay independent and cost one call each. Measured in
-# bench/results/ (python -m bench.quality, bench/results/check-tools-preregistered.md); see README.
-LOCAL_TEAM_TEMPERATURES = (0.0, 0.4, 0.4)
+# Three agents on one local model server, one call each, no vote round. The model is small and slow (a few
+# tokens/s on two cores, and the agents queue on one server), so answers are capped, the winner's answer is
+# used as written, and the deadlines allow for waiting in the server's queue.
+# Issue 36 (README, "Every kind of answer"; rules written before their runs in bench/results/): `local_1` and
+# `local_2` answer with a short program, run confined (PAL: at T 0 and T 0.4), `local_3` is the bare greedy
+# call (the question alone, T 0: what one call of the model gives). Under `after_first_answers: decide` the
+# first answers decide: results a program printed first, then agreement, then the agent listed first; a
+# yes/no from the first listed answer stating one; a code answer by its behaviour on the task's examples
+# (`code_examples`); and a question whose bare answer states no result (a haiku, an explanation) is answered
+# in writing. The small model's vote rounds restated the answer listed to it; a program computes. Measured:
+# 173/175 over issue 20's eight arithmetic sets (the calculator team before it: 151), 117-119/160 on
+# reasoning-gym and HumanEval problems against one greedy call's 75, and bench/results/probes-preregistered.md.
+# Where no sandbox can be had the program agents answer with the team's prompt, and the run says so once.
+LOCAL_TEAM_TEMPERATURES = (0.0, 0.4, 0.0)
+LOCAL_TEAM_FIRST_ANSWERS = ("program", "program", "bare")
 LOCAL_TEAM: dict[str, object] = {
     "agents": [
         {"id": f"local_{i}", "backend": {"type": "local", "model": "default", "temperature": temp, "seed": seed,
-                                           "check_tools": ["calculator"]}}
-        for i, (temp, seed) in enumerate(zip(LOCAL_TEAM_TEMPERATURES, (11, 22, 33), strict=True), 1)
+                                           "first_answer": first, "check_tools": ["code_examples"]}}
+        for i, (temp, seed, first) in enumerate(
+            zip(LOCAL_TEAM_TEMPERATURES, (11, 22, 33), LOCAL_TEAM_FIRST_ANSWERS, strict=True), 1)
     ],
-    # The winner's answer already carries its work; a small model's rewrite of it can only lose.
-    # One answer each: after the independent first answers every turn checks and votes, so a team
-    # problem costs 3 calls when the first answers agree and at most 9 when they do not.
+    # The winner's answer already carries its work (a program and what it printed); a small model's rewrite
+    # of it can only lose.
     "orchestrator": {"max_new_answers_per_agent": 1, "final_answer_strategy": "winner_reuse",
-                     "winner_rule": "prior"},
+                     "after_first_answers": "decide"},
     # Waiting for the shared server is reported (local.queued), so the idle deadline covers one call's
     # own silence; a turn may wait behind the other agents' calls, so its deadline allows for that.
     "timeout_settings": {

@@ -401,12 +401,13 @@ def test_unanimous_first_answers_end_a_prior_rule_run_without_a_vote_round(tmp_p
     assert not of_type(trace, "RecordVote")
 
 
-def test_the_default_local_team_has_a_greedy_first_agent_whose_answer_is_the_prior() -> None:
+def test_the_default_local_team_is_two_programs_and_the_bare_greedy_call_whose_first_answers_decide() -> None:
     from massgen.configs.defaults import default_team
 
     team = default_team({})
-    assert [a.backend.temperature for a in team.agents] == [0.0, 0.4, 0.4]  # type: ignore[union-attr]
-    assert team.orchestrator.winner_rule == "prior" and team.orchestrator.max_new_answers_per_agent == 1
+    assert [(a.backend.temperature, a.backend.first_answer) for a in team.agents] == [  # type: ignore[union-attr]
+        (0.0, "program"), (0.4, "program"), (0.0, "bare")]
+    assert team.orchestrator.after_first_answers == "decide" and team.orchestrator.max_new_answers_per_agent == 1
 
 
 # -- the README's question: results that are comparisons, votes that say what they computed ---------

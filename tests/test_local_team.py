@@ -17,7 +17,7 @@ import pytest
 from support import FACTOR, assert_trace_invariants, model_servers, of_type, records, unavailable
 
 from massgen.actors.run.team import Team
-from massgen.configs import validate_data
+from massgen.configs import load_config, validate_data
 from massgen.configs.defaults import LOCAL_TEAM
 from massgen.logs import LogProjection
 
@@ -29,26 +29,30 @@ if importlib.util.find_spec("llama_cpp") is None:
 
 def test_three_local_agents_reach_a_final_answer(tmp_path: Path) -> None:
     config = validate_data(LOCAL_TEAM, "local team")
-    result = Team(config, "Which is larger, 9.11 or 9.9? Answer in one sentence.", log_dir=tmp_path / "run").run()
+    result = Team(config, "Which is larger, 9.11 or 9.9?", log_dir=tmp_path / "run").run()
 
     assert result.status == "completed", result.reason
     # The 1.5B model is often wrong on this very question; what is checked is the team, not the model.
     assert result.final_answer and result.final_answer.strip()
     trace = records(result)
     assert_trace_invariants(trace)
-    # Votes, or (the prior rule) first answers that all state one result, which end the run at once.
-    assert of_type(trace, "AnswerAccepted")
-    assert of_type(trace, "RecordVote") or of_type(trace, "UnanimousFirstAnswers")
-    # First answers are free text with no tools: independent work, one call each.
+    # Two programs and the bare greedy call, one call each; the first answers decide, with no vote round.
     calls = [c["payload"] for c in of_type(trace, "ModelCallStarted")]
-    first_calls = [c for c in calls if c["call_index"] == 0 and c["turn_id"] in _first_turns(trace)]
-    assert len(first_calls) == 3 and all(c["tools"] == [] for c in first_calls)
-    # Turns that check answers offer the calculator beside the vote (issue 20: the default team checks).
-    assert all(a.backend.check_tools == ["calculator"] for a in config.agents)
-    assert all("calculate" in c["tools"] for c in calls if c["tools"])
+    assert len(calls) == 3 and all(c["tools"] == [] for c in calls)
+    accepted = {r["payload"]["agent"]: r["payload"] for r in of_type(trace, "AnswerAccepted")}
+    assert [accepted[a]["program"] for a in ("local_1", "local_2", "local_3")] == [True, True, False]
+    ran = [r["payload"] for r in of_type(trace, "ToolCallResult") if r["payload"]["name"] == "run_python"]
+    assert len(ran) == sum(1 for a in ("local_1", "local_2") if "```python" in accepted[a]["content"])
+    assert len(of_type(trace, "FirstAnswersDecided")) == 1 and not of_type(trace, "RecordVote")
     # The local team uses the winning answer as written (winner_reuse): it already carries its work.
     assert not of_type(trace, "PresentFinal") and result.final_answer == result.answers[result.winner_label or ""]
     assert not model_servers(), "the model server must stop with the run"
+
+
+def test_the_default_local_team_is_the_measured_bench_config() -> None:
+    """The numbers in the README were measured with ``bench/configs/local_team_two_programs.yaml``."""
+    measured = load_config(str(Path(__file__).parent.parent / "bench" / "configs" / "local_team_two_programs.yaml"))[0]
+    assert validate_data(LOCAL_TEAM, "local team").model_dump() == measured.model_dump()
 
 
 def _first_turns(trace: list[dict[str, Any]]) -> set[int]:
