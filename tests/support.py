@@ -71,6 +71,19 @@ def run_team(config: TeamConfig, tmp_path: Path, question: str = "What is 2+2?")
     return Team(config, question, log_dir=log_dir, tick_interval_s=0.02).run()
 
 
+def resumed_after_last_answer(whole: RunResult, tmp_path: Path) -> RunResult:
+    """``whole`` cut after its last accepted answer (what a SIGKILL then leaves), resumed from that trace alone."""
+    from massgen.actors.record.resume import resume_point
+
+    lines = (whole.log_dir / "trace.jsonl").read_text().splitlines(keepends=True)
+    last_answer = max(i for i, line in enumerate(lines) if '"type": "AnswerAccepted"' in line)
+    cut = tmp_path / "cut" / "attempt_1"
+    cut.mkdir(parents=True)
+    (cut / "trace.jsonl").write_text("".join(lines[:last_answer + 1]))
+    point = resume_point(cut)
+    return Team(validate_data(point.config, "trace"), point.question, resume=point, tick_interval_s=0.02).run()
+
+
 def records(result: RunResult) -> list[dict[str, Any]]:
     return read_trace(result.log_dir)
 

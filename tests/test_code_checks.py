@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import of_type, records, run_team, scripted, step, team_config, unavailable
+from support import of_type, records, resumed_after_last_answer, run_team, scripted, step, team_config, unavailable
 
 from massgen.actors.coordination.code_checks import answer_code, check_answer, task_examples
 
@@ -196,20 +196,10 @@ def test_without_code_examples_code_answers_are_compared_as_text(tmp_path: Path)
 def test_a_resumed_run_keeps_what_its_answers_ran(tmp_path: Path) -> None:
     """Cut after the three accepted answers (what a SIGKILL then leaves): resumed, the passing answer
     still wins, from the checks in the trace, without running anything again."""
-    from massgen.actors.record.resume import resume_point
-    from massgen.actors.run.team import Team
-    from massgen.configs import validate_data
-
     team = team_config(coder("a", SUM, "agent1"), coder("b", LOOP, "agent1"), coder("c", SUM_AGAIN, "agent1"),
                        orchestrator=rules("prior"), turn_timeout=30)
     whole = run_team(team, tmp_path / "whole", TASK)
-    lines = (whole.log_dir / "trace.jsonl").read_text().splitlines(keepends=True)
-    last_answer = max(i for i, line in enumerate(lines) if '"type": "AnswerAccepted"' in line)
-    old = tmp_path / "cut" / "attempt_1"
-    old.mkdir(parents=True)
-    (old / "trace.jsonl").write_text("".join(lines[:last_answer + 1]))
-    point = resume_point(old)
-    resumed = Team(validate_data(point.config, "trace"), point.question, resume=point, tick_interval_s=0.02).run()
+    resumed = resumed_after_last_answer(whole, tmp_path)
     assert (resumed.status, resumed.winner) == ("completed", "b") == (whole.status, whole.winner)
     again = [r["payload"] for r in of_type(records(resumed), "AnswerAccepted")]
     assert {a["agent"]: a["code_check"]["examples"][1]["passed"] for a in again} == {"a": False, "b": True, "c": False}

@@ -21,7 +21,17 @@ from typing import Any
 
 import pytest
 import yaml
-from support import FACTOR, of_type, records, run_team, scripted, step, team_config, unavailable
+from support import (
+    FACTOR,
+    of_type,
+    records,
+    resumed_after_last_answer,
+    run_team,
+    scripted,
+    step,
+    team_config,
+    unavailable,
+)
 from test_code_checks import LOOP, SUM, SUM_AGAIN, TASK, fenced
 
 from massgen.actors.agent.prompts import PROGRAM_REQUEST
@@ -194,21 +204,11 @@ def test_a_failed_program_is_no_written_answer_even_when_listed_first(tmp_path: 
 def test_a_resumed_run_keeps_which_answers_a_program_gave(tmp_path: Path) -> None:
     """Cut after the three accepted answers (what a SIGKILL then leaves): resumed, the programs' answers are
     still program answers, so the written haiku presents again, from the trace alone."""
-    from massgen.actors.record.resume import resume_point
-    from massgen.actors.run.team import Team
-    from massgen.configs import validate_data
-
     team = team_config(programmer("p", "```python\nprint(undefined_name)\n```"),
                        programmer("q", "```python\nprint(10 + 20)\n```"), answerer("g", HAIKU),
                        orchestrator=deciding(), turn_timeout=30)
     whole = run_team(team, tmp_path / "whole", "Write a haiku about the sea.")
-    lines = (whole.log_dir / "trace.jsonl").read_text().splitlines(keepends=True)
-    last_answer = max(i for i, line in enumerate(lines) if '"type": "AnswerAccepted"' in line)
-    old = tmp_path / "cut" / "attempt_1"
-    old.mkdir(parents=True)
-    (old / "trace.jsonl").write_text("".join(lines[:last_answer + 1]))
-    point = resume_point(old)
-    resumed = Team(validate_data(point.config, "trace"), point.question, resume=point, tick_interval_s=0.02).run()
+    resumed = resumed_after_last_answer(whole, tmp_path)
     assert (resumed.status, resumed.winner) == ("completed", "g") == (whole.status, whole.winner)
     again = {r["payload"]["agent"]: r["payload"]["program"] for r in of_type(records(resumed), "AnswerAccepted")}
     assert again == {"p": True, "q": True, "g": False}
