@@ -216,9 +216,10 @@ def order_shown(expression: str, holds: bool) -> tuple[str, str, str] | None:
     if left is None or right is None or left[0] == right[0]:
         return None
     order, sense = _ORDER[type(tree.ops[0])]
-    if order(left[0], right[0]) != holds:
+    left_first = order(left[0], right[0])
+    if left_first != holds:
         return None  # not what the comparison evaluates to: nothing is shown
-    first, second = (left, right) if order(left[0], right[0]) else (right, left)
+    first, second = (left, right) if left_first else (right, left)
     return first[1], sense, second[1]
 
 
