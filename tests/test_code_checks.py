@@ -10,17 +10,13 @@ with more votes; and a first round whose answers all pass with one behaviour end
 from __future__ import annotations
 
 import asyncio
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
-from support import of_type, records, resumed_after_last_answer, run_team, scripted, step, team_config, unavailable
+from support import of_type, records, resumed_after_last_answer, run_team, scripted, step, team_config
 
 from massgen.actors.coordination.code_checks import answer_code, check_answer, task_examples
-
-if shutil.which("bwrap") is None:
-    unavailable("bubblewrap (bwrap) is not installed (Debian package bubblewrap)", module=True)
 
 TASK = '''Complete the function.
 

@@ -12,8 +12,6 @@ the programs really run in bubblewrap.
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -30,7 +28,7 @@ from support import (
     scripted,
     step,
     team_config,
-    unavailable,
+    without_any_sandbox,
 )
 from test_code_checks import LOOP, SUM, SUM_AGAIN, TASK, fenced
 
@@ -38,9 +36,6 @@ from massgen.actors.agent.prompts import PROGRAM_REQUEST
 from massgen.actors.agent.turn import printed_value
 from massgen.actors.coordination.code_checks import program_code
 from massgen.configs import ConfigError, validate_data
-
-if shutil.which("bwrap") is None:
-    unavailable("bubblewrap (bwrap) is not installed (Debian package bubblewrap)", module=True)
 
 QUESTION = "How many times does the letter r appear in the word strawberry? Answer with the number."
 # What a small model writes: the program, then the output it expects in a second block (not a program).
@@ -253,7 +248,8 @@ def test_in_a_code_task_a_program_agent_is_asked_the_bare_question(tmp_path: Pat
     trace = records(result)
     asked = by_sender(trace, "ModelRequestSent")["p"][0]
     assert [(m["role"], m["content"]) for m in asked["messages"]] == [("user", TASK)]
-    assert not by_sender(trace, "ToolCallRequested").get("p")
+    calls = [c["name"] for c in by_sender(trace, "ToolCallRequested").get("p", [])]
+    assert calls == ["code_examples"]  # no program asked for: its answer's check is the one run, traced as work
     checked = next(r["payload"] for r in of_type(trace, "AnswerAccepted") if r["payload"]["agent"] == "p")
     shown = [e["passed"] for e in checked["code_check"]["examples"] if not e["probe"]]
     assert checked["code_check"]["parsed"] and shown == [True, True] and checked["result"].startswith("code behaviour")
@@ -306,25 +302,26 @@ def test_the_config_names_a_bad_first_answer_and_an_agent_cli_is_told_it_is_not_
                        "orchestrator": {"after_first_answers": "never"}}, "t.yaml")
 
 
-def test_without_a_sandbox_a_program_agent_answers_with_the_teams_prompt_and_the_run_says_so(tmp_path: Path) -> None:
-    """A real ``massgen`` run on a PATH with no bubblewrap: one warning line, a trace record, no program run."""
-    bare = tmp_path / "bin"
-    bare.mkdir()
+def test_without_a_sandbox_a_program_agent_answers_the_bare_question_and_the_run_says_so(tmp_path: Path) -> None:
+    """A real ``massgen`` run with no sandbox at all: one plain warning naming the command that adds it, a trace
+    record, no program run, and the program agent asked the bare question (as one plain call of its model is)."""
     config = tmp_path / "team.yaml"
-    agents = [scripted("p", [step(new_answer="Answer: 3")], first_answer="program"), answerer("g", "Answer: 3")]
+    agents = [scripted("p", [step(text="Answer: 3")], first_answer="program"), answerer("g", "Answer: 3")]
     config.write_text(yaml.safe_dump({"agents": agents, "orchestrator": deciding(),
                                       "timeout_settings": {"orchestrator_timeout_seconds": 60 * FACTOR}}))
-    env = {**os.environ, "PATH": str(bare), "MASSGEN_LOG_BASE_DIR": str(tmp_path / "logs"), "HOME": str(tmp_path)}
+    env = without_any_sandbox(tmp_path)
     done = subprocess.run([sys.executable, "-m", "massgen.cli.main", "--config", str(config), QUESTION],
                           capture_output=True, text=True, env=env, timeout=120 * FACTOR, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     warned = [line for line in done.stderr.splitlines() if "first_answer" in line]
-    assert warned == ["massgen: warning: first_answer: program not applied for p (their first answers are asked "
-                      "with the team's prompt): no sandbox can be had here (bubblewrap (bwrap) is not installed "
-                      "(Debian package bubblewrap))"], done.stderr
+    assert warned == ["massgen: warning: first_answer: program not applied for p: they answer in plain words instead "
+                      "of with a program, since the Python sandbox for programs is not installed here; add it with: "
+                      "pip install 'massgen-actors[sandbox]'"], done.stderr
     from massgen.logs import read_trace
 
     trace = read_trace(next((tmp_path / "logs").glob("**/trace.jsonl")).parent)
+    asked = by_sender(trace, "ModelRequestSent")["p"][0]
+    assert [(m["role"], m["content"]) for m in asked["messages"]] == [("user", QUESTION)]  # the bare question
     assert of_type(trace, "RunStarted")[0]["payload"]["warnings"] == [warned[0].removeprefix("massgen: warning: ")]
     assert not of_type(trace, "ToolCallRequested")
     assert of_type(trace, "FirstAnswersDecided")[0]["payload"]["support"] == {"3": 2}

@@ -15,9 +15,10 @@ the agent's process. Every refusal is a tool error the model reads.
 
 ``run_python(code)`` (``check_tools: [python]``) is the general case (PAL, Gao et al. 2022):
 the model writes a short program and reads its output, standard error and exit status. The
-program is hostile too: it runs confined (``files/confined.py``: bubblewrap, no network, a
-scratch folder, CPU, memory, process, wall-clock and output limits). Where no sandbox can be
-had the tool is not offered (``withheld``), and the run says so once (``actors/run/team.py``).
+program is hostile too: it runs confined (``files/confined.py``: CPython compiled to WebAssembly,
+with no host files, environment or network, and memory, wall-clock and output limits for the whole
+run). Where no sandbox can be had the tool is not offered (``withheld``), and the run says so once
+(``actors/run/team.py``).
 """
 
 from __future__ import annotations

@@ -243,7 +243,8 @@ class TurnRunner:
                 await self._bare_turn(start)
             return
         if self.io.rank_code is not None and start.view.answers:
-            ranked = await self.io.rank_code(start.task, start.view)
+            ranked = await self.io.rank_code(start.task, start.view,
+                                             run=self._traced_runner(start.turn_id, start.msg_id, "code_ranking"))
             if ranked is not None:  # every answer in view ran on the same inputs: that decides, with no model call
                 self.io.emit(VoteProposed(
                     causation_id=start.msg_id, turn_id=start.turn_id, target=ranked.target, reason=ranked.reason,
@@ -495,13 +496,32 @@ class TurnRunner:
         ``computed``: its result is what a program printed; ``program``: it answers a program request, printed
         or not (``_program_turn``)."""
         content = without_view_tags(content)
-        check = await self.io.check_code(start.task, content) if self.io.check_code is not None else None
+        check = (await self.io.check_code(start.task, content,
+                                          run=self._traced_runner(start.turn_id, cause, "code_examples"))
+                 if self.io.check_code is not None else None)
         if check is None and self._agrees(start.turn_id, cause, content, view):
             return
         self.io.emit(AnswerProposed(
             causation_id=cause, turn_id=start.turn_id, content=content.strip(), view_version=view.version,
             code_check=check, computed=computed, program=program,
         ))
+
+    def _traced_runner(self, turn_id: int, cause: str, check: str) -> code_checks.ProgramRunner:
+        """The runner a code check uses: each program run traced as a tool call (``check`` names the check
+        tool), so the run is seen, and the supervisor counts it as work under its own deadline, not as
+        silence (``SILENT_TOOLS``)."""
+        runs = iter(range(1, 1 << 30))
+
+        async def run(code: str, limits: confined.Limits) -> confined.ProgramRun:
+            call_id = f"{check}-{turn_id}-{next(runs)}"
+            self.io.emit(ToolCallRequested(causation_id=cause, turn_id=turn_id, call_id=call_id, name=check,
+                                           arguments={"program_chars": len(code),
+                                                      "wall_seconds": limits.wall_seconds}))
+            ran = await confined.run_python(code, limits)
+            self.io.emit(ToolCallResult(causation_id=cause, turn_id=turn_id, call_id=call_id, name=check,
+                                        content=valid_text(ran.status(), f"{check} result"), is_error=not ran.ok))
+            return ran
+        return run
 
     def _agrees(self, turn_id: int, cause: str, text: str, view: AnswerView, checked: bool = False) -> bool:
         """Agreement is evidence: a result equal to an answer in view is a vote for that answer.

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from massgen.actors.agent.call_retry import CallRetry
 from massgen.actors.agent.stream_guard import StreamLimits
-from massgen.messages import AnswerView, CallPermit, CodeCheck, Message, ToolCall, ToolSpec
+from massgen.messages import CallPermit, CodeCheck, Message, ToolCall, ToolSpec
 from massgen.messages.stream import Attachment
 
 if TYPE_CHECKING:
@@ -52,10 +52,11 @@ class TurnIO:
     tools_in_present: bool = False  # file tools: the presenter writes the context paths
     # (task, answer) -> the answer run against the task's examples, None when the task shows none
     # (actors/coordination/code_checks.py; check_tools: [code_examples]). Awaited on the turn's loop.
-    check_code: Callable[[str, str], Awaitable[CodeCheck | None]] | None = None
+    # A check's program runs go through the turn's runner (``run=``), which traces each as work.
+    check_code: Callable[..., Awaitable[CodeCheck | None]] | None = None
     # (task, view) -> the answer to vote for after running every answer in view on the same inputs, None
     # when that cannot decide (check_tools: [code_ranking]). Awaited on the turn's loop, before any model call.
-    rank_code: Callable[[str, AnswerView], Awaitable[Ranked | None]] | None = None
+    rank_code: Callable[..., Awaitable[Ranked | None]] | None = None
 
 
 @dataclass

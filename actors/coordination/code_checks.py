@@ -9,9 +9,10 @@ inputs agree, however they are written (CodeT's dual execution agreement, Chen e
 A task is a code task when it shows calls of a function with their expected results: doctest
 lines (``>>> f(x)`` and the expected output on the next line), ``f(x) == y`` lines in a
 docstring, or ``assert f(x) == y`` lines. An answer's code is its last fenced Python block, else
-its whole text when that parses as Python. The answer runs confined (``files/confined.py``), with
-the examples evaluated inside the sandbox too (the task's text is input like any other); each
-call has its own time limit, and what it prints is kept out of the result.
+its whole text when that parses as Python. The answer runs confined (``files/confined.py``) with the
+task's calls, each under its own time limit, and reports what each returned (what the code prints is
+kept out of it); whether that is what the task expects is judged here, outside, where the checked
+code cannot reach the verdict.
 
 Pure text functions here (``task_examples``, ``answer_code``, ``harness``, ``outcome``) and one
 coroutine, ``check_answer``, which an agent's turn worker awaits (never the supervisor or the
@@ -24,22 +25,35 @@ import ast
 import builtins
 import hashlib
 import json
+import math
 import re
 import secrets
 import threading
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 
 from massgen.files import confined
 from massgen.messages import AnswerView, CodeCheck, ExampleRun
 
-__all__ = ["CodeTask", "Ranked", "answer_code", "check_answer", "harness", "outcome", "program_code", "rank_answers",
-           "task_examples", "written_tests"]
+__all__ = ["LONGEST_CHECK_SECONDS", "CodeTask", "ProgramRunner", "Ranked", "answer_code", "check_answer", "harness",
+           "outcome", "passes", "program_code", "rank_answers", "same", "task_examples", "written_tests"]
 
 MAX_EXAMPLES = 20
 MAX_PROBES = 24
 MAX_SHOWN = 200  # characters of a call, an expected value or a result kept in the trace
 PER_CALL_SECONDS = 3
+# How a check runs one program (``confined.run_python``, or a caller's wrapper that traces each run as work).
+ProgramRunner = Callable[[str, confined.Limits], Awaitable[confined.ProgramRun]]
+
+
+def _budget(task: CodeTask) -> float:
+    """The wall clock one harness run may take: each call's limit, the definition's, and a margin."""
+    return PER_CALL_SECONDS * (len(task.examples) + 1) + len(task.probes) + 5
+
+
+# The longest one check run may take (the task's examples and the answers' written tests, at most
+# MAX_EXAMPLES each, and the probes): while one runs, the agent is at work, not idle.
+LONGEST_CHECK_SECONDS = PER_CALL_SECONDS * (2 * MAX_EXAMPLES + 1) + MAX_PROBES + 5
 
 _FENCE = re.compile(r"```[ \t]*(?:python|py|python3)?[ \t]*\n(.*?)```", re.DOTALL | re.IGNORECASE)
 _DOCTEST = re.compile(r"^\s*>>>\s?(.*)$")
@@ -210,79 +224,111 @@ def answer_code(answer: str) -> str | None:
     return answer
 
 
-# Runs in the sandbox: the answer's code, then each example, each under its own alarm, with what the
-# code prints kept out of the result. The result line is marked with a nonce the code never sees.
-_HARNESS = r'''
-import contextlib, io, json, math, signal, sys
+# Runs in the sandbox: the answer's code, then each call, each under its own time limit, with what the code
+# prints kept out of the report. The harness sees the calls only, never what they should give: the verdict is
+# computed outside (``outcome``), where the checked code cannot reach it. (Inside, it could rewrite anything
+# of the harness's: its globals, its comparison, its mark; the worst it can do now is report values it did not
+# return, which is what a function that returns them would do.) The guest has no signals, so a call's limit is
+# a trace function that looks at the clock every few hundred lines; code that removes it meets the run's own
+# deadline instead.
+_HARNESS = r"""
+import contextlib, io, json, sys, time
 SOURCE = {source}
 IMPORTS = {imports}
-EXAMPLES = {examples}
+CALLS = {calls}
 MARK = {mark}
-def cap(text):
-    return text if len(text) <= {shown} else text[:{shown}] + "..."
+def cap(text, size):
+    return text if len(text) <= size else text[:size] + "..."
 class Late(Exception):
     pass
-def late(signum, frame):
-    raise Late("took more than {per_call} s")
-signal.signal(signal.SIGALRM, late)
-def same(got, expected):
-    if isinstance(got, float) and isinstance(expected, (int, float)) and not isinstance(expected, bool):
-        return math.isclose(got, expected, rel_tol=1e-6, abs_tol=1e-9)
-    if isinstance(got, (list, tuple)) and isinstance(expected, (list, tuple)) and len(got) == len(expected) \
-            and type(got) is type(expected):
-        return all(same(g, e) for g, e in zip(got, expected))
-    return got == expected
-report = {{"parsed": True, "error": "", "examples": []}}
+limit = [0.0, 0.0]
+def watch(frame, event, arg):
+    limit[1] += 1
+    if limit[1] % 256 == 0 and time.monotonic() > limit[0]:
+        raise Late("took more than the limit")
+    return watch
+def timed(seconds, action):
+    limit[0], limit[1] = time.monotonic() + seconds, 0
+    sys.settrace(watch)
+    try:
+        return action()
+    finally:
+        sys.settrace(None)
+report = {{"parsed": True, "error": "", "results": []}}
 sink = io.StringIO()
 try:
     code = compile(SOURCE, "answer.py", "exec")
 except (SyntaxError, ValueError) as exc:
     report["parsed"] = False
-    report["error"] = "does not parse: " + cap(str(exc))
+    report["error"] = "does not parse: " + cap(str(exc), {shown})
     code = None
 space = {{"__name__": "answer"}}
+def define():
+    with contextlib.redirect_stdout(sink):
+        try:
+            exec(IMPORTS, space)
+        except BaseException:
+            pass  # the task's imports are a courtesy: one the sandbox lacks is the answer's to need
+        exec(code, space)
 if code is not None:
     try:
-        signal.alarm({per_call})
-        with contextlib.redirect_stdout(sink):
-            try:
-                exec(IMPORTS, space)
-            except BaseException:
-                pass  # the task's imports are a courtesy: one the sandbox lacks is the answer's to need
-            exec(code, space)
+        timed({per_call}, define)
     except BaseException as exc:
-        report["error"] = "raised " + type(exc).__name__ + " when defined: " + cap(str(exc))
-    finally:
-        signal.alarm(0)
+        report["error"] = "raised " + type(exc).__name__ + " when defined: " + cap(str(exc), {shown})
 if code is not None and not report["error"]:
-    for call, expected, probe in EXAMPLES:
-        try:
-            signal.alarm(1 if probe else {per_call})
+    for call, seconds in CALLS:
+        def one():
             with contextlib.redirect_stdout(sink):
-                got = eval(call, space)
-            shown, ok = cap(repr(got)), True
+                return eval(call, space)
+        try:
+            got = timed(seconds, one)
+            entry = [cap(repr(got), {kept}), cap(str(got), {kept}), ""]
         except BaseException as exc:
-            shown, ok = "raised " + type(exc).__name__, False
-        finally:
-            signal.alarm(0)
-        if probe:
-            ok = True  # no expected value: what it returned only tells behaviours apart
-        elif ok:
-            try:
-                ok = same(got, eval(expected, {{}}))
-            except BaseException:
-                ok = repr(got) == expected or str(got) == expected \
-                    or str(got).lower() == expected.lower() in ("true", "false")
-        report["examples"].append([call, expected, shown, bool(ok), probe])
+            entry = ["", "", "raised " + type(exc).__name__]
+        report["results"].append(entry)
 print(MARK + json.dumps(report), flush=True)
-'''
+"""
+KEPT = 64 * 1024  # characters of a returned value's repr the verdict compares (and MAX_SHOWN of it is shown)
 
 
 def harness(code: str, task: CodeTask, mark: str) -> str:
-    """The program that runs ``code`` on the task's examples and prints one marked JSON report."""
-    entries = [[c, e, False] for c, e in task.examples] + [[c, "", True] for c in task.probes]
-    return _HARNESS.format(source=repr(code), imports=repr(task.imports), examples=repr(entries), mark=repr(mark),
-                           shown=MAX_SHOWN, per_call=PER_CALL_SECONDS)
+    """The program that runs ``code`` on the task's calls (examples, then probes) and prints one marked JSON
+    report of what each returned; it holds no expected value."""
+    calls = [[c, PER_CALL_SECONDS] for c, _ in task.examples] + [[c, 1] for c in task.probes]
+    return _HARNESS.format(source=repr(code), imports=repr(task.imports), calls=repr(calls), mark=repr(mark),
+                           shown=MAX_SHOWN, per_call=PER_CALL_SECONDS, kept=KEPT)
+
+
+class _NotLiteral:
+    """A value written in a way ``ast.literal_eval`` cannot read: compared as text."""
+
+
+def _value_of(text: str) -> object:
+    try:
+        return _literal(text)
+    except Exception:  # ValueError, SyntaxError, MemoryError, RecursionError: compared as text instead
+        return _NotLiteral
+
+
+def same(got: object, expected: object) -> bool:
+    """Equal as a test means it: floats within a relative 1e-6, lists and tuples element by element."""
+    if isinstance(got, float) and isinstance(expected, int | float) and not isinstance(expected, bool):
+        return math.isclose(got, expected, rel_tol=1e-6, abs_tol=1e-9)
+    if isinstance(got, list | tuple) and isinstance(expected, list | tuple) and len(got) == len(expected) \
+            and type(got) is type(expected):
+        return all(same(g, e) for g, e in zip(got, expected, strict=True))
+    try:
+        return bool(got == expected)
+    except Exception:
+        return False
+
+
+def passes(got_repr: str, got_str: str, expected: str) -> bool:
+    """The verdict on one call, computed outside the sandbox from what the call returned (its ``repr``)."""
+    got, want = _value_of(got_repr), _value_of(expected)
+    if got is not _NotLiteral and want is not _NotLiteral:
+        return same(got, want)
+    return got_repr == expected or got_str == expected or got_str.lower() == expected.lower() in ("true", "false")
 
 
 def _digest(examples: tuple[ExampleRun, ...]) -> str:
@@ -295,7 +341,8 @@ def _short(text: str) -> str:
 
 
 def outcome(run: confined.ProgramRun, mark: str, task: CodeTask) -> CodeCheck:
-    """The check a harness run reports; a run that ended without its report failed every example."""
+    """The check a harness run reports, judged here against the task's expected values; a run that ended
+    without its report failed every example."""
     line = next((ln for ln in reversed(run.stdout.splitlines()) if ln.startswith(mark)), None)
     if line is None:
         why = run.status().strip("[]") if not run.ok else "ended without its report"
@@ -303,15 +350,25 @@ def outcome(run: confined.ProgramRun, mark: str, task: CodeTask) -> CodeCheck:
         return CodeCheck(parsed=True, examples=failed, error=why)
     try:
         report = json.loads(line[len(mark):])
-        examples = tuple(ExampleRun(call=_short(str(c)), expected=_short(str(e)), got=_short(str(g)), passed=bool(p),
-                                    probe=bool(probe)) for c, e, g, p, probe in report["examples"])
+        results = [(str(r), str(t), str(e)) for r, t, e in report["results"]]
         parsed, error = bool(report["parsed"]), str(report["error"])
     except (ValueError, KeyError, TypeError):
         return CodeCheck(parsed=True, error="its report could not be read")
-    return CodeCheck(parsed=parsed, examples=examples, behaviour=_digest(examples) if examples else "", error=error)
+    calls = [(c, e, False) for c, e in task.examples] + [(c, "", True) for c in task.probes]
+    if not error and len(results) != len(calls):
+        return CodeCheck(parsed=parsed, error="its report does not match the calls it was given")
+    examples = []
+    for (call, expected, probe), (got_repr, got_str, raised) in zip(calls, results, strict=False):
+        # A probe has no expected value: what it returned only tells behaviours apart.
+        passed = not raised if probe else not raised and passes(got_repr, got_str, expected)
+        examples.append(ExampleRun(call=_short(call), expected=_short(expected), got=_short(raised or got_repr),
+                                   passed=passed, probe=probe))
+    found = tuple(examples)
+    return CodeCheck(parsed=parsed, examples=found, behaviour=_digest(found) if found else "", error=error)
 
 
-async def check_answer(task_text: str, answer: str, limits: confined.Limits | None = None) -> CodeCheck | None:
+async def check_answer(task_text: str, answer: str, limits: confined.Limits | None = None,
+                       run: ProgramRunner = confined.run_python) -> CodeCheck | None:
     """Run ``answer``'s code against the examples in ``task_text``; None when the task shows none."""
     task = task_examples(task_text)
     if task is None:
@@ -321,9 +378,9 @@ async def check_answer(task_text: str, answer: str, limits: confined.Limits | No
         return CodeCheck(parsed=False, error="no Python code in the answer (no ```python block, and the text "
                                              "does not parse)")
     mark = f"@@massgen-check-{secrets.token_hex(8)}@@"
-    budget = PER_CALL_SECONDS * (len(task.examples) + 1) + len(task.probes) + 5
-    limits = limits or confined.Limits(wall_seconds=budget, cpu_seconds=budget)
-    return outcome(await confined.run_python(harness(code, task, mark), limits), mark, task)
+    budget = _budget(task)
+    limits = limits or confined.Limits(wall_seconds=budget, cpu_seconds=int(budget))
+    return outcome(await run(harness(code, task, mark), limits), mark, task)
 
 
 # -- dual execution agreement in a checking turn (check_tools: [code_ranking]) ----------------------------
@@ -357,7 +414,8 @@ def _label_order(label: str) -> tuple[int, str]:
     return len(label), label
 
 
-async def rank_answers(task_text: str, view: AnswerView, limits: confined.Limits | None = None) -> Ranked | None:
+async def rank_answers(task_text: str, view: AnswerView, limits: confined.Limits | None = None,
+                       run: ProgramRunner = confined.run_python) -> Ranked | None:
     """Run every answer in view on the task's examples, the tests the answers write and the probes; the answer
     to vote for (CodeT: the behaviour most answers share times the written tests it passes, among those that
     pass the task's examples), or None when the task shows no examples or no answer passes them."""
@@ -374,9 +432,9 @@ async def rank_answers(task_text: str, view: AnswerView, limits: confined.Limits
         if code is None:
             continue
         mark = f"@@massgen-check-{secrets.token_hex(8)}@@"
-        budget = PER_CALL_SECONDS * (len(suite.examples) + 1) + len(suite.probes) + 5
-        ran = outcome(await confined.run_python(harness(code, suite, mark), limits or confined.Limits(
-            wall_seconds=budget, cpu_seconds=budget)), mark, suite)
+        budget = _budget(suite)
+        ran = outcome(await run(harness(code, suite, mark), limits or confined.Limits(
+            wall_seconds=budget, cpu_seconds=int(budget))), mark, suite)
         runs = ran.examples
         if not ran.parsed or ran.error or len(runs) != len(suite.examples) + len(suite.probes):
             continue

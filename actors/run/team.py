@@ -105,9 +105,10 @@ def first_answer(agent: AgentConfig, index: int, rules: OrchestratorConfig) -> s
     and ``orchestrator.prior_first_answer`` (which names the first agent's, when it is the prior)."""
     if index == 1 and rules.prior_first_answer == "bare" and agent.backend.first_answer == "team":
         return "bare"
-    # "program" needs the sandbox; where none can be had, the team's prompt (withheld_check_tools says so)
+    # "program" needs the sandbox; where none can be had, the bare question (withheld_check_tools says so): a
+    # program agent then answers as one plain call of its model does, so the team is never below that call.
     if agent.backend.first_answer == "program" and confined.unavailable() is not None:
-        return "team"
+        return "bare"
     return agent.backend.first_answer
 
 
@@ -181,11 +182,10 @@ def withheld_check_tools(config: TeamConfig) -> tuple[str, ...]:
     lines = []
     if wanted:
         agents = [a.id for a in config.agents if check_tools.NEEDS_SANDBOX.intersection(a.backend.check_tools)]
-        lines.append(f"check_tools: {', '.join(wanted)} not applied for {', '.join(agents)}: no sandbox can be had "
-                     f"here ({why})")
+        lines.append(f"check_tools: {', '.join(wanted)} not applied for {', '.join(agents)}: {why}")
     if programs:
-        lines.append(f"first_answer: program not applied for {', '.join(programs)} (their first answers are asked "
-                     f"with the team's prompt): no sandbox can be had here ({why})")
+        lines.append(f"first_answer: program not applied for {', '.join(programs)}: they answer in plain words "
+                     f"instead of with a program, since {why}")
     return tuple(lines)
 
 

@@ -76,8 +76,9 @@ from massgen.messages.protocols import AgentReport, RunControl, SupervisorInbox,
 _STOP_GRACE_S = 3.0
 COMMAND_TOOL = COMMAND_SPEC.name
 # Tools that print nothing while they run, each under a deadline of its own (the command timeout; a
-# program's wall clock, files/confined.py): the idle deadline waits for them (actors/supervisor/children.py).
-SILENT_TOOLS = frozenset({COMMAND_TOOL, check_tools.RUN_PYTHON})
+# program's wall clock, files/confined.py; a code check's run, actors/coordination/code_checks.py): the idle
+# deadline waits for them (actors/supervisor/children.py). A check is work, traced as these calls.
+SILENT_TOOLS = frozenset({COMMAND_TOOL, check_tools.RUN_PYTHON, "code_examples", "code_ranking"})
 
 
 class Supervisor(TracedActor[SupervisorInbox]):

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Literal
 
+from massgen.actors.coordination import code_checks
 from massgen.actors.runtime.port import Clock, DownReason, Runtime
 from massgen.actors.supervisor.children import CIRCUIT_FAILURES_TO_GIVE_UP, Child, overdue
 from massgen.actors.supervisor.ending import RunEnding
@@ -31,7 +32,8 @@ from massgen.messages import (
 from massgen.messages.supervision import FailureWhere
 
 # How long a model's program may run (run_python, a program first answer): its wall clock in the sandbox.
-PROGRAM_SECONDS = confined.Limits().wall_seconds
+# The longest a silent program may run: a program's wall clock or a code check's, plus its runtime's start.
+PROGRAM_SECONDS = max(confined.Limits().wall_seconds, code_checks.LONGEST_CHECK_SECONDS) + 15.0
 
 
 class FailureHandling:

@@ -1,4 +1,4 @@
-"""A program a model wrote runs confined: real bubblewrap, real processes, real limits.
+"""The bubblewrap runner (``MASSGEN_PYTHON_SANDBOX=bubblewrap``): real bubblewrap, real processes, real limits.
 
 No network (not even the host's loopback), writes only in a fresh scratch folder that is gone
 afterwards, a fork bomb held to a few processes and killed at the deadline, a sleep killed at the
@@ -24,6 +24,11 @@ from massgen.files.confined import unavailable as sandbox_unavailable
 
 if shutil.which("bwrap") is None:
     unavailable("bubblewrap (bwrap) is not installed (Debian package bubblewrap)", module=True)
+
+
+@pytest.fixture(autouse=True)
+def _bubblewrap(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MASSGEN_PYTHON_SANDBOX", "bubblewrap")
 
 
 def run(code: str, **limits: float) -> ProgramRun:
