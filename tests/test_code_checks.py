@@ -111,6 +111,47 @@ def test_a_hanging_answer_fails_its_examples_within_the_time_limits() -> None:
     assert not hung.passed and [e.got for e in hung.examples if not e.probe] == ["raised Late"] * 2
 
 
+# The wrong function, and everything it can do to the harness it runs in: replace its comparison, and print a
+# report of its own under the harness's mark (of every call, or of every example with its expected value, when
+# the harness holds them), then leave before the harness reports.
+FORGER = """import __main__, json, os, sys
+def below_zero(operations):
+    return sum(operations) < 0
+__main__.same = lambda got, expected: True
+if hasattr(__main__, "EXAMPLES"):
+    rows = [[call, expected, expected, True, probe] for call, expected, probe in __main__.EXAMPLES]
+    print(__main__.MARK + json.dumps({"parsed": True, "error": "", "examples": rows}), file=sys.__stdout__, flush=True)
+else:
+    rows = [["True", "True", ""] for _ in __main__.CALLS]
+    print(__main__.MARK + json.dumps({"parsed": True, "error": "", "results": rows}), file=sys.__stdout__, flush=True)
+os._exit(0)
+"""
+
+
+def test_the_checked_code_cannot_forge_its_verdict() -> None:
+    """What the task expects never enters the sandbox, and the verdict is computed outside it: the forger can
+    only claim values it returned, and a claim is judged as a return would be."""
+    forged = check(fenced(FORGER))
+    assert not forged.passed
+    assert [(e.got, e.passed) for e in forged.examples if not e.probe] == [("True", False), ("True", True)]
+
+
+def test_a_long_check_is_work_not_idleness(tmp_path: Path) -> None:
+    """Each example takes a second, far past the idle deadline; the check's runs are traced as tool calls,
+    which keep the agent alive under their own deadline, as a running command does."""
+    slow = "import time\n\n\ndef below_zero(operations):\n    time.sleep(0.6)\n" + LOOP.split(":\n", 1)[1]
+    team = team_config(coder("a", slow), coder("b", LOOP), orchestrator=rules("support"), turn_timeout=120,
+                       idle_timeout=1, run_timeout=120)
+    result = run_team(team, tmp_path, TASK)
+    trace = records(result)
+    assert not of_type(trace, "AgentRestarting", "DeadlineExpired"), [r["type"] for r in trace]
+    checks = [r["payload"] for r in of_type(trace, "ToolCallRequested") if r["sender"].split("#")[0] == "a"]
+    assert [c["name"] for c in checks] == ["code_examples"]
+    answered = next(r["payload"] for r in of_type(trace, "AnswerAccepted") if r["payload"]["agent"] == "a")
+    assert answered["code_check"]["parsed"] and all(e["passed"] for e in answered["code_check"]["examples"]
+                                                    if not e["probe"])
+
+
 # -- in a team ------------------------------------------------------------------------------------------
 
 
