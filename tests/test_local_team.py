@@ -9,6 +9,8 @@ from __future__ import annotations
 import importlib.util
 import os
 import signal
+import subprocess
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -19,7 +21,8 @@ from support import FACTOR, assert_trace_invariants, model_servers, of_type, rec
 from massgen.actors.run.team import Team
 from massgen.configs import load_config, validate_data
 from massgen.configs.defaults import LOCAL_TEAM
-from massgen.logs import LogProjection
+from massgen.files import confined
+from massgen.logs import LogProjection, read_trace
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(int(1500 * FACTOR))]
 
@@ -47,6 +50,24 @@ def test_three_local_agents_reach_a_final_answer(tmp_path: Path) -> None:
     # The local team uses the winning answer as written (winner_reuse): it already carries its work.
     assert not of_type(trace, "PresentFinal") and result.final_answer == result.answers[result.winner_label or ""]
     assert not model_servers(), "the model server must stop with the run"
+
+
+def test_the_readme_question_on_a_machine_without_bubblewrap_is_answered_by_programs(tmp_path: Path) -> None:
+    """README command 1's run with no bubblewrap on PATH (as on macOS, Windows and most containers): the
+    programs run in the WebAssembly sandbox pip installed, their output is in the trace, and the answer is 9.9."""
+    bare = tmp_path / "bin"
+    bare.mkdir()
+    env = {**os.environ, "PATH": f"{bare}:{Path(sys.executable).parent}",
+           "MASSGEN_LOG_BASE_DIR": str(tmp_path / "logs")}
+    env.pop(confined.SANDBOX_ENV, None)
+    done = subprocess.run([sys.executable, "-m", "massgen.cli.main", "Which is larger, 9.11 or 9.9?"], env=env,
+                          capture_output=True, text=True, timeout=1200 * FACTOR, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "bubblewrap" not in done.stderr and "not applied" not in done.stderr, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "Answer: 9.9", done.stdout
+    trace = read_trace(next((tmp_path / "logs").glob("**/trace.jsonl")).parent)
+    ran = [r["payload"] for r in of_type(trace, "ToolCallResult") if r["payload"]["name"] == "run_python"]
+    assert ran and all(r["content"].startswith("[exit code 0]") for r in ran), ran
 
 
 def test_the_default_local_team_is_the_measured_bench_config() -> None:
