@@ -73,6 +73,7 @@ if TYPE_CHECKING:  # the stable API: each name is in __all__ below
 if TYPE_CHECKING:  # plumbing for massgen's own surfaces (cli/): reachable as massgen.NAME, not promised
     from massgen.actors.agent.client_tools import decode
     from massgen.actors.agent.prompts import WORKFLOW_TOOLS as WORKFLOW_TOOLS
+    from massgen.actors.run.team import withheld_check_tools as withheld_check_tools
     from massgen.backends import default_model as default_model
     from massgen.backends.preload import preload
     from massgen.configs.defaults import PROVIDER_KEYS as PROVIDER_KEYS
