@@ -37,6 +37,8 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import psutil
+
 from massgen.files.limits import Limits, ProgramRun
 
 __all__ = ["INSTALL", "PROGRAM_PATH", "installed", "prepare", "run_python"]
@@ -81,10 +83,14 @@ def _child_limits(cpu_seconds: float) -> Callable[[], None] | None:
     return apply
 
 
+_PREFIX = "massgen-wasm-"
+
+
 @contextlib.contextmanager
 def _program_folder(code: str) -> Iterator[Path]:
-    """A fresh folder holding only the program, granted read-only to the guest; removed afterwards."""
-    folder = Path(tempfile.mkdtemp(prefix="massgen-wasm-"))
+    """A fresh folder holding only the program, granted read-only to the guest; removed afterwards (and, if
+    this process is killed first, by the next process that prepares the runtime: ``_remove_orphans``)."""
+    folder = Path(tempfile.mkdtemp(prefix=f"{_PREFIX}{os.getpid()}-"))
     try:
         (folder / "main.py").write_text(code, encoding="utf-8", errors="surrogatepass")
         yield folder
@@ -181,7 +187,17 @@ def prepare(progress: Callable[[str], None] | None = None) -> str | None:
         return _prepared[0]
 
 
+def _remove_orphans() -> None:
+    """The program folders of processes that were killed before they could remove them (the guest can write
+    none of it, so each holds one file: removing it is always possible)."""
+    for folder in Path(tempfile.gettempdir()).glob(f"{_PREFIX}*-*"):
+        pid = folder.name[len(_PREFIX):].split("-", 1)[0]
+        if pid.isdigit() and int(pid) != os.getpid() and not psutil.pid_exists(int(pid)):
+            shutil.rmtree(folder, ignore_errors=True)
+
+
 def _probe(progress: Callable[[str], None] | None) -> str | None:
+    _remove_orphans()
     if not installed():
         return f"the Python sandbox for programs is not installed here; add it with: {INSTALL}"
     with _program_folder("print(6 * 7)\n") as folder:

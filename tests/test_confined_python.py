@@ -142,3 +142,24 @@ def test_without_the_sandbox_extra_no_program_runs_and_the_reason_names_the_comm
                           env=without_any_sandbox(tmp_path), timeout=60 * FACTOR)
     assert done.stdout.strip() == ("the Python sandbox for programs is not installed here; add it with: "
                                    "pip install 'massgen-actors[sandbox]'"), done.stderr
+
+
+def test_a_program_folder_left_by_a_killed_process_is_removed_by_the_next(tmp_path: Path) -> None:
+    """A ``massgen`` killed mid-run cannot remove its program's folder; the next process that prepares the
+    runtime does (the guest could write none of it)."""
+    script = ("import asyncio, os\nfrom massgen.files import confined\n"
+              "asyncio.run(confined.run_python('import time\\nprint(1, flush=True)\\ntime.sleep(60)'))\n")
+    killed = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60 * FACTOR
+    while not (mine := {p for p in Path("/tmp").glob(f"massgen-wasm-{killed.pid}-*")}):
+        assert time.monotonic() < deadline, "the program never started"
+        time.sleep(0.05)  # another process's state: no event to wait on
+    for child in psutil.Process(killed.pid).children(recursive=True):
+        child.kill()
+    killed.kill()
+    killed.wait()
+    assert all(folder.exists() for folder in mine)
+    done = subprocess.run([sys.executable, "-c", "from massgen.files import confined\nprint(confined.unavailable())"],
+                          capture_output=True, text=True, timeout=120 * FACTOR)
+    assert done.stdout.strip() == "None", done.stderr
+    assert not any(folder.exists() for folder in mine)
