@@ -188,7 +188,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         name = served_name(args.config) if args.config else ("default" if resolved.source == "the default team" else
                                                               served_name(resolved.source))
         address = ["--port", str(args.web_port or 0), "--host", args.web_host or "127.0.0.1"]
-        return serve_main(["--ui", *address, "--log-level", "warning"],
+        # Ctrl-C stops the run at once, keeping its best answer, as it does a one-shot run's.
+        return serve_main(["--ui", *address, "--log-level", "warning", "--shutdown-grace", "0"],
                           served_config=(name, resolved.for_question(args.question)), start_question=args.question)
     from massgen.cli import text
     from massgen.cli.oneshot import run_question
