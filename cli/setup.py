@@ -245,7 +245,8 @@ def quickstart_yaml(env: Mapping[str, str]) -> tuple[str, list[str]]:
                else f"# No provider key was found, so this team runs the local model: it needs the [local]\n"
                     f"# extra ({LOCAL_EXTRA}; its build needs {LOCAL_BUILD}).\n"
                     f"# Or set an API key, one of {_key_choices()},\n"
-                    "# with `massgen --setup` (or in the environment or a .env file) and run --quickstart --force again.\n")
+                    "# with `massgen --setup` (or in the environment or a .env file), and run\n"
+                    "# --quickstart --force again.\n")
     return header + yaml.safe_dump(data, sort_keys=False), [a["id"] for a in data["agents"]]
 
 
