@@ -417,3 +417,40 @@ def test_a_turn_cancelled_before_any_answer_shows_why_it_has_none(
     assert "no answer (interrupted): cancelled by user (/cancel)" in final, final
     screen.type("/quit")
     assert screen.exit_code() == 0
+
+
+def test_inspect_takes_upstreams_arguments_this_turn_a_turn_number_and_all(
+        tmp_path: Path, screens: list[TmuxScreen]) -> None:
+    """Upstream's ``/inspect`` shows the current turn, ``/inspect N`` turn N, ``/inspect all`` the turns.
+    Before, no argument printed a usage line and ``/inspect 1`` answered "no agent '1'"."""
+    screen = TmuxScreen(tmp_path, massgen_argv("--config", "@examples/basic/scripted_three_agents"),
+                        env=env(tmp_path))
+    screens.append(screen)
+    screen.expect("question>")
+    screen.keys("Escape")
+    screen.type("/inspect")
+    screen.expect("No turns completed yet. Complete a turn first.")
+    screen.keys("Escape")
+    screen.type(QUESTION)
+    screen.expect("final answer (agent2.1, by agent_b)", "question>")
+    screen.type("What is 2+2?")
+    screen.expect("turn 2 · round", "finished", "question>")
+
+    screen.type("/i")
+    current = screen.expect("/inspect · Esc closes", "turn 2: What is 2+2?")
+    assert "agent2   agent_b          winner" in current and "completed: the team converged" in current
+    screen.keys("Escape")
+    screen.type("/inspect 1")
+    first = screen.expect("turn 1: Which is larger, 9.11 or 9.9?")
+    assert "agent1   agent_a" in first and "no agent" not in first
+    screen.keys("Escape")
+    screen.type("/inspect all")
+    listed = screen.expect("Use /inspect <turn_number> to view details")
+    assert re.search(r"1 +Which is larger, 9.11 or 9.9\? +agent_b", listed)
+    assert re.search(r"2 +What is 2\+2\? +agent_b", listed)
+    screen.keys("Escape")
+    screen.type("/inspect 3")
+    screen.expect("Turn 3 not found. Available: 1-2")
+    screen.keys("Escape")
+    screen.type("/quit")
+    assert screen.exit_code() == 0
