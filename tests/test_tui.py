@@ -454,3 +454,16 @@ def test_inspect_takes_upstreams_arguments_this_turn_a_turn_number_and_all(
     screen.keys("Escape")
     screen.type("/quit")
     assert screen.exit_code() == 0
+
+
+def test_on_a_terminal_single_agent_followed_by_the_question_names_what_the_parser_did(
+        tmp_path: Path, screens: list[TmuxScreen]) -> None:
+    """``massgen --single-agent "question"`` on a real terminal: the question was read as the agent id, and
+    the error says so (exit 64) instead of opening a session that fails on an unknown agent."""
+    screen = TmuxScreen(tmp_path, massgen_argv("--config", "@examples/basic/scripted_three_agents",
+                                               "--single-agent", QUESTION), env=env(tmp_path))
+    screens.append(screen)
+    assert screen.exit_code() == 64
+    said = screen.err_file.read_text()
+    assert f"--single-agent takes an agent id: {QUESTION!r} was read as the agent id" in said
+    assert "Traceback" not in said
