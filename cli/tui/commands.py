@@ -133,10 +133,10 @@ def cmd_inspect(app: TuiControl, args: str) -> str:
             return _turn_outputs(runs[-1])
         if name.lower() == "all":
             return _all_turns(runs)
-        found = [run for run in runs if run.turn == int(name)]
-        if not found:
+        turn = [run for run in runs if run.turn == int(name)]
+        if not turn:
             return f"Turn {int(name)} not found. Available: 1-{runs[-1].turn}"
-        return _turn_outputs(found[-1])
+        return _turn_outputs(turn[-1])
     if name.lstrip("-").isdigit():
         return INSPECT_USAGE
     state = app.state
