@@ -64,7 +64,9 @@ class Web:
     def interrupt(self) -> tuple[int, str, str]:
         """Ctrl-C; the exit code, stdout and stderr."""
         self.proc.send_signal(signal.SIGINT)
-        out, _ = self.proc.communicate(timeout=60 * FACTOR)
+        assert self.proc.stdout is not None
+        out = self.proc.stdout.read()  # (not communicate(): it would race the reader thread for stderr)
+        self.proc.wait(60 * FACTOR)
         self._reader.join(10)  # stderr to its end
         return self.proc.returncode, out, "".join(self.err_lines)
 

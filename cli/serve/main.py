@@ -18,6 +18,7 @@ import asyncio
 import ipaddress
 import logging
 import os
+import signal
 import socket
 import sys
 from collections.abc import Sequence
@@ -97,6 +98,7 @@ class _Server(uvicorn.Server):
         self.start_question = start_question
         self._loop: asyncio.AbstractEventLoop | None = None
         self.started_run: ServedRun | None = None  # the run ``start_question`` started
+        self.interrupted = False  # a Ctrl-C (SIGINT) began the shutdown
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
         self._loop = asyncio.get_running_loop()
@@ -134,6 +136,8 @@ class _Server(uvicorn.Server):
                   flush=True)
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        if sig == signal.SIGINT:
+            self.interrupted = True
         super().handle_exit(sig, frame)
         if self._loop is not None:  # a signal handler: hand the work to the loop
             self._loop.call_soon_threadsafe(self.state.registry.begin_shutdown, self.state.shutdown_grace_s)
@@ -232,6 +236,8 @@ def main(argv: Sequence[str] | None = None, *, served_config: tuple[str, TeamCon
     try:
         server.run()
     except KeyboardInterrupt:  # uvicorn ends by the signal it received: SIGINT is raised again, after shutdown
+        server.interrupted = True
+    if server.interrupted:  # (asyncio's runner may have taken that second SIGINT itself: then run() returns)
         print("massgen serve: stopped by Ctrl-C", file=sys.stderr, flush=True)
         return interrupted_exit(server.started_run)
     return exit_codes.SUCCESS
