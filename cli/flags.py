@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from typing import IO, TYPE_CHECKING, Any
 
@@ -51,6 +52,9 @@ def usage_problem(args: argparse.Namespace) -> str | None:
     """Flags that cannot go together, as a usage error message; None when they can."""
     if args.question is not None and not args.question.strip():
         return "the question is empty (only whitespace); give the task for the team, e.g. massgen \"What is 2+2?\""
+    eaten = question_read_as_agent_id(args)
+    if eaten:
+        return eaten
     if args.session_id and args.continue_session:
         return "--session-id and --continue: give one (--continue takes the latest session)"
     if args.resume and (args.session_id or args.continue_session):
@@ -63,6 +67,23 @@ def usage_problem(args: argparse.Namespace) -> str | None:
         clash = "--automation" if args.automation else "--debug" if args.debug else "--resume"
         return f"--no-logs and {clash}: {clash} needs the log directory"
     return None
+
+
+# An agent id, as configs/schema.py's AgentConfig.id pattern allows one (tests hold the two equal).
+AGENT_ID = re.compile(r"^[A-Za-z0-9_.-]+$")
+
+
+def question_read_as_agent_id(args: argparse.Namespace) -> str | None:
+    """``--single-agent "question"``: the parser takes the word after the flag as its agent id, as
+    upstream's does, so the question is gone; say so when that word cannot be an agent id."""
+    chosen = getattr(args, "single_agent", None)
+    if not isinstance(chosen, str) or AGENT_ID.match(chosen):
+        return None
+    shown = chosen if len(chosen) <= 40 else chosen[:37] + "..."
+    return (f"--single-agent takes an agent id: {shown!r} was read as the agent id (an id is letters, digits, "
+            f"'_', '.' and '-'); put the question after --single-agent ID, e.g. massgen --single-agent agent_a "
+            f"\"question\", or give the question first for the config's first agent: massgen \"question\" "
+            f"--single-agent")
 
 
 def list_backends(out: IO[str]) -> int:

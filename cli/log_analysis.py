@@ -114,7 +114,7 @@ def analyze(log_dir: Path, args: argparse.Namespace, out: IO[str], err: IO[str])
     try:
         target = _turn_dir(log_dir, args.turn)
         if args.mode == "prompt":
-            out.write(analysis_prompt(target))
+            out.write(for_terminal(analysis_prompt(target)))  # the question and reason are text from outside
             return exit_codes.SUCCESS
         return _self_analysis(target, args, out, err)
     except ConfigError as exc:

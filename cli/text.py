@@ -19,7 +19,7 @@ import os
 import re
 import sys
 
-__all__ = ["escape_unencodable_output", "for_terminal", "from_argv"]
+__all__ = ["counted", "escape_unencodable_output", "for_terminal", "from_argv"]
 
 # C0 controls but tab and newline, DEL, C1 controls (8-bit CSI/OSC), bidirectional overrides
 # (text that reads one way and is stored another), and lone surrogates.
@@ -51,3 +51,8 @@ def escape_unencodable_output() -> None:
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None:
             reconfigure(errors="backslashreplace")
+
+
+def counted(n: int, noun: str) -> str:
+    """``1 call``, ``2 calls``: a count with its noun in the number the count takes (a regular plural)."""
+    return f"{n} {noun if n == 1 else noun + 's'}"

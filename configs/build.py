@@ -94,7 +94,9 @@ def build_config(
     if use_docker:
         orchestrator["command_execution"] = "docker"
     return {
-        "agents": [{"id": f"agent_{chr(ord('a') + i)}", "backend": spec} for i, spec in enumerate(specs)],
+        # cwd "workspace", as upstream's: each agent gets its own file workspace (files/workspace.py)
+        "agents": [{"id": f"agent_{chr(ord('a') + i)}", "backend": {**spec, "cwd": "workspace"}}
+                   for i, spec in enumerate(specs)],
         "orchestrator": orchestrator,
         "timeout_settings": dict(UPSTREAM_TIMEOUTS),
         "ui": dict(UPSTREAM_UI),

@@ -24,7 +24,7 @@ PROVIDER_KEYS: dict[str, str] = default_team_keys()
 # Three agents on one local model server, one call each, no vote round. The model is small and slow (a few
 # tokens/s on two cores, and the agents queue on one server), so answers are capped, the winner's answer is
 # used as written, and the deadlines allow for waiting in the server's queue.
-# Issue 36 (README, "Every kind of answer"; rules written before their runs in bench/results/): `local_1` and
+# Issue 36 (docs/benchmarks.md, "Every kind of answer"; rules in bench/results/): `local_1` and
 # `local_2` answer with a short program, run confined (PAL: at T 0 and T 0.4), `local_3` is the bare greedy
 # call (the question alone, T 0: what one call of the model gives). Under `after_first_answers: decide` the
 # first answers decide: results a program printed first, then agreement, then the agent listed first; a

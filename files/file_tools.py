@@ -28,7 +28,8 @@ MOVE_LIMIT = 10_000  # entries in one folder move
 
 
 def _schema(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
-    return {"type": "object", "properties": properties, "required": required}
+    # An argument the tool does not take is refused, never ignored: nothing a model asks for is dropped silently.
+    return {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
 
 
 _PATH = {"type": "string", "description": "Relative to your workspace, a snapshot label (agent2.3/...) "
@@ -52,6 +53,7 @@ SPECS: tuple[ToolSpec, ...] = (
              parameters=_schema({"source": _PATH, "destination": _PATH}, ["source", "destination"])),
 )
 NAMES = frozenset(s.name for s in SPECS)
+_TAKES = {s.name: tuple(s.parameters["properties"]) for s in SPECS}
 
 
 class ToolArgumentError(ToolError):
@@ -122,7 +124,12 @@ class FileOps:
         handler = getattr(self, f"_{name}", None)
         if name not in NAMES or handler is None:
             raise ToolArgumentError(f"unknown tool {name!r}")
-        result: str = handler(guard or self.guard(), _arguments(args))
+        arguments = _arguments(args)
+        unknown = [key for key in arguments if key not in _TAKES[name]]
+        if unknown:  # refused, not ignored: the model meant something by it
+            raise ToolArgumentError(f"it takes no argument {', '.join(repr(str(k)) for k in unknown)} (only "
+                                    f"{', '.join(_TAKES[name])}); the call was not run")
+        result: str = handler(guard or self.guard(), arguments)
         return result
 
     def _read_file(self, guard: PathGuard, args: dict[str, Any]) -> str:

@@ -14,8 +14,12 @@ from massgen.errors import RUN_ERRORS
 
 
 @dataclass(frozen=True)
-class RunResult:
-    """What a finished run hands back; every field is derived from the trace."""
+class RunResult(dict[str, Any]):
+    """What a finished run hands back; every field is derived from the trace.
+
+    It is also a plain ``dict`` of upstream MassGen's keys (``as_dict``), as upstream's ``run()`` returns:
+    scripts written for upstream save it with ``json.dumps(result)`` and check ``isinstance(result, dict)``.
+    Our own callers read the attributes."""
 
     status: str
     reason: str
@@ -38,6 +42,9 @@ class RunResult:
     labels: dict[str, str] = field(default_factory=dict)
     # Where the team came from, in upstream's words ("config_dict", "multi-agent:a,b", "agent:MxN", a path).
     config_used: str | None = None
+
+    def __post_init__(self) -> None:
+        dict.update(self, self.as_dict())
 
     @property
     def ok(self) -> bool:
@@ -121,17 +128,3 @@ class RunResult:
             if vote.get("valid", True):
                 counts[str(vote["target"])] = counts.get(str(vote["target"]), 0) + 1
         return counts
-
-    def get(self, key: str, default: Any = None) -> Any:
-        """``result.get("final_answer")``, as on upstream MassGen's dict."""
-        return self.as_dict().get(key, default)
-
-    def __contains__(self, key: object) -> bool:
-        return key in self.as_dict()
-
-    def keys(self) -> list[str]:
-        return list(self.as_dict())
-
-    def __getitem__(self, key: str) -> Any:
-        """``result["final_answer"]`` works as it does on upstream MassGen's dict."""
-        return self.as_dict()[key]

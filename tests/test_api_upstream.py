@@ -6,12 +6,15 @@ real SSE): no model, no key.
 
 from __future__ import annotations
 
+import ast
 import asyncio
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from support import import_litellm, scripted, step
+from upstream_wheel import function_node, shape_of
 
 from bench.zero_latency_openai import ZeroLatencyServer
 from massgen.logs import read_trace
@@ -34,15 +37,52 @@ def zero() -> Iterator[ZeroLatencyServer]:
 
 def test_build_config_makes_upstreams_agent_ids_and_backends() -> None:
     assert massgen.build_config(num_agents=3, model="gpt-5")["agents"] == [
-        {"id": f"agent_{c}", "backend": {"type": "openai", "model": "gpt-5"}} for c in "abc"]
+        {"id": f"agent_{c}", "backend": {"type": "openai", "model": "gpt-5", "cwd": "workspace"}} for c in "abc"]
     built = massgen.build_config(models=["gpt-5", "claude-sonnet-4-5", "groq/llama-3.3-70b"])
     assert [a["backend"]["type"] for a in built["agents"]] == ["openai", "claude", "groq"]
     # groq is a backend type of its own here (a Chat Completions preset with its URL and key name)
-    assert built["agents"][2]["backend"] == {"type": "groq", "model": "llama-3.3-70b"}
-    assert massgen.build_config()["agents"][1] == {"id": "agent_b", "backend": {"type": "openai",
-                                                                                 "model": "gpt-5.4"}}
+    assert built["agents"][2]["backend"] == {"type": "groq", "model": "llama-3.3-70b", "cwd": "workspace"}
+    assert massgen.build_config()["agents"][1] == {
+        "id": "agent_b", "backend": {"type": "openai", "model": "gpt-5.4", "cwd": "workspace"}}
     with pytest.raises(massgen.ConfigError, match=r"'nowhere' .* is not one this version can talk to"):
         massgen.build_config(model="m", backend="nowhere")
+
+
+def upstream_backend_cwd() -> str:
+    """The ``cwd`` upstream's ``build_config`` gives every agent's backend (its quickstart's local mode)."""
+    create = function_node("config_builder.py", "create_agent_backend")
+    cwds = {ast.literal_eval(value) for node in ast.walk(create) if isinstance(node, ast.Dict)
+            for key, value in zip(node.keys, node.values, strict=True)
+            if isinstance(key, ast.Constant) and key.value == "cwd"}
+    assert len(cwds) == 1, cwds
+    return str(cwds.pop())
+
+
+def test_build_config_gives_every_agent_upstreams_file_workspace() -> None:
+    cwd = upstream_backend_cwd()
+    assert cwd == "workspace"
+    for built in (massgen.build_config(), massgen.build_config(models=["gpt-5", "groq/llama-3.3-70b"])):
+        assert [agent["backend"]["cwd"] for agent in built["agents"]] == [cwd] * len(built["agents"])
+
+
+def test_a_team_built_by_model_gets_a_workspace_per_agent(zero: ZeroLatencyServer, tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MASSGEN_WORKSPACE_BASE_DIR", str(tmp_path / "workspaces"))
+    result = massgen.run_sync(QUESTION, models=["chatcompletion/m1", "chatcompletion/m2"], base_url=zero.base_url)
+    assert result.status == "completed"
+    (run,) = (tmp_path / "workspaces").iterdir()
+    assert sorted(p.name for p in run.iterdir()) == ["agent_a", "agent_b"]
+
+
+def test_run_returns_a_plain_dict_with_upstreams_keys_that_json_saves(tmp_path: Path) -> None:
+    result = asyncio.run(massgen.run(QUESTION, config_dict=ONE_AGENT, log_dir=tmp_path / "run"))
+    assert isinstance(result, dict)
+    saved = json.loads(json.dumps(result))  # what a script written for upstream does with it
+    upstream_keys = shape_of(function_node("__init__.py", "run"), "result")
+    assert set(upstream_keys) <= set(saved), set(upstream_keys) - set(saved)
+    assert saved["final_answer"] == "4" and saved["selected_agent"] == "solo"
+    assert saved == dict(result)
+    assert result.final_answer == "4" and result.winner == "solo"  # our callers read attributes
 
 
 def test_run_with_config_dict_returns_upstreams_keys(tmp_path: Path) -> None:

@@ -174,6 +174,19 @@ def test_any_file_tool_call_in_a_team_run_is_answered_and_nothing_is_written_out
         _remove(top)
 
 
+def test_an_argument_a_tool_does_not_take_is_refused_naming_it_in_the_result_and_the_trace(tmp_path: Path) -> None:
+    """What hypothesis found: ``list_directory`` given a ``source`` ran and ignored it. Now the call is
+    refused, its result names the argument, and the trace records the refusal as that call's result."""
+    agent = scripted("a", [step(tool="list_directory", args={"path": ".", "source": "/etc"}),
+                           step(tool="list_directory", args={"path": "."})], [step(new_answer="done")])
+    result = run_team(team_config(agent, orchestrator={"workspaces": True}), tmp_path)
+    assert result.status == "completed", result.reason
+    refused, listed = [r["payload"] for r in of_type(records(result), "ToolCallResult")]
+    assert refused["is_error"] and listed["is_error"] is False
+    assert refused["content"] == "list_directory: it takes no argument 'source' (only path); the call was not run"
+    assert "/etc" not in refused["content"]
+
+
 @settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_a_direct_call_never_raises_and_snapshots_and_reports_take_whatever_it_made(data: st.DataObject) -> None:
@@ -205,6 +218,9 @@ def test_a_direct_call_never_raises_and_snapshots_and_reports_take_whatever_it_m
             content.encode("utf-8")  # valid text, whatever the names held
             if _outside(name, args, (str(context), str(files.workspace("a")))):
                 assert is_error, (name, args, content)
+            unknown = [key for key in args if key not in SPECS[name].parameters["properties"]]
+            if unknown:  # refused by the tool itself too, naming what it does not take
+                assert is_error and f"it takes no argument {unknown[0]!r}" in content, (name, args, content)
         assert _listing(outside) == before_outside
         info = snapshots.take(files.workspace("a"), files.snapshots_dir / "agent1.1")
         assert info.digest

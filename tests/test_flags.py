@@ -49,6 +49,35 @@ def test_a_usage_error_exits_64_which_no_run_status_uses(tmp_path: Path) -> None
     assert "Traceback" not in done.stderr
 
 
+def _massgen_without_a_terminal(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "massgen.cli.main", *args], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=60, stdin=subprocess.DEVNULL,
+                          env={**os.environ, "MASSGEN_LOG_BASE_DIR": str(tmp_path / "logs")})
+
+
+def test_single_agent_followed_by_the_question_names_what_the_parser_did(tmp_path: Path) -> None:
+    """The parser takes the word after ``--single-agent`` as its agent id, as upstream's does; before, the
+    error then said "give a question ... (the interactive session needs a terminal)"."""
+    done = _massgen_without_a_terminal(tmp_path, "--single-agent", "What is 2+2?")
+    assert done.returncode == 64, done.stderr
+    assert done.stderr.startswith("massgen: error: --single-agent takes an agent id: 'What is 2+2?' was read as "
+                                  "the agent id")
+    assert "put the question after --single-agent ID" in done.stderr
+    assert "needs a terminal" not in done.stderr and "Traceback" not in done.stderr
+    # a word that can be an agent id, and no question after it: the same cause, named
+    done = _massgen_without_a_terminal(tmp_path, "--single-agent", "agent_a")
+    assert done.returncode == 64
+    assert "no question: --single-agent took 'agent_a' as its agent id" in done.stderr
+
+
+def test_an_agent_id_is_what_the_config_schema_takes() -> None:
+    from massgen.cli.flags import AGENT_ID
+    from massgen.configs.schema import AgentConfig
+
+    (pattern,) = [m.pattern for m in AgentConfig.model_fields["id"].metadata if hasattr(m, "pattern")]
+    assert AGENT_ID.pattern == pattern
+
+
 @pytest.mark.parametrize("args, says", [
     (["--session-id", "a", "--continue", "q"], "--session-id and --continue"),
     (["--stream-events"], "--stream-events needs a question"),

@@ -306,6 +306,7 @@ def test_control_sequences_in_answers_reasons_and_questions_reach_a_real_termina
         f'{sys.executable} -m massgen.cli.main --automation --config team.yaml "$Q" | grep -a -e PREVIEW -e QUESTION\n'
         f"{sys.executable} -m massgen.cli.main logs show 2>&1 | grep -a -e question: -e 'final answer' -A1\n"
         f"{sys.executable} -m massgen.cli.main logs list\n"
+        f"{sys.executable} -m massgen.cli.main logs analyze | grep -a Question:\n"
         "echo ALL-DONE\n")
     env = {"Q": question, "MASSGEN_LOG_BASE_DIR": str(tmp_path / "logs")}
     screen = TmuxScreen(tmp_path, ["sh", str(script)], columns=220, rows=60, env=env, name="hostile")
@@ -325,6 +326,7 @@ def test_control_sequences_in_answers_reasons_and_questions_reach_a_real_termina
     assert "QUESTION: question \\x1b]0;QTITLE\\x07 \\x1b[2J end of question" in text  # --automation
     assert "question: question \\x1b]0;QTITLE\\x07 \\x1b[2J end of question" in text  # logs show
     assert "question \\x1b]0;QTITLE\\x07" in text.split("final answer")[-1]  # logs list
+    assert "Question: question \\x1b]0;QTITLE\\x07 \\x1b[2J end of question" in text  # logs analyze (retitled before)
 
 
 # -- finding 1: an MCP server's reply ------------------------------------------------------------------

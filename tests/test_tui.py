@@ -417,3 +417,99 @@ def test_a_turn_cancelled_before_any_answer_shows_why_it_has_none(
     assert "no answer (interrupted): cancelled by user (/cancel)" in final, final
     screen.type("/quit")
     assert screen.exit_code() == 0
+
+
+def test_inspect_takes_upstreams_arguments_this_turn_a_turn_number_and_all(
+        tmp_path: Path, screens: list[TmuxScreen]) -> None:
+    """Upstream's ``/inspect`` shows the current turn, ``/inspect N`` turn N, ``/inspect all`` the turns.
+    Before, no argument printed a usage line and ``/inspect 1`` answered "no agent '1'"."""
+    screen = TmuxScreen(tmp_path, massgen_argv("--config", "@examples/basic/scripted_three_agents"),
+                        env=env(tmp_path))
+    screens.append(screen)
+    screen.expect("question>")
+    screen.keys("Escape")
+    screen.type("/inspect")
+    screen.expect("No turns completed yet. Complete a turn first.")
+    screen.keys("Escape")
+    screen.type(QUESTION)
+    screen.expect("final answer (agent2.1, by agent_b)", "question>")
+    screen.type("What is 2+2?")
+    screen.expect("turn 2 · round", "finished", "question>")
+
+    screen.type("/i")
+    current = screen.expect("/inspect · Esc closes", "turn 2: What is 2+2?")
+    assert "agent2   agent_b          winner" in current and "completed: the team converged" in current
+    screen.keys("Escape")
+    screen.type("/inspect 1")
+    first = screen.expect("turn 1: Which is larger, 9.11 or 9.9?")
+    assert "agent1   agent_a" in first and "no agent" not in first
+    screen.keys("Escape")
+    screen.type("/inspect all")
+    listed = screen.expect("Use /inspect <turn_number> to view details")
+    assert re.search(r"1 +Which is larger, 9.11 or 9.9\? +agent_b", listed)
+    assert re.search(r"2 +What is 2\+2\? +agent_b", listed)
+    screen.keys("Escape")
+    screen.type("/inspect 3")
+    screen.expect("Turn 3 not found. Available: 1-2")
+    screen.keys("Escape")
+    screen.type("/quit")
+    assert screen.exit_code() == 0
+
+
+def test_on_a_terminal_single_agent_followed_by_the_question_names_what_the_parser_did(
+        tmp_path: Path, screens: list[TmuxScreen]) -> None:
+    """``massgen --single-agent "question"`` on a real terminal: the question was read as the agent id, and
+    the error says so (exit 64) instead of opening a session that fails on an unknown agent."""
+    screen = TmuxScreen(tmp_path, massgen_argv("--config", "@examples/basic/scripted_three_agents",
+                                               "--single-agent", QUESTION), env=env(tmp_path))
+    screens.append(screen)
+    assert screen.exit_code() == 64
+    said = screen.err_file.read_text()
+    assert f"--single-agent takes an agent id: {QUESTION!r} was read as the agent id" in said
+    assert "Traceback" not in said
+
+
+def panel_body_rows(screen: str, title: str) -> int:
+    """How many lines of text the box titled ``title`` has room for."""
+    return len(box_text(screen, title).splitlines())
+
+
+def test_at_80x24_an_open_view_leaves_the_panels_their_lines_and_its_title_its_key_hints(
+        tmp_path: Path, screens: list[TmuxScreen]) -> None:
+    """Before, an open view (F4, /votes, /help) at 80x24 squeezed each agent's panel to one line, and the
+    answer view's title was cut in its key hints ("· Pg"). Now the view takes the place of the final answer's
+    box and the votes strip (Esc brings them back), and its title keeps its hints whole, cutting its head."""
+    team = long_answer_team(tmp_path)
+    team_data = yaml.safe_load(team.read_text())
+    team_data["agents"][0]["backend"]["present"] = LONG_ANSWER
+    team.write_text(yaml.safe_dump(team_data), encoding="utf-8")
+    screen = TmuxScreen(tmp_path, massgen_argv("--config", str(team), "Write forty lines"), columns=80, rows=24,
+                        env=env(tmp_path))
+    screens.append(screen)
+    screen.expect("final answer (agent1.1, by long)", "question>")
+    screen.keys("F4")
+    shown = screen.expect("· PgUp/PgDn · Esc closes", width=80)
+    title = next(line for line in shown.splitlines() if "Esc closes" in line)
+    assert re.search(r"final answer \(agent1\.1, by long\).* · 1-\d+/40 · PgUp/PgDn · Esc closes", title), title
+    assert panel_body_rows(shown, "agent1 long") >= 4 and panel_body_rows(shown, "agent2 short") >= 4, shown
+    assert len(shown.splitlines()) <= 24
+    for command, title_part in (("/votes", "/votes · Esc closes"), ("/help", "/help · lines 1-")):
+        screen.keys("Escape")
+        screen.type(command)
+        shown = screen.expect(title_part, width=80)
+        assert panel_body_rows(shown, "agent1 long") >= 4, (command, shown)
+    screen.keys("Escape")
+    shown = screen.expect("votes · round 2", "final answer (agent1.1, by long) · completed")  # back, whole
+    screen.type("/quit")
+    assert screen.exit_code() == 0
+
+
+def test_a_panel_counts_one_call_in_the_singular(tmp_path: Path, screens: list[TmuxScreen]) -> None:
+    team = write_team(tmp_path, "decide", [scripted(f"solo_{n}", [step(new_answer="4")]) for n in (1, 2)],
+                      after_first_answers="decide", final_answer_strategy="winner_reuse")
+    screen = TmuxScreen(tmp_path, massgen_argv("--config", str(team), "What is 2+2?"), env=env(tmp_path))
+    screens.append(screen)
+    shown = screen.expect("final answer (agent1.1", "question>")
+    assert "✔ agent1.1 · 1 call" in shown and "1 calls" not in shown, shown
+    screen.type("/quit")
+    assert screen.exit_code() == 0

@@ -276,8 +276,8 @@ def test_example_show_schema_generate_config_and_validate_json(tmp_path: Path) -
                    "--config-agents", "2", tmp_path=tmp_path)
     assert made.returncode == 0, made.stderr
     made_config = yaml.safe_load(target.read_text())
-    assert made_config["agents"] == [{"id": "agent_a", "backend": {"type": "openai", "model": "gpt-5-mini"}},
-                                     {"id": "agent_b", "backend": {"type": "openai", "model": "gpt-5-mini"}}]
+    assert made_config["agents"] == [  # upstream's quickstart gives each agent a file workspace too
+        {"id": f"agent_{c}", "backend": {"type": "openai", "model": "gpt-5-mini", "cwd": "workspace"}} for c in "ab"]
     assert list(made_config) == ["agents", "orchestrator", "timeout_settings", "ui"]  # upstream's quickstart sections
     checked = massgen("--validate", str(target), "--json", tmp_path=tmp_path)
     assert checked.returncode == 0

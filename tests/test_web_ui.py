@@ -386,9 +386,51 @@ def test_a_split_vote_says_no_majority_and_how_the_tie_was_broken(server: Server
     wait_until(lambda: trace_of(run_dir(server, run_id))[-1]["type"] == "RunFinished", 30, "the run to finish")
     tab.open(run_id)
     tab.wait("window.__mgStats.end !== null")
-    tally = tab.page.locator("[data-testid=tally]").inner_text()
-    assert tally.endswith(" · no majority (1-1-1): tie broken for agent1 by winner_rule support"), tally
-    assert "converged" not in tally and "consensus" not in tally
+    page = tab.page
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.evaluate("window.scrollTo(0, 0)")
+    tab.shot("web_ui_split_800.png", full_page=False)  # what a 1280 x 800 window shows, unscrolled
+    tally = page.locator("[data-testid=tally]")
+    assert tally.inner_text().endswith(" · no majority (1-1-1): tie broken for agent1 by winner_rule support"), \
+        tally.inner_text()
+    assert "converged" not in tally.inner_text() and "consensus" not in tally.inner_text()
+    # the tally is in view without scrolling (it was below the fold, under the lanes and the graph)
+    box = tally.bounding_box()
+    assert box is not None and box["y"] + box["height"] <= 800, box
+    # a split the tie rule settled is not "the team converged": the final panel says how it was decided
+    status = page.locator("[data-testid=final-status]").inner_text()
+    assert status.startswith("completed: decided by the tie rule: no majority (1-1-1): tie broken for agent1"), status
+    assert "converged" not in status
+
+
+def test_a_working_lane_shows_a_spinner_and_its_seconds_and_the_header_counts_rounds_from_1(
+        server: ServerProcess, tab: Tab) -> None:
+    """Before, a lane only said "working" (the terminal's panel shows a spinner and the seconds its model call
+    has been out), and the header said "round 0" where the terminal says round 1."""
+    page = tab.page
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.fill("[data-testid=question]", "Show signs of life")
+    page.click("[data-testid=start]")
+    tab.wait("() => window.__mgState && window.__mgState.answerOrder.length === 1")  # alpha's draft; beta streams on
+    tab.wait("() => document.querySelector('[data-testid=lane-body-beta]').innerText.includes('line 20 of')")
+    tab.shot("web_ui_alive.png", full_page=False)
+    assert page.locator("[data-testid=round]").inner_text() == "1"
+    alive = page.locator("[data-testid=alive-beta]")
+    assert re.fullmatch(r"[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] model working \d+s", alive.inner_text()), alive.inner_text()
+    # the seconds count on while the call is out, and the spinner turns
+    first = alive.inner_text()
+    seconds = int(first.rsplit(" ", 1)[1][:-1])
+    tab.wait("(n) => Number(document.querySelector('[data-testid=alive-beta]').innerText.split(' ').pop()"
+             ".slice(0, -1)) > n", seconds)
+    assert alive.inner_text()[0] in "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+    control(tab, "cancel")
+    page.wait_for_selector("[data-testid=final]")
+    assert page.locator("[data-testid=alive-beta]").count() == 0  # once the run is over, no sign of work
+    # the run as it was at its first record, before any answer: round 1 (it said round 0 until an answer came)
+    page.fill("[data-testid=jump]", "1")
+    page.press("[data-testid=jump]", "Enter")
+    tab.wait("() => window.__mgState.seq === 1")
+    assert page.locator("[data-testid=round]").inner_text() == "1"
 
 
 def test_replay_scrubbed_to_the_first_vote_shows_that_moment_exactly(server: ServerProcess, tab: Tab) -> None:

@@ -60,5 +60,13 @@ def problem(spec: ToolSpec | None, arguments: dict[str, Any]) -> str | None:
         return None
     if error is None:
         return None
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        takes = tuple((error.schema.get("properties") or {}) if isinstance(error.schema, dict) else ())
+        unknown = [str(k) for k in error.instance if k not in takes]
+        if unknown:
+            where = "/".join(str(p) for p in error.absolute_path)
+            return (f"{'argument ' + where + ' takes no key' if where else 'it takes no argument'} "
+                    f"{', '.join(repr(k) for k in unknown)} (only {', '.join(takes) or 'none'}); "
+                    "the call was not run")
     path = "/".join(str(p) for p in error.absolute_path)
     return f"argument {path}: {error.message}" if path else f"arguments: {error.message}"

@@ -6,7 +6,9 @@ Shutdown on SIGTERM (or Ctrl-C): uvicorn stops accepting connections at once, an
 returns its best answer so far, which the waiting clients receive. The app's lifespan
 shutdown then waits (bounded) until every team has written its logs. uvicorn's own
 graceful timeout is set past both bounds so it never cuts a finishing run off, and, as
-uvicorn does, the process finally ends by the signal it received.
+uvicorn does, the process finally ends by the signal it received; Ctrl-C (SIGINT), the documented
+way to stop ``--ui`` and ``massgen --web``, ends it with a one-line note and exit 4 (``--web``: the
+exit code of its run's status, as the one-shot command's), never a traceback.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import asyncio
 import ipaddress
 import logging
 import os
+import signal
 import socket
 import sys
 from collections.abc import Sequence
@@ -31,10 +34,10 @@ from massgen.cli.serve.app import ServerState, build_app
 from massgen.cli.serve.catalog import Catalog, served_name
 from massgen.cli.serve.errors import ApiError
 from massgen.cli.serve.models import Limits
-from massgen.cli.serve.runs import RunRegistry
+from massgen.cli.serve.runs import RunRegistry, ServedRun
 
 if TYPE_CHECKING:
-    from massgen import TeamConfig
+    from massgen import RunResult, TeamConfig
     from massgen.cli.serve.ui import WebUI
 
 API_KEY_ENV = "MASSGEN_SERVER_API_KEY"
@@ -94,6 +97,8 @@ class _Server(uvicorn.Server):
         self.ui = ui
         self.start_question = start_question
         self._loop: asyncio.AbstractEventLoop | None = None
+        self.started_run: ServedRun | None = None  # the run ``start_question`` started
+        self.interrupted = False  # a Ctrl-C (SIGINT) began the shutdown
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
         self._loop = asyncio.get_running_loop()
@@ -109,18 +114,41 @@ class _Server(uvicorn.Server):
                 print(f"massgen serve: web UI at {url}", file=sys.stderr, flush=True)
                 if self.start_question is not None and self.state.catalog.served is not None:
                     try:
-                        run_id, _ = self.ui.start(self.start_question, self.state.catalog.served[0], "web")
+                        run_id, run = self.ui.start(self.start_question, self.state.catalog.served[0], "web")
                     except ApiError as exc:  # the run's own checks refused it (no agent can run): said, not raised
                         print(f"massgen: the run was not started: {exc.message}; the web UI stays up "
                               "(Ctrl-C stops the server)", file=sys.stderr, flush=True)
                     else:
                         print(f"massgen: watch the run at {url}&run={run_id}  (Ctrl-C stops the server)",
                               file=sys.stderr, flush=True)
+                        self.started_run = run
+                        run.result.add_done_callback(self._print_answer)
+
+    def _print_answer(self, result: asyncio.Future[RunResult]) -> None:
+        """``massgen --web``: the run's answer on stdout when it ends, as the one-shot command prints it."""
+        from massgen.cli.oneshot import print_result
+
+        if result.cancelled() or result.exception() is not None:
+            return
+        print_result(result.result(), False, sys.stdout, sys.stderr)
+        if not self.state.registry.shutting_down:
+            print("massgen: the run has ended; the web UI stays up (Ctrl-C stops the server)", file=sys.stderr,
+                  flush=True)
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        if sig == signal.SIGINT:
+            self.interrupted = True
         super().handle_exit(sig, frame)
         if self._loop is not None:  # a signal handler: hand the work to the loop
             self._loop.call_soon_threadsafe(self.state.registry.begin_shutdown, self.state.shutdown_grace_s)
+
+
+def interrupted_exit(run: ServedRun | None) -> int:
+    """The exit code after Ctrl-C: the started run's, by its status, once it has ended (``massgen --web``);
+    otherwise 4, as a one-shot run stopped by Ctrl-C."""
+    if run is not None and run.result.done() and not run.result.cancelled() and run.result.exception() is None:
+        return exit_codes.for_status(run.result.result().status)
+    return exit_codes.INTERRUPTED
 
 
 def is_loopback(host: str) -> bool:
@@ -204,5 +232,12 @@ def main(argv: Sequence[str] | None = None, *, served_config: tuple[str, TeamCon
     if public and not api_key:  # --allow-unauthenticated
         log.warning("listening on %s without an API key (--allow-unauthenticated): anyone who can reach it "
                     "can spend your model budget", args.host)
-    _Server(server_config, state, ui, start_question).run()
+    server = _Server(server_config, state, ui, start_question)
+    try:
+        server.run()
+    except KeyboardInterrupt:  # uvicorn ends by the signal it received: SIGINT is raised again, after shutdown
+        server.interrupted = True
+    if server.interrupted:  # (asyncio's runner may have taken that second SIGINT itself: then run() returns)
+        print("massgen serve: stopped by Ctrl-C", file=sys.stderr, flush=True)
+        return interrupted_exit(server.started_run)
     return exit_codes.SUCCESS

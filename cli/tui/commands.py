@@ -19,6 +19,7 @@ from typing import Protocol
 from massgen.cli.repl.commands import COMMANDS as REPL_COMMANDS
 from massgen.cli.repl.commands import ReplControl
 from massgen.cli.slash_commands import Command, help_text, in_front, run_line
+from massgen.cli.text import counted
 from massgen.cli.tui.state import MAX_ENTRIES, MAX_ENTRY_CHARS, AgentState, RunState
 from massgen.cli.tui.view import ViewChoices
 
@@ -84,12 +85,61 @@ def cmd_timeline(app: TuiControl, args: str) -> str:
     return "\n".join(f"{i.at:7.2f}s  {i.text}" for i in items[-count:]) or "nothing has happened yet"
 
 
+# Upstream MassGen's words for /inspect's arguments (frontend/interactive_controller.py, _handle_inspect).
+INSPECT_USAGE = "Invalid turn number. Usage: /inspect [turn_number|all]"
+NO_TURN_YET = "No turns completed yet. Complete a turn first."
+
+
+def _turn_outputs(run: RunState) -> str:
+    """One turn's outputs, as upstream's ``/inspect`` shows the current turn: the question, each agent's
+    answers, vote and calls, and how the turn ended."""
+    lines = [f"turn {run.turn}: {run.question.strip()}", f"logs: {run.log_dir}"]
+    for agent in run.agents.values():
+        vote = f"voted {agent.voted_for}" if agent.voted_for else "no vote"
+        lines.append(f"  {agent.label:<8} {agent.agent:<16} {agent.state:<11} answers {' '.join(agent.answers) or '-'}"
+                     f"  {vote}  {counted(agent.calls, 'call')}")
+    end = run.finished
+    if end is None:
+        lines.append(f"  still running: {run.phase}, round {max(run.round, 1)}")
+    else:
+        lines.append(f"  {end.status}: {end.reason}")
+        if end.final_answer:
+            lines.append(f"final answer ({end.winner_label}, by {end.winner}):\n{end.final_answer.strip()}")
+    lines.append("/inspect LABEL shows an agent (agent2) or an answer (agent2.1) in full; /inspect all lists the turns")
+    return "\n".join(lines)
+
+
+def _all_turns(runs: list[RunState]) -> str:
+    """Upstream's ``/inspect all``: every turn of the session, its task and winner."""
+    lines = [f"{'turn':<6}{'task':<62}winner"]
+    for run in runs:
+        task = run.question.strip().replace("\n", " ")
+        task = task if len(task) <= 60 else task[:57] + "..."
+        winner = run.finished.winner if run.finished is not None else "(running)"
+        lines.append(f"{run.turn:<6}{task:<62}{winner or '-'}")
+    lines.append("Use /inspect <turn_number> to view details")
+    return "\n".join(lines)
+
+
 def cmd_inspect(app: TuiControl, args: str) -> str:
-    """``/inspect agent2`` (an agent), ``/inspect agent2.1`` (an answer), ``/inspect final``."""
+    """Upstream's arguments: ``/inspect`` (the current turn), ``/inspect N`` (turn N), ``/inspect all`` (the
+    turns); and ours: ``/inspect agent2`` (an agent), ``/inspect agent2.1`` (an answer), ``/inspect final``."""
     name = args.strip()
+    runs = [run for run in app.runs if run.agents or run.finished is not None] or [app.state]
+    if not name or name.lower() == "all" or name.isdigit():
+        if not (app.state.agents or app.state.finished is not None):
+            return NO_TURN_YET
+        if not name:
+            return _turn_outputs(runs[-1])
+        if name.lower() == "all":
+            return _all_turns(runs)
+        turn = [run for run in runs if run.turn == int(name)]
+        if not turn:
+            return f"Turn {int(name)} not found. Available: 1-{runs[-1].turn}"
+        return _turn_outputs(turn[-1])
+    if name.lstrip("-").isdigit():
+        return INSPECT_USAGE
     state = app.state
-    if not name:
-        return "usage: /inspect LABEL (an agent like agent2, an answer like agent2.1, or final)"
     if name == "final":
         end = state.finished
         return "the run has not finished" if end is None else (end.final_answer or f"no answer: {end.reason}")
@@ -257,7 +307,8 @@ SCREEN_COMMANDS: dict[str, Command[TuiControl]] = {c.name: c for c in (
     Command("votes", "/votes", "the votes of the current round and the tally", cmd_votes),
     Command("answers", "/answers", "every answer so far, labelled agentN.M", cmd_answers),
     Command("timeline", "/timeline [N]", "what happened, in order (last N)", cmd_timeline),
-    Command("inspect", "/inspect LABEL", "an agent (agent2), an answer (agent2.1) or final, in full",
+    Command("inspect", "/inspect [N|all|LABEL]", "this turn's outputs, turn N's, all turns, or an agent "
+            "(agent2), an answer (agent2.1) or final, in full",
             cmd_inspect, takes_agent=True),
     Command("output", "/output [agent]", "everything an agent's panel holds (the focused one's), scrollable",
             cmd_output, takes_agent=True),

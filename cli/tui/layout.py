@@ -38,6 +38,7 @@ from prompt_toolkit.layout.processors import BeforeInput
 from prompt_toolkit.styles import Style
 from prompt_toolkit.utils import get_cwidth
 
+from massgen.cli.text import counted
 from massgen.cli.tui.state import AgentState, Entry, RunState
 from massgen.cli.tui.view import ViewChoices
 
@@ -70,6 +71,7 @@ _HINTS = ("Tab panels", "F2 zoom", "PgUp/PgDn scroll", "Ctrl-F search", "F3 tool
 _HINTS_DROPPED_FIRST = ("F3 tool cards", "Ctrl-F search", "F4 answer", "PgUp/PgDn scroll", "F2 zoom",
                         "Ctrl-C cancels, twice quits", "/help commands")
 _MIN_PANEL_HEIGHT = 6
+_SHORT_ROWS = 30  # below this many rows an open view takes the place of the final answer and the strip
 _MIN_PANEL_WIDTH = 24
 # At most 4 x 3 panels at once: more are unreadable, and each costs a frame's time; a larger team
 # pages (Tab moves the focus, and the page with it), with the others' states on one line.
@@ -287,7 +289,7 @@ def agent_facts(agent: AgentState, narrow: bool = False, now: float | None = Non
     parts.append(("✔ " + " ".join(agent.answers)) if agent.answers else "no answer yet")
     if agent.voted_for:
         parts.append(f"→ {agent.voted_for}")
-    parts.append(f"{agent.calls} calls")
+    parts.append(counted(agent.calls, "call"))
     if agent.restarts:
         parts.append(f"{agent.restarts} restarts")
     sign = working_sign(agent, now)
@@ -384,6 +386,18 @@ def final_lines(state: RunState, width: int, height: int) -> list[StyleAndTextTu
     return lines
 
 
+def titled(head: str, tails: tuple[str, ...], room: int) -> str:
+    """``head · tail`` in ``room`` cells: the key hints (``tails``, longest first) are kept whole, the first
+    that leaves the head a few cells; the head is cut (``…``) to make room, never the hints."""
+    for tail in tails:
+        if len(head) + 3 + len(tail) <= room:
+            return f"{head} · {tail}"
+    tail = next((t for t in tails if len(t) + 3 + 12 <= room), tails[-1])
+    keep = max(0, room - 3 - len(tail))
+    cut = head if len(head) <= keep else head[:max(0, keep - 1)] + "…"
+    return f"{cut} · {tail}"
+
+
 def final_title(state: RunState) -> str:
     end = state.finished
     if end is None:
@@ -457,14 +471,19 @@ class Screen:
         width = columns - (_SIDE_WIDTH if side else 0)
         return grid_for(len(state.agents), self._view.focus, width, max(3, body_height), self._view.zoomed)
 
-    @staticmethod
-    def _strip_height(rows: int) -> int:
-        """The votes and timeline strip under the panels, on a terminal too narrow for a side column."""
-        return 6 if rows < 30 else 9
+    def _strip_height(self, rows: int) -> int:
+        """The votes and timeline strip under the panels, on a terminal too narrow for a side column; on a
+        short one, an open view (``/votes``, ``/help``, F4) takes its place, so the panels keep their lines."""
+        if rows < _SHORT_ROWS and self._view.output:
+            return 0
+        return 6 if rows < _SHORT_ROWS else 9
 
     def _final_shown(self) -> bool:
-        """The final answer's box, unless the answer view (F4) shows the same answer, whole."""
-        return self._state().finished is not None and not (self._view.output and self._view.output_is_final)
+        """The final answer's box, unless the answer view (F4) shows the same answer, whole; on a short
+        terminal an open view takes its place (Esc brings it back)."""
+        if self._view.output and (self._view.output_is_final or self._size()[1] < _SHORT_ROWS):
+            return False
+        return self._state().finished is not None
 
     def _final_height(self, rows: int) -> int:
         state = self._state()
@@ -479,7 +498,7 @@ class Screen:
         if not self._view.output:
             return 0
         columns, _ = self._size()
-        room = max(4, min(rows // 2, rows - 4 - 3 - self._final_height(rows)))
+        room = max(4, min(rows // 2, rows - 4 - _MIN_PANEL_HEIGHT - self._final_height(rows)))
         return min(len(wrap(self._view.output, columns - 2)) + 2, room)
 
     # -- parts --------------------------------------------------------------------------------
@@ -504,7 +523,7 @@ class Screen:
         side = columns >= 110
         height = self._body_height(columns, rows)
         key = ("body", id(state), len(state.agents), grid.first, grid.count, grid.columns, grid.rows, side,
-               columns, height)
+               columns, height, bool(self._view.output))
         return self._kept(key, lambda: self._build_body(grid, side, columns, height))
 
     def _body_height(self, columns: int, rows: int) -> int:
@@ -630,10 +649,12 @@ class Screen:
 
         def title() -> str:
             first, last, total = shown
+            columns, _ = self._size()
             if total > last - first + 1:
-                return (f"{view.output_title} · lines {first}-{last} of {total} · "
-                        "PgUp/PgDn ↑/↓ Home/End scroll · Esc closes")
-            return view.output_title + " · Esc closes"
+                return titled(view.output_title, (f"lines {first}-{last} of {total} · PgUp/PgDn ↑/↓ Home/End scroll · "
+                                                  "Esc closes", f"{first}-{last}/{total} · PgUp/PgDn · Esc closes"),
+                              columns - 6)
+            return titled(view.output_title, ("Esc closes",), columns - 6)
 
         return self._kept(("output", height), lambda: box(lines, title, height=Dimension.exact(height)))
 

@@ -1,6 +1,6 @@
 // The page: one EventSource per open run, folded by reducer.js; live controls are POSTs.
 import { html, render, useState, useEffect, useRef, useLayoutEffect, useMemo } from './vendor/preact-htm.js';
-import { apply, bestSoFar, decision, foldTo, initial, seqsOf } from './reducer.js';
+import { BUSY, apply, bestSoFar, decision, finalReason, foldTo, initial, seqsOf } from './reducer.js';
 import { markdown, wordDiff } from './text.js';
 
 const api = (path) => `/ui/api${path}`;
@@ -83,7 +83,30 @@ function Header({ s, conn, live, now }) {
       <span>seq <b data-testid="seq">${s.seq}</b></span>
       <${Chip} kind=${`conn-${conn}`}><span data-testid="conn">${conn}</span></${Chip}>
     </div>
+    <${Tally} s=${s} />
   </header>`;
+}
+
+// The round's tally and what the judge decided, in the header: in view without scrolling, as the terminal
+// shows its votes box beside the panels.
+function Tally({ s }) {
+  if (!s.tally) return null;
+  return html`<div class="tally" data-testid="tally">tally: ${Object.entries(s.tally.counts).map(
+    ([agent, n]) => `${(s.agents[agent] || {}).label || agent} ${n}`).join(', ') || 'no vote counts yet'}${
+    decision(s) ? ` · ${decision(s)}` : ''}</div>`;
+}
+
+const SPINNER = '⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏';
+
+// A sign of life while an agent works, as the terminal's panel shows it: a spinner, how long its model
+// call has been out (or how long it has been in its current state between calls).
+function Alive({ a, now }) {
+  if (!BUSY.has(a.status) || now == null) return null;
+  const from = a.callingSince ?? a.since;
+  if (from == null) return null;
+  const waited = Math.max(0, Math.floor(now - from));
+  const what = a.callingSince != null ? 'model working' : a.status;
+  return html`<span class="alive" data-testid=${`alive-${a.id}`}>${SPINNER[Math.floor(now * 4) % SPINNER.length]} ${what} ${waited}s</span>`;
 }
 
 // An answer in its lane: the first few lines, and all of it on request.
@@ -125,7 +148,7 @@ function Turn({ t, n }) {
 }
 
 // Follows the tail while the reader is at the bottom; scrolling up holds the view.
-function Lane({ a, live, runId, pick, tokens }) {
+function Lane({ a, live, runId, pick, now }) {
   const body = useRef(null);
   const follow = useRef(true);
   const [paused, setPaused] = useState(false);
@@ -142,11 +165,12 @@ function Lane({ a, live, runId, pick, tokens }) {
     <div class="lane-head">
       <b>${a.label}</b> <span class="muted">${a.id}#${a.incarnation}</span>
       <${Chip} kind=${a.status}><span data-testid=${`status-${a.id}`}>${a.status}</span></${Chip}>
+      ${live && html`<${Alive} a=${a} now=${now} />`}
       ${live && html`<span class="lane-actions">
         <button data-testid=${`kill-${a.id}`} onClick=${() => act('kill')}>kill</button>
         <button data-testid=${`restart-${a.id}`} onClick=${() => act('restart')}>restart</button></span>`}
     </div>
-    <div class="lane-meta">${fmt(a.inTok)} in · ${fmt(a.outTok)} out · ${a.calls} calls · ${money(a.cost)}
+    <div class="lane-meta">${fmt(a.inTok)} in · ${fmt(a.outTok)} out · ${a.calls} ${a.calls === 1 ? 'call' : 'calls'} · ${money(a.cost)}
       ${a.answers.map((l) => html` <button class="version" onClick=${() => pick(l)}>${l}</button>`)}
       ${a.votedFor && html` <span class="muted">voted ${a.votedFor}</span>`}</div>
     ${a.error && html`<div class="error">${a.error}</div>`}
@@ -201,9 +225,6 @@ function Graph({ s }) {
 
 function Votes({ s }) {
   return html`<section class="panel" data-testid="votes"><h3>Votes</h3>
-    ${s.tally && html`<div class="muted" data-testid="tally">tally: ${Object.entries(s.tally.counts).map(
-      ([agent, n]) => `${(s.agents[agent] || {}).label || agent} ${n}`).join(', ') || 'no vote counts yet'}${
-      decision(s) ? ` · ${decision(s)}` : ''}</div>`}
     <table><tbody>${s.votes.map((v) => html`<tr class=${v.valid ? 'vote' : 'vote struck'} key=${v.seq}>
       <td>${v.voterLabel}</td><td>→ <b>${v.targetLabel}</b></td><td class="reason">${v.reason}</td><td class="muted">r${v.round}</td>
     </tr>`)}</tbody></table></section>`;
@@ -214,7 +235,7 @@ function Final({ s }) {
   const f = s.final;
   return html`<section class="panel final" data-testid="final"><h3>Final answer
       ${bestSoFar(s) && html` <${Chip} kind="partial"><span data-testid="best-so-far">best so far</span></${Chip}>`}</h3>
-    <div class="muted" data-testid="final-status">${f.status}: ${f.reason}${f.winner_label ? ` · from ${f.winner_label}` : ''}${
+    <div class="muted" data-testid="final-status">${f.status}: ${finalReason(s)}${f.winner_label ? ` · from ${f.winner_label}` : ''}${
       s.answerNow ? ' · after answer now' : ''}</div>
     ${f.presentation_not_used && html`<div class="notice" data-testid="final-presentation-not-used">The winning answer as
       written, not its presentation: ${f.presentation_not_used}</div>`}
@@ -330,7 +351,7 @@ function RunView({ runId, ended }) {
   const [pos, setPos] = useState(null);  // null: follow the newest record
   const [picked, setPicked] = useState(null);
   const [now, setNow] = useState(Date.now() / 1000);
-  useEffect(() => { const t = setInterval(() => setNow(Date.now() / 1000), 500); return () => clearInterval(t); }, []);
+  useEffect(() => { const t = setInterval(() => setNow(Date.now() / 1000), 250); return () => clearInterval(t); }, []);
   const s = useMemo(() => (pos == null ? feed.state : foldTo(feed.entries, pos)), [feed, pos]);
   const running = feed.conn !== 'ended' && s.phase !== 'finished';
   window.__mgState = s;  // what tests read: the state on screen
@@ -338,7 +359,7 @@ function RunView({ runId, ended }) {
     <${Header} s=${s} conn=${pos == null ? feed.conn : 'replay'} live=${running} now=${now} />
     ${running ? html`<${Controls} runId=${runId} s=${s} />` : html`<${Scrubber} entries=${feed.entries} pos=${pos} setPos=${setPos} />`}
     <${Final} s=${s} />
-    <div class="lanes">${s.order.map((id) => html`<${Lane} key=${id} a=${s.agents[id]} live=${running} runId=${runId} pick=${setPicked} />`)}</div>
+    <div class="lanes">${s.order.map((id) => html`<${Lane} key=${id} a=${s.agents[id]} live=${running} runId=${runId} pick=${setPicked} now=${now} />`)}</div>
     <${Graph} s=${s} />
     <div class="grid">
       <div><${Votes} s=${s} /><${Notes} s=${s} /><${Diff} s=${s} picked=${picked} /></div>

@@ -59,11 +59,13 @@ function withTally(s) {
 }
 
 // Statuses of an agent in the middle of something; once the run is over none of them is true.
-const BUSY = new Set(['starting', 'idle', 'working', 'voting', 'presenting', 'restarting']);
+export const BUSY = new Set(['starting', 'idle', 'working', 'voting', 'presenting', 'restarting']);
 
-function newAgent(id, label) {
+// `since`: when the agent's current status began (trace time); `callingSince`: when its model call went
+// out (null between calls). A lane shows them as the terminal's panel does, so a quiet model is seen at work.
+function newAgent(id, label, ts) {
   return { id, label, status: 'starting', incarnation: 1, turns: [], answers: [], votedFor: null,
-           calls: 0, inTok: 0, outTok: 0, cost: 0, error: null };
+           calls: 0, inTok: 0, outTok: 0, cost: 0, error: null, since: ts, callingSince: null };
 }
 
 export function apply(s, e, limit = Infinity) {
@@ -84,19 +86,22 @@ export function apply(s, e, limit = Infinity) {
   switch (e.type) {
     case 'RunStarted': {
       const agents = {};
-      p.agents.forEach((id, i) => { agents[id] = newAgent(id, p.labels[i]); });
+      p.agents.forEach((id, i) => { agents[id] = newAgent(id, p.labels[i], e.ts); });
       const cfg = p.config || {};
+      // Round 1 from the start, as the terminal's header counts (the judge's rounds are 1-based).
       s = { ...s, runId: e.run_id, question: p.question, order: [...p.agents], agents, live: [...p.agents], phase: 'coordinating',
+            round: Math.max(s.round, 1),
             deadlineS: (cfg.timeout_settings || {}).orchestrator_timeout_seconds ?? null,
             budget: (cfg.orchestrator || {}).budget || null,
             winnerRule: (cfg.orchestrator || {}).winner_rule || 'support' };
       return note(s, e, 'run', `run started with ${p.agents.length} agents`);
     }
     case 'ChildStarted':
-      return withAgent(s, p.name, (a) => ({ ...a, status: 'idle', incarnation: p.incarnation, error: null }));
+      return withAgent(s, p.name, (a) => ({ ...a, status: 'idle', incarnation: p.incarnation, error: null, since: e.ts,
+                                            callingSince: null }));
     case 'TurnStarted':
       return withAgent(s, p.agent, (a) => ({
-        ...a, status: p.vote_only ? 'voting' : 'working', incarnation: p.incarnation,
+        ...a, status: p.vote_only ? 'voting' : 'working', incarnation: p.incarnation, since: e.ts, callingSince: null,
         turns: [...a.turns, { id: p.turn_id, kind: p.vote_only ? 'vote-only turn' : 'turn', view: p.view_labels,
                               text: '', reasoning: '', tools: [], outcome: null }],
       }));
@@ -120,12 +125,15 @@ export function apply(s, e, limit = Infinity) {
       const field = p.kind === 'reasoning' ? 'reasoning' : 'text';
       return withAgent(s, sender, (ag) => withTurn(ag, p.turn_id, (t) => ({ ...t, [field]: t[field] + text })));
     }
+    case 'ModelCallStarted':
+      if (kind !== 'tell' || !s.agents[sender] || s.agents[sender].incarnation !== incarnationOf(e.sender)) return s;
+      return withAgent(s, sender, (a) => ({ ...a, callingSince: e.ts }));
     case 'ModelCallFinished': {
       if (kind !== 'tell') return s;
       const cost = p.cost_usd || 0;
       s = { ...s, totals: { calls: s.totals.calls + 1, inTok: s.totals.inTok + p.input_tokens,
                             outTok: s.totals.outTok + p.output_tokens, cost: s.totals.cost + cost } };
-      return withAgent(s, sender, (a) => ({ ...a, calls: a.calls + 1, inTok: a.inTok + p.input_tokens,
+      return withAgent(s, sender, (a) => ({ ...a, callingSince: null, calls: a.calls + 1, inTok: a.inTok + p.input_tokens,
                                              outTok: a.outTok + p.output_tokens, cost: a.cost + cost }));
     }
     case 'ToolCallRequested':
@@ -234,7 +242,7 @@ export function apply(s, e, limit = Infinity) {
       if (kind !== 'tell') return s;
       const agent = agentOf(e.to);
       s = withAgent({ ...s, phase: 'presenting' }, agent, (a) => ({
-        ...a, status: 'presenting',
+        ...a, status: 'presenting', since: e.ts, callingSince: null,
         turns: [...a.turns, { id: p.turn_id, kind: 'final presentation', view: [], text: '', reasoning: '', tools: [], outcome: null }],
       }));
       return note(s, e, 'present', `${labelOf(s, agent)} presents the final answer`, { agent });
@@ -287,6 +295,20 @@ export function decision(s) {
   const rule = s.winnerRule || 'support';
   if (won === top && counts.filter((c) => c === top).length > 1) return `no majority (${split}): tie broken for ${label} by winner_rule ${rule}`;
   return `no majority (${split}): ${label} chosen by winner_rule ${rule}`;
+}
+
+// How the run ended, in the final panel's words. The trace's reason for a completed run is "the team
+// converged" even where no answer had a majority and the judge's winner_rule picked among a split (a 1-1-1
+// tie): there it says so, as the tally does.
+export function finalReason(s) {
+  const f = s.final;
+  if (!f) return '';
+  const decided = decision(s);
+  if (f.status === 'completed' && decided.startsWith('no majority') && f.reason.startsWith('the team converged')) {
+    const by = decided.includes('tie broken') ? 'the tie rule' : `winner_rule ${s.winnerRule || 'support'}`;
+    return `decided by ${by}: ${decided}${f.reason.slice('the team converged'.length)}`;
+  }
+  return f.reason;
 }
 
 // "best so far": the trace says so (RunFinished.partial: a deadline, the budget or cancel ended the run
