@@ -184,13 +184,15 @@ def _plain(value: float) -> int | float:
 
 
 def numbers(segment: str, cents: bool = False) -> Found:
-    """The numbers a line states: digits ("1,440", "-0.79", "25%"), else spelled-out ("three", "twenty-one";
-    "one" as a pronoun aside). ``cents``: "5 cents" is 0.05."""
+    """The numbers a line states: digits ("1,440", "-0.79", "negative 0.79", "25%"), else spelled-out ("three",
+    "twenty-one"; "one" as a pronoun aside). ``cents``: "5 cents" is 0.05."""
     found: Found = []
     for match in _NUMBER.finditer(segment):
         value = float(match.group().replace(",", "").replace("\u2212", "-"))
         if cents and _CENTS.match(segment, match.end()):
             value /= 100
+        if re.search(r"\bnegative\s+$", segment[:match.start()], re.IGNORECASE):
+            value = -value  # "negative 0.79"
         found.append((match.start(), _plain(value)))
     if found:
         return found
@@ -209,9 +211,11 @@ def numbers(segment: str, cents: bool = False) -> Found:
     return found
 
 
-def number(expected: float, tol: float = 1e-9, cents: bool = False) -> Check:
-    """A number, right within ``tol``."""
-    return Check(lambda s: numbers(s, cents), lambda v: isinstance(v, int | float) and abs(v - expected) <= tol)
+def number(expected: float, tol: float = 1e-9, cents: bool = False, echo: bool = True) -> Check:
+    """A number, right within ``tol``. ``echo`` False where the key is one of the question's own numbers (the
+    trick questions "all but 9 die", "5 machines, 5 minutes"): there the last number counts, echoed or not."""
+    return Check(lambda s: numbers(s, cents), lambda v: isinstance(v, int | float) and abs(v - expected) <= tol,
+                 echo=echo)
 
 
 _WEEKDAYS = tuple(calendar.day_name)
@@ -234,10 +238,12 @@ _DATE_FORMS = (
                re.IGNORECASE),
     re.compile(rf"\b(?P<m>{_MONTH})\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(?P<y>\d{{4}}))?\b", re.IGNORECASE),
 )
+_SLASHED = re.compile(r"\b(\d{1,2})/(\d{1,2})/(\d{4})\b")
 
 
 def dates(segment: str) -> Found:
-    """The dates a line names: "2024-06-09", "9 June 2024", "9th of June", "June 9, 2024" as (month, day, year or 0)."""
+    """The dates a line names: "2024-06-09", "9 June 2024", "9th of June", "June 9, 2024", "27/12/2024" as (month,
+    day, year or 0)."""
     found: dict[int, Hashable] = {}
     for form in _DATE_FORMS:
         for m in form.finditer(segment):
@@ -245,6 +251,11 @@ def dates(segment: str) -> Found:
             month_number = int(month) if month.isdigit() else _MONTHS[month.lower()]
             if 1 <= month_number <= 12 and 1 <= int(m.group("d")) <= 31:
                 found.setdefault(m.start(), (month_number, int(m.group("d")), int(m.group("y") or 0)))
+    for m in _SLASHED.finditer(segment):  # 27/12/2024 or 12/27/2024; 06/09/2024 could be either, and is not read
+        first, second, year = (int(g) for g in m.groups())
+        if first > 12 >= second or second > 12 >= first:
+            month_number, day = (second, first) if first > 12 else (first, second)
+            found.setdefault(m.start(), (month_number, day, year))
     return sorted(found.items(), key=lambda pair: pair[0])
 
 
@@ -335,8 +346,9 @@ def _as_float(text: str) -> float:
 
 
 def sequence(expected: Sequence[float | str]) -> Check:
-    """Items in order: numbers, or words from the question's own list; a line naming more than the items is read
-    after its last ":", "is", "are", "get", "gives", "becomes", "=" or arrow."""
+    """Items in order: numbers, or words from the question's own list. A line naming fewer items than the list
+    states no list; one naming more is read after its last ":", "is", "are", "get", "gives", "becomes", "=" or
+    arrow."""
     words = not isinstance(expected[0], int | float)
     vocab = re.compile(rf"\b({'|'.join(re.escape(str(e)) for e in expected)})\b", re.IGNORECASE) if words else None
     want = tuple(str(e).lower() for e in expected) if words else tuple(float(e) for e in expected)
@@ -348,6 +360,8 @@ def sequence(expected: Sequence[float | str]) -> Check:
 
     def find(segment: str) -> Found:
         got = items(segment)
+        if len(got) < len(want):
+            return []  # "The smallest is 3" under the sorted list names no list
         if len(got) != len(want):
             cut = max((m.end() for m in re.finditer(r":|\b(?:is|are|get|gives?|becomes?)\b|\u2192|->|=", segment)),
                       default=0)
@@ -795,15 +809,16 @@ QUESTIONS: tuple[Question, ...] = (
     _q("trick", "If you pass the person in second place in a race, what place are you in?", "second",
        markers([r"\bsecond\b", r"\b2nd\b"], [r"\bfirst\b", r"\b1st\b", r"\bthird\b", r"\b3rd\b"]),
        "You'd be in second place: you take their place, not first.", "You're in first place now."),
-    _q("trick", "A farmer has 17 sheep and all but 9 die. How many are left?", 9, number(9),
+    _q("trick", "A farmer has 17 sheep and all but 9 die. How many are left?", 9, number(9, echo=False),
        "9 sheep are left.", "17 - 9 = 8, so 8 sheep are left."),
     _q("trick", "How many animals of each kind did Moses take on the ark?", "none (it was Noah)",
-       caught(r"\bnoah\b", r"\bnone\b", r"\bzero\b", r"\bno animals\b", r"\bdidn'?t\b", r"\bdid not\b"),
+       caught(r"\bnoah\b", r"\bnone\b", r"\bzero\b", r"\bno animals\b", r"\bmoses\s+(?:didn'?t|did not|never)\b"),
        "None — it was Noah, not Moses, who built the ark.", "Two of each kind."),
-    _q("trick", "If you have 3 apples and you take away 2, how many do you have?", 2, number(2),
+    _q("trick", "If you have 3 apples and you take away 2, how many do you have?", 2, number(2, echo=False),
        "You took 2, so you have 2 apples.", "You have 1 apple left."),
     _q("trick", "If it takes 5 machines 5 minutes to make 5 widgets, how long would it take 100 machines to make 100 "
-       "widgets?", 5, number(5), "It would still take 5 minutes.", "100 minutes."),
+       "widgets?", 5, number(5, echo=False),
+       "Each machine makes 1 widget in 5 minutes, so 100 machines make 100 widgets in 5 minutes.", "100 minutes."),
     _q("trick", "Mary's father has five daughters: Nana, Nene, Nini and Nono. What is the fifth daughter's name?",
        "Mary", named("Mary", wrong=("Nunu", "Nana", "Nene", "Nini", "Nono")),
        "The fifth daughter is Mary.", "Nunu."),
