@@ -431,6 +431,7 @@ _SAID = re.compile(r"(?:^|[.!?:;]\s*|\bso,?\s+|\bthus,?\s+)[\"'*(]*(yes|yep|yeah
                    re.IGNORECASE)
 _VERB = re.compile(r"\b(?:is|are|was|were|be|been|isn't|aren't|wasn't|weren't|have|has|haven't|hasn't|do|does|"
                    r"don't|doesn't|can|can't|cannot|it's|that's)\b|\w'(?:s|re)\b", re.IGNORECASE)
+_CONDITIONAL = re.compile(r"\b(?:if|whether|check|determine|find out|see)\b", re.IGNORECASE)
 _NEGATION = re.compile(r"(?:\bnot\b|n't\b|\bnever\b|\bno\b|\bneither\b)[^.,;:!?]{0,30}$", re.IGNORECASE)
 
 
@@ -449,7 +450,8 @@ def yes_no(expected: str, prop: str, yes_words: Sequence[str] = (), no_words: Se
                           else "no"))
         for m in prop_re.finditer(segment):
             clause = re.split(r"[.,;:!?\u2014]", segment[:m.start()])[-1]
-            if _VERB.search(clause):  # "1 is not prime" says it; "a prime has two divisors" only uses the word
+            # "1 is not prime" says it; "a prime has two divisors" and "to check if 221 is prime" only use the word
+            if _VERB.search(clause) and not _CONDITIONAL.search(clause):
                 found.append((m.start(), "no" if _NEGATION.search(clause) else "yes"))
         found += [(m.start(), "yes") for p in yes_re for m in p.finditer(segment)]
         found += [(m.start(), "no") for p in no_re for m in p.finditer(segment)]

@@ -134,3 +134,27 @@ def test_prose_is_right_when_it_is_prose() -> None:
     q = "write a haiku about autumn"
     assert _right(q, "Maple leaves falling\nthe wind hums a quiet song\nautumn says goodbye")
     assert not _right(q, "```python\nprint('leaves')\n```") and not _right(q, "30") and not _right(q, None)
+
+
+def test_yes_no_is_not_read_from_the_question_restated() -> None:
+    q = "Is 97 a prime number?"
+    assert not _right(q, "To check whether 97 is prime, divide by 2, 3, 5, 7.\n97 / 7 = 13.86")  # no conclusion
+    assert _right(q, "To determine if 97 is prime, check 2, 3, 5 and 7.\nNone divide 97.\nTherefore, 97 is prime.")
+    assert _right(q, "Yes.\n\n97 is only divisible by 1 and itself.")
+    assert _right("Is 'racecar' a palindrome?", "```python\nprint('racecar' == 'racecar'[::-1])\n```\nOutput: True")
+
+
+def test_dates_in_the_forms_people_write_them() -> None:
+    q = "what's the date 45 days before 10 February 2025"
+    for right in ("27 December 2024", "December 27, 2024", "Dec 27, 2024", "2024-12-27", "27/12/2024",
+                  "It's Friday, December 27th, 2024.", "the 27th of December"):
+        assert _right(q, right), right
+    for wrong in ("28 December 2024", "December 27, 2023", "10 February 2025", "26/12/2024"):
+        assert not _right(q, wrong), wrong
+
+
+def test_where_the_key_is_the_questions_own_number_the_last_number_counts() -> None:
+    q = ("If it takes 5 machines 5 minutes to make 5 widgets, how long would it take 100 machines to make 100 "
+         "widgets?")
+    assert _right(q, "5 minutes") and _right(q, "Still 5 minutes: each machine makes 1 widget in 5 minutes.")
+    assert not _right(q, "It would take 100 minutes.") and not _right(q, "1 minute")
