@@ -1,14 +1,16 @@
 """``--tasks plain``: questions asked as users type them, no answer format asked, each written with its grader.
 
 Why (issue 48, item 4): a method tuned on sets that end every question with "give your final answer on the last
-line as 'Answer: ...'" beat one greedy call there, and failed on questions asked plainly: its reader did not take
-"1 January 2000 was a Monday." as stating a result, a program's failed printout presented, a program that printed a
-literal counted as computed. A benchmark that never asks for a format is the only place such failures show.
+line as 'Answer: ...'" scored 18 of 32 there against one greedy call's 2, and on 24 questions asked plainly scored
+16 against 15, below its own bare agent (17): its reader did not take "1 January 2000 was a Monday." as stating a
+result, a program's failed printout presented, and a program that printed a literal counted as computed. Only a set
+that never asks for a format shows such failures, so this one asks none.
 
-The set: nine kinds (``fact``, ``letters``, ``numbers``, ``dates``, ``order``, ``yes-no``, ``sequences``, ``trick``,
-``prose``), 14 questions each, phrased as people phrase them (lowercase or not, question or imperative, with or
-without a question mark). Every computable key is computed here, by code, beside its question (``_count``,
-``_weekday``, ``_is_prime``, ``sorted`` ...), so a key cannot be mistyped; facts are only unambiguous, stable ones.
+The set: nine kinds (``fact``, ``letters``, ``numbers``, ``dates``, ``order``, ``yes-no``, ``sequences``, ``prose``:
+14 questions each; ``trick``: 15), 127 in all, phrased as people type them (lowercase or not, a question or an
+imperative, with or without a question mark). Every computable key is computed here by code beside its question
+(``_count``, ``_weekday``, ``_is_prime``, ``sorted``, ``timedelta`` ...), so a key cannot be mistyped; the facts are
+unambiguous, stable ones; the trick questions have one definite answer.
 
 The graders read a reply as a person does, not as the team's own reader (``actors/coordination/results.py``) does,
 so the two can disagree and the benchmark can catch the reader. A reply's *final* result counts: its last
@@ -16,16 +18,22 @@ so the two can disagree and the benchmark can catch the reader. A reply's *final
 question's kind (closing remarks such as "Hope this helps!" aside; a Python code block is no result, a plain output
 block is). Within that line the last value counts, except:
 
-- a value the question itself holds (an echo: "391 is 17 times 23" states 391) when another value is there;
-- a value negated ("3, not 4"; "Canberra, not Sydney");
+- a value the question itself holds (an echo: "391 is 17 times 23" states 391) when another value is there, except
+  where the key is the question's own number (the trick "all but 9 die");
+- a value negated ("3, not 4"; "Canberra, not Sydney"), or an aside in brackets ("250 cm (2.5 m)");
 - numbers: digits first, spelled-out numbers ("three") only where the line has no digits;
 - comparisons: a claim is read for what it says ("9.9 is larger than 9.11", "9.11 < 9.9" and "the larger is 9.9"
   answer "which is larger?" with 9.9; "9.9 is smaller than 9.11" answers it with 9.11);
-- yes/no: a sentence-opening yes/no, or the question's property said or negated ("221 is not prime": no);
-- lists: every item in order (a trailing bulleted or numbered list is read as one line).
+- yes/no: a sentence-opening yes/no (or a printed True/False), or the question's property said or negated ("221 is
+  not prime": no), not restated ("to check if 97 is prime" says nothing);
+- lists: every item in order; a line naming fewer items than the list names none (a trailing bulleted or numbered
+  list is read as one line);
+- one trick question is right when the trick is caught anywhere in the reply ("it was Noah, not Moses").
 
 Prose is right when it is prose: enough words, no code, the words the request requires. Each question carries a
-typical right reply and a typical wrong one, which ``tests/test_asked_plainly.py`` grades.
+typical right reply and a typical wrong one, which ``tests/test_asked_plainly.py`` grades. The graders read what a
+reply states, not how it got there: a program's printout that is right is right (whether the team should trust a
+literal it printed is the method's question, not the grader's).
 
 The set and its graders were written on 2026-12-06, before any run of any method on it.
 """
@@ -41,7 +49,7 @@ from datetime import date, timedelta
 
 from bench.tasks import Task, Verdict
 
-__all__ = ["KINDS", "QUESTIONS", "Check", "Question", "plain_tasks"]
+__all__ = ["KINDS", "QUESTIONS", "Check", "Question", "grader", "plain_tasks", "read"]
 
 Found = list[tuple[int, Hashable]]
 """Values of one kind found in a piece of text: (offset, value), in the order they occur."""
