@@ -316,12 +316,13 @@ def letter(expected: str) -> Check:
 
 
 def letter_set(expected: str) -> Check:
-    """The letters a reply lists (after its last colon, if it has one), as a set: "s, t, r, n, g, t, h"."""
+    """The letters a reply lists (after its last colon, if it has one), as a set: "s, t, r, n, g, t, h", or one a
+    line in a trailing bulleted list."""
     def find(segment: str) -> Found:
         tail = segment.rsplit(":", 1)[-1] if ":" in segment else segment
         named_letters = frozenset(v for _, v in letters(tail))
         return [(0, named_letters)] if named_letters else []
-    return Check(find, lambda v: v == frozenset(expected.lower()), echo=False)
+    return Check(find, lambda v: v == frozenset(expected.lower()), echo=False, lists=True)
 
 
 def _distance(a: str, b: str) -> int:

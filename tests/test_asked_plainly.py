@@ -158,3 +158,10 @@ def test_where_the_key_is_the_questions_own_number_the_last_number_counts() -> N
          "widgets?")
     assert _right(q, "5 minutes") and _right(q, "Still 5 minutes: each machine makes 1 widget in 5 minutes.")
     assert not _right(q, "It would take 100 minutes.") and not _right(q, "1 minute")
+
+
+def test_letters_listed_one_a_line_are_read_as_one_list() -> None:
+    q = "What are the consonants in the word strength?"
+    assert _right(q, "Consonants in 'strength':\n- s\n- t\n- r\n- n\n- g\n- t\n- h")
+    assert _right(q, "The word has a total of 7 consonants: s, t, r, n, g, t, h")
+    assert not _right(q, "Consonants in 'strength':\n- s\n- t\n- r\n- n\n- g")
