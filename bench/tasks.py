@@ -301,6 +301,12 @@ def _one_set(name: str, n: int, seeds: list[int]) -> list[Task]:
         from bench.probes import probe_tasks  # it imports this module's graders
 
         return probe_tasks(n)
+    if name == "plain":
+        from bench.asked_plainly import plain_tasks  # it imports this module's Task and Verdict
+
+        if len(seeds) > 1:
+            sys.exit("--seed: the plain set holds each question once; give one seed for plain")
+        return plain_tasks(n, seeds[0])
     if name == "humaneval":
         try:
             tasks = [t for s in seeds for t in humaneval_tasks(n, s)]
@@ -318,7 +324,7 @@ def _one_set(name: str, n: int, seeds: list[int]) -> list[Task]:
             sys.exit(f"--tasks {name}: reasoning-gym has no such family ({exc})")
         refuse_shared_problems(tasks, n)
         return tasks
-    sys.exit(f"--tasks: unknown task set {name!r} (arithmetic, compare, humaneval, probes, rg:FAMILY)")
+    sys.exit(f"--tasks: unknown task set {name!r} (arithmetic, compare, humaneval, plain, probes, rg:FAMILY)")
 
 
 def select_tasks(names: str, n: int, seed: str) -> tuple[list[int], list[Task]]:
