@@ -33,19 +33,6 @@ if TYPE_CHECKING:  # the stable API: each name is in __all__ below
     from massgen.configs.loader import validate_data as validate_data
     from massgen.configs.schema import RuntimeConfig as RuntimeConfig
     from massgen.configs.schema import TeamConfig as TeamConfig
-    from massgen.errors import BackendError as BackendError
-    from massgen.errors import BudgetExhausted as BudgetExhausted
-    from massgen.errors import ConfigError as ConfigError
-    from massgen.errors import LogDirError as LogDirError
-    from massgen.errors import MassGenError as MassGenError
-    from massgen.errors import PermanentBackendError as PermanentBackendError
-    from massgen.errors import ResumeError as ResumeError
-    from massgen.errors import RunError as RunError
-    from massgen.errors import RunFailed as RunFailed
-    from massgen.errors import RunInterrupted as RunInterrupted
-    from massgen.errors import RunTimeout as RunTimeout
-    from massgen.errors import ToolError as ToolError
-    from massgen.errors import TraceError as TraceError
     from massgen.events import AnswerEvent as AnswerEvent
     from massgen.events import ChunkEvent as ChunkEvent
     from massgen.events import DeadlineEvent as DeadlineEvent
@@ -67,7 +54,20 @@ if TYPE_CHECKING:  # the stable API: each name is in __all__ below
     from massgen.logs.files import rebuild_from_trace as rebuild_from_trace
     from massgen.messages import ToolSpec as ToolSpec
     from massgen.messages.trace import TraceRecord as TraceRecord
-    from massgen.result import RunResult as RunResult
+    from massgen.outcome.errors import BackendError as BackendError
+    from massgen.outcome.errors import BudgetExhausted as BudgetExhausted
+    from massgen.outcome.errors import ConfigError as ConfigError
+    from massgen.outcome.errors import LogDirError as LogDirError
+    from massgen.outcome.errors import MassGenError as MassGenError
+    from massgen.outcome.errors import PermanentBackendError as PermanentBackendError
+    from massgen.outcome.errors import ResumeError as ResumeError
+    from massgen.outcome.errors import RunError as RunError
+    from massgen.outcome.errors import RunFailed as RunFailed
+    from massgen.outcome.errors import RunInterrupted as RunInterrupted
+    from massgen.outcome.errors import RunTimeout as RunTimeout
+    from massgen.outcome.errors import ToolError as ToolError
+    from massgen.outcome.errors import TraceError as TraceError
+    from massgen.outcome.result import RunResult as RunResult
     from massgen.sessions import SessionError as SessionError
 
 if TYPE_CHECKING:  # plumbing for massgen's own surfaces (cli/): reachable as massgen.NAME, not promised

@@ -1,7 +1,8 @@
 """Every error a MassGen user can catch, under one root: ``MassGenError``.
 
-A leaf module: it imports nothing of ours, so every layer (configs, backends, files,
-actors, the face) can raise these without an import cycle. Lower layers' errors
+A leaf module of the bottom layer (``outcome/``): it imports nothing of ours, so every layer
+(messages, configs, backends, files, actors, the face) can raise these without an upward import;
+the face re-exports them (``massgen.ConfigError``, and ``massgen.errors`` for older imports). Lower layers' errors
 (pydantic, YAML, OS, provider SDKs) are translated into these where they cross into
 the face, as httpx's ``_exceptions.py`` does; ``translate`` is that boundary.
 
@@ -31,7 +32,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from massgen.result import RunResult
+    from massgen.outcome.result import RunResult
 
 
 class MassGenError(Exception):

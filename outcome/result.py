@@ -1,7 +1,7 @@
 """What a finished run hands back: ``RunResult``, every field derived from the trace.
 
-A leaf module of the face (it imports only ``massgen.errors``), so the run handle in
-``actors/`` can build it without importing the face's higher parts.
+In the bottom layer (``outcome/``, beside the errors: a ``RunError`` holds it), so the run handle in
+``actors/`` builds it without importing the face; the face re-exports it (``massgen.RunResult``).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from massgen.errors import RUN_ERRORS
+from massgen.outcome.errors import RUN_ERRORS
 
 
 @dataclass(frozen=True)
