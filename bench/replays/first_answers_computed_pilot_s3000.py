@@ -1,13 +1,13 @@
 """Development replay for issue 36's third candidate, on seed 3000's reasoning problems (already read).
 
-The second candidate's counted run (``../quality-decide-s3000/answers.jsonl``) recorded, per problem, the
+The second candidate's counted run (``bench/results/quality-decide-s3000/answers.jsonl``) recorded, per problem, the
 bare greedy call and the team's three first answers: the program at T 0 (local_1), the bare question at
 T 0 (local_2) and at T 0.4 (local_3). ``pal04.jsonl`` adds one call per problem: the program request at
-T 0.4 (``pal_pilot.py ... 3000 pal04``). Programs run as the team runs them (``program_code``,
+T 0.4 (``first_answers_decide_pal_pilot ... 3000 pal04``). Programs run as the team runs them (``program_code``,
 ``confined.run_python``, ``program_answer``); runs are cached in ``runs.json``. Prints, per family and
 overall, how many problems each call and each rule gets right. Development data: it chooses the candidate,
 the fresh seed measures it. Run from the repository root:
-``python bench/results/first-answers-computed-pilot-s3000/replay.py``.
+``python -m bench.replays.first_answers_computed_pilot_s3000``.
 """
 
 from __future__ import annotations
@@ -19,8 +19,9 @@ from pathlib import Path
 from bench.first_answer_rules import ProgramRuns, graded, print_counts, ranked, recorded_calls, scored
 from bench.tasks import Task, select_tasks
 
-HERE = Path(__file__).parent
-COUNTED = HERE.parent / "quality-decide-s3000" / "answers.jsonl"
+RESULTS = Path(__file__).resolve().parent.parent / "results"
+HERE = RESULTS / "first-answers-computed-pilot-s3000"
+COUNTED = RESULTS / "quality-decide-s3000" / "answers.jsonl"
 AGENT_CALLS = {"local_1": "p0", "local_2": "b0", "local_3": "b4"}  # the second candidate's agents
 
 

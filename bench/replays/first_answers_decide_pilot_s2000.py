@@ -1,9 +1,10 @@
 """Score the pilot's calls, and the candidate rules on them, with the code the team runs.
 
 Programs are taken from the reply (``code_checks.program_code``), run confined, and read (``turn.program_answer``)
-exactly as a ``first_answer: program`` agent does; runs are cached in ``runs.json`` beside this file. Prints
+exactly as a ``first_answer: program`` agent does; runs are cached in ``runs.json`` beside its data
+(``bench/results/first-answers-decide-pilot-s2000/``). Prints
 one line per family and one overall: how many problems each call and each rule got right.
-Run from the repository root: ``python bench/results/first-answers-decide-pilot-s2000/analyse.py``.
+Run from the repository root: ``python -m bench.replays.first_answers_decide_pilot_s2000``.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from massgen.actors.agent.turn import program_answer
 from massgen.actors.coordination.code_checks import program_code
 from massgen.files import confined
 
-HERE = Path(__file__).parent
+RESULTS = Path(__file__).resolve().parent.parent / "results"
+HERE = RESULTS / "first-answers-decide-pilot-s2000"
 METHODS = ("greedy", "cot04", "pal0", "pal04")
 
 

@@ -1,14 +1,14 @@
 """Development replay for issue 36's fourth candidate, on seed 4000's reasoning problems (already read).
 
-The third candidate's counted run (``../quality-computed-s4000/answers.jsonl``) recorded, per problem, the
+The third candidate's counted run (``bench/results/quality-computed-s4000/answers.jsonl``) recorded, per problem, the
 bare greedy call and the team's three first answers: the program at T 0 (local_1, p0), the program at T 0.4
 (local_2, p4) and the bare question at T 0 (local_3, b0). ``pal07.jsonl`` adds one call per problem: the
-program request at T 0.7 (``pal_pilot.py ... 4000 pal07``). Programs run as the team runs them
+program request at T 0.7 (``first_answers_decide_pal_pilot ... 4000 pal07``). Programs run as the team runs them
 (``program_code``, ``confined.run_python``, ``program_answer``); runs are cached in ``runs.json``. Prints,
 per family and overall, how many problems each call and each candidate gets right, and each candidate's
 margin over the best of its own agents alone. Development data: it chooses the candidate
-(``../first-answers-three-programs-preregistered.md``), the fresh seed measures it. Run from the
-repository root: ``python bench/results/first-answers-three-programs-pilot-s4000/replay.py``.
+(``bench/results/first-answers-three-programs-preregistered.md``), the fresh seed measures it. Run from the
+repository root: ``python -m bench.replays.first_answers_three_programs_pilot_s4000``.
 """
 
 from __future__ import annotations
@@ -20,8 +20,9 @@ from pathlib import Path
 from bench.first_answer_rules import ProgramRuns, graded, print_counts, ranked, recorded_calls, scored
 from bench.tasks import Task, select_tasks
 
-HERE = Path(__file__).parent
-COUNTED = HERE.parent / "quality-computed-s4000" / "answers.jsonl"
+RESULTS = Path(__file__).resolve().parent.parent / "results"
+HERE = RESULTS / "first-answers-three-programs-pilot-s4000"
+COUNTED = RESULTS / "quality-computed-s4000" / "answers.jsonl"
 AGENT_CALLS = {"local_1": "p0", "local_2": "p4", "local_3": "b0"}  # the third candidate's agents
 CANDIDATES = {  # name: (computed, written, calls)
     "B (p0, p4; b0)": (("p0", "p4"), ("b0",)),

@@ -1,9 +1,9 @@
-"""Development replay for issue 36's fifth candidate (``../first-answers-two-valued-preregistered.md``): the
+"""Development replay for issue 36's fifth candidate (``bench/results/first-answers-two-valued-preregistered.md``): the
 third candidate's rule (B: programs at T 0 and T 0.4 and the bare greedy call, computed results first) against
 the same with a two-valued answer decided by the first listed answer (``ranked_two_valued``), on the recorded
 first answers of seed 4000's counted run and seed 3000's pilot (both already read: development data).
 
-Run from the repository root: ``python bench/results/first-answers-two-valued-pilot/replay.py``.
+Run from the repository root: ``python -m bench.replays.first_answers_two_valued_pilot``.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from bench.first_answer_rules import (
 )
 from bench.tasks import Task, select_tasks
 
-RESULTS = Path(__file__).parent.parent
+RESULTS = Path(__file__).resolve().parent.parent / "results"
 FAMILIES = "rg:gsm_symbolic,rg:letter_counting,rg:syllogism"
 
 

@@ -1,13 +1,13 @@
-"""Replay for issue 36's sixth candidate (``../no-result-asked-preregistered.md``): the fifth candidate's rule
-(``ranked_two_valued``) against the same with a program's output not weighed when no written first answer
-states a result (the written answer presents), on every recorded run of the two-programs-and-greedy layout.
+"""Replay for issue 36's sixth candidate (``bench/results/no-result-asked-preregistered.md``): the fifth
+candidate's rule (``ranked_two_valued``) against the same with a program's output not weighed when no written
+first answer states a result (the written answer presents), on every recorded run of the two-programs-and-greedy layout.
 
 Whether the written (bare) answer states a result is the team's own reading (``results.stated_result``); a
 program answer is computed when its program printed something. Where the rule does not apply the two rules
 decide alike by construction, so only the problems where it applies are graded (HumanEval's code answers are
 never computed: it applies to none of them).
 
-Run from the repository root: ``python bench/results/no-result-asked-replay/replay.py``.
+Run from the repository root: ``python -m bench.replays.no_result_asked_replay``.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from bench.first_answer_rules import ProgramRuns, graded, print_counts, ranked_t
 from bench.tasks import Task, select_tasks
 from massgen.actors.coordination.results import stated_result
 
-RESULTS = Path(__file__).parent.parent
+RESULTS = Path(__file__).resolve().parent.parent / "results"
 LAYOUT = {"local_1": "p0", "local_2": "p4", "local_3": "b0"}
 PRINTED = "\nThe program printed:\n"
 

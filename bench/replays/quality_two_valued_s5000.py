@@ -7,7 +7,7 @@
    made against the one the third candidate's rule (agreement, computed first) would have made on the same
    recorded first answers (``bench.first_answer_rules``; graded keys).
 
-Run from the repository root: ``python bench/results/quality-two-valued-s5000/analysis.py``.
+Run from the repository root: ``python -m bench.replays.quality_two_valued_s5000``.
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ from bench.first_answer_rules import graded, ranked, ranked_two_valued, recorded
 from bench.tasks import Task, select_tasks
 from massgen.actors.coordination.results import TWO_VALUED_RESULTS
 
-HERE = Path(__file__).parent
+RESULTS = Path(__file__).resolve().parent.parent / "results"
+HERE = RESULTS / "quality-two-valued-s5000"
 AGENT_CALLS = {"local_1": "p0", "local_2": "p4", "local_3": "b0"}
 
 
