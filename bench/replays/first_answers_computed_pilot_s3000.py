@@ -16,7 +16,15 @@ import collections
 import json
 from pathlib import Path
 
-from bench.first_answer_rules import ProgramRuns, graded, print_counts, ranked, recorded_calls, scored
+from bench.first_answer_rules import (
+    BEFORE_TWO_VALUED,
+    ProgramRuns,
+    decided,
+    graded,
+    print_counts,
+    recorded_calls,
+    scored,
+)
 from bench.tasks import Task, select_tasks
 
 RESULTS = Path(__file__).resolve().parent.parent / "results"
@@ -46,11 +54,14 @@ def main() -> None:
         counts["n"] += 1
         for method in ("greedy", "p0", "b0", "b4", "p4"):
             counts[method] += right[method]
-        counts["A: computed first (p0; b0, b4)"] += scored(ranked([keys["p0"]], [keys["b0"], keys["b4"]]), right, keys)
-        plain = ranked([], [keys["p0"], keys["b0"], keys["b4"]])
+        counts["A: computed first (p0; b0, b4)"] += \
+            scored(decided([keys["p0"]], [keys["b0"], keys["b4"]], BEFORE_TWO_VALUED), right, keys)
+        plain = decided([], [keys["p0"], keys["b0"], keys["b4"]], BEFORE_TWO_VALUED)
         counts["A': plain majority (p0, b0, b4)"] += scored(plain, right, keys)
-        counts["B: computed first (p0, p4; b0)"] += scored(ranked([keys["p0"], keys["p4"]], [keys["b0"]]), right, keys)
-        counts["C: programs only (p0, p4)"] += scored(ranked([keys["p0"], keys["p4"]], []), right, keys)
+        counts["B: computed first (p0, p4; b0)"] += \
+            scored(decided([keys["p0"], keys["p4"]], [keys["b0"]], BEFORE_TWO_VALUED), right, keys)
+        counts["C: programs only (p0, p4)"] += \
+            scored(decided([keys["p0"], keys["p4"]], [], BEFORE_TWO_VALUED), right, keys)
         counts["ceiling"] += any(right.values())
     run.save()
     print_counts(table)

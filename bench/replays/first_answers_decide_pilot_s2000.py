@@ -15,7 +15,7 @@ import json
 from collections.abc import Hashable
 from pathlib import Path
 
-from bench.first_answer_rules import print_counts, ranked
+from bench.first_answer_rules import BEFORE_TWO_VALUED, decided, print_counts
 from bench.tasks import Task, select_tasks
 from massgen.actors.agent.turn import program_answer
 from massgen.actors.coordination.code_checks import program_code
@@ -80,8 +80,8 @@ def main() -> None:
         counts["maj(g,p0,c) tie p0"] += scored(majority([program, greedy, cot]))
         counts["maj(g,p0,p4) tie g"] += scored(majority([greedy, program, program_hot]))
         counts["maj4(p0,g,c,p4) order"] += scored(majority([program, greedy, cot, program_hot]))
-        counts["computed first (p0; g,c)"] += scored(ranked([program], [greedy, cot]))
-        counts["computed first (p0,p4; g)"] += scored(ranked([program, program_hot], [greedy]))
+        counts["computed first (p0; g,c)"] += scored(decided([program], [greedy, cot], BEFORE_TWO_VALUED))
+        counts["computed first (p0,p4; g)"] += scored(decided([program, program_hot], [greedy], BEFORE_TWO_VALUED))
         counts["ceiling"] += any(right.values())
     cache_path.write_text(json.dumps(cache))
     print_counts(table)

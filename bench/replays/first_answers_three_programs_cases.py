@@ -15,7 +15,7 @@ import json
 import re
 from pathlib import Path
 
-from bench.first_answer_rules import ProgramRuns, print_counts, ranked, scored
+from bench.first_answer_rules import BEFORE_TWO_VALUED, ProgramRuns, decided, print_counts, scored
 from bench.tasks import Task, select_tasks
 from massgen.actors.coordination.code_checks import program_code
 
@@ -65,8 +65,10 @@ def main() -> None:
             counts[method] += right[method]
         for method in ("p0", "c0"):
             counts[f"{method} literal"] += literal(by[method])
-        counts["B (p0, p4; b0)"] += scored(ranked([keys["p0"], keys["p4"]], [keys["b0"]]), right, keys)
-        counts["B with c0 for p0"] += scored(ranked([keys["c0"], keys["p4"]], [keys["b0"]]), right, keys)
+        counts["B (p0, p4; b0)"] += \
+            scored(decided([keys["p0"], keys["p4"]], [keys["b0"]], BEFORE_TWO_VALUED), right, keys)
+        counts["B with c0 for p0"] += \
+            scored(decided([keys["c0"], keys["p4"]], [keys["b0"]], BEFORE_TWO_VALUED), right, keys)
     run.save()
     print_counts(table)
 

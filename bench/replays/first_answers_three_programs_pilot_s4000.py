@@ -17,7 +17,15 @@ import collections
 import json
 from pathlib import Path
 
-from bench.first_answer_rules import ProgramRuns, graded, print_counts, ranked, recorded_calls, scored
+from bench.first_answer_rules import (
+    BEFORE_TWO_VALUED,
+    ProgramRuns,
+    decided,
+    graded,
+    print_counts,
+    recorded_calls,
+    scored,
+)
 from bench.tasks import Task, select_tasks
 
 RESULTS = Path(__file__).resolve().parent.parent / "results"
@@ -55,7 +63,8 @@ def main() -> None:
         for method in ("greedy", "p0", "p4", "b0", "p7"):
             counts[method] += right[method]
         for name, (computed, written) in CANDIDATES.items():
-            counts[name] += scored(ranked([keys[m] for m in computed], [keys[m] for m in written]), right, keys)
+            counts[name] += \
+                scored(decided([keys[m] for m in computed], [keys[m] for m in written], BEFORE_TWO_VALUED), right, keys)
         counts["ceiling (p0, p4, p7, b0)"] += any(right[m] for m in ("p0", "p4", "p7", "b0"))
     run.save()
     print_counts(table)

@@ -1,6 +1,6 @@
 """Development replay for issue 36's fifth candidate (``bench/results/first-answers-two-valued-preregistered.md``): the
 third candidate's rule (B: programs at T 0 and T 0.4 and the bare greedy call, computed results first) against
-the same with a two-valued answer decided by the first listed answer (``ranked_two_valued``), on the recorded
+the same with a two-valued answer decided by the first listed answer (``BEFORE_NO_RESULT_ASKED``), on the recorded
 first answers of seed 4000's counted run and seed 3000's pilot (both already read: development data).
 
 Run from the repository root: ``python -m bench.replays.first_answers_two_valued_pilot``.
@@ -13,11 +13,12 @@ import json
 from pathlib import Path
 
 from bench.first_answer_rules import (
+    BEFORE_NO_RESULT_ASKED,
+    BEFORE_TWO_VALUED,
     ProgramRuns,
+    decided,
     graded,
     print_counts,
-    ranked,
-    ranked_two_valued,
     recorded_calls,
     scored,
 )
@@ -39,8 +40,8 @@ def replay(texts: dict[str, dict[str, str]], task_of: dict[str, Task]) -> None:
         for method in ("greedy", "p0", "p4", "b0"):
             counts[method] += right[method]
         computed, written = [keys["p0"], keys["p4"]], [keys["b0"]]
-        counts["B"] += scored(ranked(computed, written), right, keys)
-        counts["fifth"] += scored(ranked_two_valued(computed, written), right, keys)
+        counts["B"] += scored(decided(computed, written, BEFORE_TWO_VALUED), right, keys)
+        counts["fifth"] += scored(decided(computed, written, BEFORE_NO_RESULT_ASKED), right, keys)
     print_counts(table)
 
 

@@ -1,5 +1,5 @@
 """Replay for issue 36's sixth candidate (``bench/results/no-result-asked-preregistered.md``): the fifth
-candidate's rule (``ranked_two_valued``) against the same with a program's output not weighed when no written
+candidate's rule (``BEFORE_NO_RESULT_ASKED``) against the same with a program's output not weighed when no written
 first answer states a result (the written answer presents), on every recorded run of the two-programs-and-greedy layout.
 
 Whether the written (bare) answer states a result is the team's own reading (``results.stated_result``); a
@@ -16,7 +16,15 @@ import collections
 import json
 from pathlib import Path
 
-from bench.first_answer_rules import ProgramRuns, graded, print_counts, ranked_two_valued, recorded_calls, scored
+from bench.first_answer_rules import (
+    BEFORE_NO_RESULT_ASKED,
+    ProgramRuns,
+    decided,
+    graded,
+    print_counts,
+    recorded_calls,
+    scored,
+)
 from bench.tasks import Task, select_tasks
 from massgen.actors.coordination.results import stated_result
 
@@ -42,7 +50,7 @@ def replay(name: str, texts: dict[str, dict[str, str]], task_of: dict[str, Task]
         if not applies(by):
             continue
         right, keys = graded(task, {m: by[m] for m in ("p0", "p4", "b0")})
-        fifth = scored(ranked_two_valued([keys["p0"], keys["p4"]], [keys["b0"]]), right, keys)
+        fifth = scored(decided([keys["p0"], keys["p4"]], [keys["b0"]], BEFORE_NO_RESULT_ASKED), right, keys)
         counts["applies"] += 1
         counts["fifth right"] += fifth
         counts["sixth right"] += right["b0"]
