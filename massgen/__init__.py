@@ -74,7 +74,6 @@ if TYPE_CHECKING:  # plumbing for massgen's own surfaces (cli/): reachable as ma
     from massgen.actors.agent.client_tools import decode
     from massgen.actors.agent.prompts import WORKFLOW_TOOLS as WORKFLOW_TOOLS
     from massgen.backends import default_model as default_model
-    from massgen.backends.preload import preload
     from massgen.configs.defaults import PROVIDER_KEYS as PROVIDER_KEYS
     from massgen.configs.defaults import default_team as default_team
     from massgen.configs.defaults import environment, resolve
@@ -119,7 +118,6 @@ if TYPE_CHECKING:  # plumbing for massgen's own surfaces (cli/): reachable as ma
     from massgen.logs.summary import project, summarize
     from massgen.logs.upstream_status import tool_stats as tool_stats
     from massgen.messages.text import escape_value as escape_value
-    from massgen.messages.trace import parse_sender as parse_sender
     from massgen.messages.trace import sender_name as sender_name
     from massgen.sessions import Session as Session
     from massgen.sessions import open_or_create
@@ -130,7 +128,6 @@ if TYPE_CHECKING:  # plumbing for massgen's own surfaces (cli/): reachable as ma
     discover_config = resolve
     example_path = resolve_config_path
     open_session = open_or_create
-    preload_backends = preload
     project_run = project
     summarize_run = summarize
 
