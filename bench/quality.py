@@ -143,7 +143,7 @@ class Sampler:
 
 def _team(config: TeamConfig, question: str, log_dir: Path) -> dict[str, Any]:
     import massgen
-    from massgen.logs.files import read_trace
+    from massgen.logs.derived_files import read_trace
 
     start = time.perf_counter()
     shutil.rmtree(log_dir, ignore_errors=True)  # a run killed half-way starts again

@@ -50,8 +50,8 @@ if TYPE_CHECKING:  # the stable API: each name is in __all__ below
     from massgen.launch import resolve_config as resolve_config
     from massgen.launch import with_run_timeout as with_run_timeout
     from massgen.litellm_provider import register_with_litellm as register_with_litellm
-    from massgen.logs.files import read_trace as read_trace
-    from massgen.logs.files import rebuild_from_trace as rebuild_from_trace
+    from massgen.logs.derived_files import read_trace as read_trace
+    from massgen.logs.derived_files import rebuild_from_trace as rebuild_from_trace
     from massgen.messages import ToolSpec as ToolSpec
     from massgen.messages.trace import TraceRecord as TraceRecord
     from massgen.outcome.errors import BackendError as BackendError

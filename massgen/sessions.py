@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from massgen.logs.files import write_atomic
+from massgen.logs.derived_files import write_atomic
 from massgen.outcome.errors import ConfigError
 
 if TYPE_CHECKING:

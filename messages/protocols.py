@@ -57,7 +57,7 @@ from massgen.messages.supervision import (
     SetRunTimeout,
     Tick,
 )
-from massgen.messages.writing import Flush, WriteRecord, WriteStatus
+from massgen.messages.trace_writer_inbox import Flush, WriteRecord, WriteStatus
 
 # --- the supervisor's: what its children, the judge, the runtime and the user tell it -----
 

@@ -41,7 +41,7 @@ from massgen.messages.protocols import (
     TraceWriterInbox,
     members,
 )
-from massgen.messages.writing import Flush
+from massgen.messages.trace_writer_inbox import Flush
 
 
 def _alive(cls: type[pykka.Actor]) -> list[pykka.ActorRef[Any]]:

@@ -52,7 +52,7 @@ from massgen.messages import (
 )
 from massgen.messages.text import escape_text
 from massgen.messages.trace import RecordSubset, TraceRecord
-from massgen.messages.writing import Flush
+from massgen.messages.trace_writer_inbox import Flush
 from massgen.outcome.errors import LogDirError, translate
 from massgen.outcome.result import RunResult
 
