@@ -12,11 +12,11 @@ from __future__ import annotations
 import asyncio
 import collections
 import json
-from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Collection, Hashable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from bench.tasks import Task
+from bench.tasks import Task, select_tasks
 from massgen.actors.agent.turn import program_answer
 from massgen.actors.coordination.code_checks import program_code
 from massgen.actors.coordination.decision import RULES, Evidence, FirstTurnsEnded, Rule, decide, rules_without
@@ -25,8 +25,8 @@ from massgen.files import confined
 from massgen.messages import AnswerResult
 
 __all__ = [
-    "BEFORE_NO_RESULT_ASKED", "BEFORE_TWO_VALUED", "ProgramRuns", "decided", "graded", "print_counts",
-    "recorded_calls", "scored",
+    "BEFORE_NO_RESULT_ASKED", "BEFORE_TWO_VALUED", "ProgramRuns", "decided", "graded", "pilot_inputs", "pilot_problems",
+    "print_counts", "recorded_calls", "scored",
 ]
 
 BEFORE_NO_RESULT_ASKED: tuple[Rule, ...] = rules_without("no_result_asked")
@@ -105,6 +105,32 @@ def recorded_calls(rows: Iterable[dict[str, Any]], agent_calls: Mapping[str, str
             for first in row["first_answers"]:
                 texts[row["task_id"]][agent_calls[first["agent"]]] = first["text"]
     return texts
+
+
+def pilot_inputs(counted: Path, pilot: Path, seed: str, runs: Path,
+                 ) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]], dict[str, Task], ProgramRuns]:
+    """A pilot's inputs: the counted run's rows, the pilot's rows by task, the tasks (the pilot's families, 40
+    problems of ``seed``) and the program runs, kept in ``runs``."""
+    counted_rows = [json.loads(line) for line in counted.read_text().splitlines()]
+    pilot_rows = {row["task"]: row for row in map(json.loads, pilot.read_text().splitlines())}
+    families = sorted({row["family"] for row in pilot_rows.values()})
+    _, tasks = select_tasks(",".join(f"rg:{f}" for f in families), 40, seed)
+    task_of = {t.task_id: t for t in tasks}
+    return counted_rows, pilot_rows, task_of, ProgramRuns(runs, task_of)
+
+
+def pilot_problems(counted: Iterable[dict[str, Any]], agent_calls: Mapping[str, str], pilot: Mapping[str, Any],
+                   run: ProgramRuns, call: str, task_of: Mapping[str, Task],
+                   ) -> Iterator[tuple[str, Task, dict[str, bool], dict[str, Hashable | None]]]:
+    """Per counted problem of a pilot: its id, its task, and each call's verdict and key (``graded``), the pilot's
+    program request run as ``call``; a problem missing any of its five calls is left out."""
+    for task_id, by in recorded_calls(counted, agent_calls, pilot).items():
+        by[call] = run(task_id, pilot[task_id]["text"])
+        if len(by) < 5:
+            continue
+        task = task_of[task_id]
+        right, keys = graded(task, by)
+        yield task_id, task, right, keys
 
 
 def graded(task: Task, by: Mapping[str, str]) -> tuple[dict[str, bool], dict[str, Hashable | None]]:

@@ -1,33 +1,4 @@
 """``massgen.errors``, as users have imported it: the errors are defined in ``massgen.outcome.errors``."""
 
-from massgen.outcome.errors import (
-    BackendError,
-    BudgetExhausted,
-    ConfigError,
-    LogDirError,
-    MassGenError,
-    PermanentBackendError,
-    ResumeError,
-    RunError,
-    RunFailed,
-    RunInterrupted,
-    RunTimeout,
-    ToolError,
-    TraceError,
-)
-
-__all__ = [
-    "BackendError",
-    "BudgetExhausted",
-    "ConfigError",
-    "LogDirError",
-    "MassGenError",
-    "PermanentBackendError",
-    "ResumeError",
-    "RunError",
-    "RunFailed",
-    "RunInterrupted",
-    "RunTimeout",
-    "ToolError",
-    "TraceError",
-]
+from massgen.outcome.errors import *  # noqa: F403  (every name of its __all__, the very classes)
+from massgen.outcome.errors import __all__ as __all__

@@ -13,19 +13,9 @@ the fresh seed measures it. Run from the repository root:
 from __future__ import annotations
 
 import collections
-import json
 from pathlib import Path
 
-from bench.first_answer_rules import (
-    BEFORE_TWO_VALUED,
-    ProgramRuns,
-    decided,
-    graded,
-    print_counts,
-    recorded_calls,
-    scored,
-)
-from bench.tasks import Task, select_tasks
+from bench import first_answer_rules as rules
 
 RESULTS = Path(__file__).resolve().parent.parent / "results"
 HERE = RESULTS / "first-answers-computed-pilot-s3000"
@@ -34,37 +24,26 @@ AGENT_CALLS = {"local_1": "p0", "local_2": "b0", "local_3": "b4"}  # the second 
 
 
 def main() -> None:
-    counted = [json.loads(line) for line in COUNTED.read_text().splitlines()]
-    pilot = {row["task"]: row for row in map(json.loads, (HERE / "pal04.jsonl").read_text().splitlines())}
-    families = sorted({row["family"] for row in pilot.values()})
-    _, tasks = select_tasks(",".join(f"rg:{f}" for f in families), 40, "3000")
-    task_of: dict[str, Task] = {t.task_id: t for t in tasks}
-    run = ProgramRuns(HERE / "runs.json", task_of)
+    counted, pilot, task_of, run = rules.pilot_inputs(COUNTED, HERE / "pal04.jsonl", "3000", HERE / "runs.json")
 
-    texts = recorded_calls(counted, AGENT_CALLS, pilot)
     table: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
-    for task_id, by in texts.items():
-        by["p4"] = run(task_id, pilot[task_id]["text"])
-        if len(by) < 5:
-            continue
-        task = task_of[task_id]
-        right, keys = graded(task, by)
-
+    rule = rules.BEFORE_TWO_VALUED  # the rule these candidates were chosen under
+    for _task_id, task, right, keys in rules.pilot_problems(counted, AGENT_CALLS, pilot, run, "p4", task_of):
         counts = table[task.family]
         counts["n"] += 1
         for method in ("greedy", "p0", "b0", "b4", "p4"):
             counts[method] += right[method]
-        counts["A: computed first (p0; b0, b4)"] += \
-            scored(decided([keys["p0"]], [keys["b0"], keys["b4"]], BEFORE_TWO_VALUED), right, keys)
-        plain = decided([], [keys["p0"], keys["b0"], keys["b4"]], BEFORE_TWO_VALUED)
-        counts["A': plain majority (p0, b0, b4)"] += scored(plain, right, keys)
-        counts["B: computed first (p0, p4; b0)"] += \
-            scored(decided([keys["p0"], keys["p4"]], [keys["b0"]], BEFORE_TWO_VALUED), right, keys)
-        counts["C: programs only (p0, p4)"] += \
-            scored(decided([keys["p0"], keys["p4"]], [], BEFORE_TWO_VALUED), right, keys)
+        computed_first = rules.decided([keys["p0"]], [keys["b0"], keys["b4"]], rule)
+        counts["A: computed first (p0; b0, b4)"] += rules.scored(computed_first, right, keys)
+        plain = rules.decided([], [keys["p0"], keys["b0"], keys["b4"]], rule)
+        counts["A': plain majority (p0, b0, b4)"] += rules.scored(plain, right, keys)
+        two_programs = rules.decided([keys["p0"], keys["p4"]], [keys["b0"]], rule)
+        counts["B: computed first (p0, p4; b0)"] += rules.scored(two_programs, right, keys)
+        programs_only = rules.decided([keys["p0"], keys["p4"]], [], rule)
+        counts["C: programs only (p0, p4)"] += rules.scored(programs_only, right, keys)
         counts["ceiling"] += any(right.values())
     run.save()
-    print_counts(table)
+    rules.print_counts(table)
 
 
 if __name__ == "__main__":

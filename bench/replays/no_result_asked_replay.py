@@ -16,15 +16,7 @@ import collections
 import json
 from pathlib import Path
 
-from bench.first_answer_rules import (
-    BEFORE_NO_RESULT_ASKED,
-    ProgramRuns,
-    decided,
-    graded,
-    print_counts,
-    recorded_calls,
-    scored,
-)
+from bench import first_answer_rules as rules
 from bench.tasks import Task, select_tasks
 from massgen.actors.coordination.results import stated_result
 
@@ -49,21 +41,22 @@ def replay(name: str, texts: dict[str, dict[str, str]], task_of: dict[str, Task]
         counts["n"] += 1
         if not applies(by):
             continue
-        right, keys = graded(task, {m: by[m] for m in ("p0", "p4", "b0")})
-        fifth = scored(decided([keys["p0"], keys["p4"]], [keys["b0"]], BEFORE_NO_RESULT_ASKED), right, keys)
+        right, keys = rules.graded(task, {m: by[m] for m in ("p0", "p4", "b0")})
+        fifth_rule = rules.decided([keys["p0"], keys["p4"]], [keys["b0"]], rules.BEFORE_NO_RESULT_ASKED)
+        fifth = rules.scored(fifth_rule, right, keys)
         counts["applies"] += 1
         counts["fifth right"] += fifth
         counts["sixth right"] += right["b0"]
         print(f"  {task_id}: fifth {'right' if fifth else 'wrong'}, sixth {'right' if right['b0'] else 'wrong'};"
               f" written answer ends {by['b0'].strip()[-80:]!r}")
-    print_counts(table)
+    rules.print_counts(table)
 
 
 def recorded(folder: str, tasks: str, n: int, seeds: str) -> tuple[dict[str, dict[str, str]], dict[str, Task]]:
     _, selected = select_tasks(tasks, n, seeds)
     task_of = {t.task_id: t for t in selected}
     rows = [json.loads(line) for line in (RESULTS / folder / "answers.jsonl").read_text().splitlines()]
-    return recorded_calls(rows, LAYOUT, task_of), task_of
+    return rules.recorded_calls(rows, LAYOUT, task_of), task_of
 
 
 def main() -> None:
@@ -79,8 +72,8 @@ def main() -> None:
     pilot_dir = RESULTS / "first-answers-computed-pilot-s3000"
     pilot = {row["task"]: row for row in map(json.loads, (pilot_dir / "pal04.jsonl").read_text().splitlines())}
     rows = [json.loads(line) for line in (RESULTS / "quality-decide-s3000" / "answers.jsonl").read_text().splitlines()]
-    texts = recorded_calls(rows, {"local_1": "p0", "local_2": "b0", "local_3": "b4"}, pilot)
-    run = ProgramRuns(pilot_dir / "runs.json", task_of)
+    texts = rules.recorded_calls(rows, {"local_1": "p0", "local_2": "b0", "local_3": "b4"}, pilot)
+    run = rules.ProgramRuns(pilot_dir / "runs.json", task_of)
     for task_id, by in texts.items():
         by["p4"] = run(task_id, pilot[task_id]["text"])
     replay("seed 3000 (the second candidate's run and the T 0.4 program pilot)", texts, task_of)
