@@ -209,7 +209,9 @@ class TurnHandout:
         voters = {v.voter for v in tally.votes} if tally is not None and tally.round == state.coord.version else set()
         # An agent whose answer waits for its snapshot has done its part: the copy is bounded, not late.
         answering = {a for a, c in state.children.items() if c.status == "answering"}
-        state.stragglers.observe(voters | state.waiting | answering, state.counted(), state.coord.version,
+        # An agent whose next turn waits for the judge's ruling on the first answers has done its part too.
+        held = {state.judging[1]} if state.judging is not None and state.judging[1] is not None else set()
+        state.stragglers.observe(voters | state.waiting | answering | held, state.counted(), state.coord.version,
                                  self.clock(), converged)
 
     def release_waiting(self) -> None:
