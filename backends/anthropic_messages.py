@@ -16,7 +16,7 @@ from typing import Any
 from massgen.backends import attachments, native_tools
 from massgen.backends.base import BackendContext, BackendError
 from massgen.backends.factories import IMPORTS
-from massgen.backends.http_base import DEFAULT_HTTP_TIMEOUT_S, HttpBackend, shared_ssl_context
+from massgen.backends.http_base import HttpBackend
 from massgen.backends.keys import require_key
 from massgen.backends.retry import AttemptClock, Failure, Retrier, StreamFailure, classify
 from massgen.backends.toolcall_text import parse_arguments
@@ -98,9 +98,7 @@ class AnthropicBackend(HttpBackend):
         with IMPORTS:  # never beside another agent thread's import of this SDK
             import anthropic
 
-        return anthropic.AsyncAnthropic(api_key=self._api_key, base_url=self.base_url, max_retries=0,
-                                        timeout=self.config.timeout_seconds or DEFAULT_HTTP_TIMEOUT_S,
-                                        http_client=anthropic.DefaultAsyncHttpxClient(verify=shared_ssl_context()))
+        return self._sdk_client(anthropic.AsyncAnthropic, anthropic.DefaultAsyncHttpxClient)
 
     def _classify(self, exc: BaseException) -> Failure | None:
         """A 200 stream's ``error`` event carries its real status in the error type."""

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from massgen.errors import BackendError as BackendError  # re-exported: backends raise it from here
-from massgen.errors import PermanentBackendError as PermanentBackendError
 from massgen.messages.stream import ModelRequest, StreamEvent
+from massgen.outcome.errors import BackendError as BackendError  # re-exported: backends raise it from here
+from massgen.outcome.errors import PermanentBackendError as PermanentBackendError
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ import functools
 import itertools
 import ssl
 import threading
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
@@ -90,6 +90,13 @@ class HttpBackend:
     # -- subclass hooks -------------------------------------------------------------------------
     def _make_client(self) -> Any:
         raise NotImplementedError
+
+    def _sdk_client(self, client: Callable[..., Any], http_client: Callable[..., Any]) -> Any:
+        """An SDK's async client (openai's, anthropic's) as every such backend builds it: the SDK's own retries
+        off (``backends/retry.py`` retries), the config's timeout, and the process's one TLS context."""
+        return client(api_key=self._api_key, base_url=self.base_url, max_retries=0,
+                      timeout=self.config.timeout_seconds or DEFAULT_HTTP_TIMEOUT_S,
+                      http_client=http_client(verify=shared_ssl_context()))
 
     def _attempt(self, request: ModelRequest, clock: AttemptClock) -> AsyncGenerator[StreamEvent, None]:
         raise NotImplementedError

@@ -65,7 +65,7 @@ def _model_params():
 _bindings.llama_model_default_params = _model_params
 # One request, one answer: Llama.generate evaluates only the part of a prompt that differs from the previous
 # request's tokens, so the same prompt is evaluated in other batches, rounds differently, and a greedy call
-# parts from itself after another request (bench/results/greedy-determinism). Evaluating every prompt whole
+# parts from itself after another request (measured: docs/architecture.md, local team). Evaluating every prompt whole
 # costs its prompt time (measured in docs/benchmarks.md) and makes a request's reply depend on the request only.
 import llama_cpp.llama as _llama
 _generate = _llama.Llama.generate

@@ -16,7 +16,7 @@ from typing import Any
 from massgen.backends import attachments, native_tools
 from massgen.backends.base import BackendContext, BackendError
 from massgen.backends.factories import IMPORTS
-from massgen.backends.http_base import DEFAULT_HTTP_TIMEOUT_S, HttpBackend, shared_ssl_context
+from massgen.backends.http_base import HttpBackend
 from massgen.backends.keys import require_key
 from massgen.backends.retry import AttemptClock, Retrier, StreamFailure
 from massgen.backends.toolcall_text import parse_arguments
@@ -87,9 +87,7 @@ class ResponsesBackend(HttpBackend):
         with IMPORTS:  # never beside another agent thread's import of this SDK
             import openai
 
-        return openai.AsyncOpenAI(api_key=self._api_key, base_url=self.base_url, max_retries=0,
-                                  timeout=self.config.timeout_seconds or DEFAULT_HTTP_TIMEOUT_S,
-                                  http_client=openai.DefaultAsyncHttpxClient(verify=shared_ssl_context()))
+        return self._sdk_client(openai.AsyncOpenAI, openai.DefaultAsyncHttpxClient)
 
     def _request_kwargs(self, request: ModelRequest) -> dict[str, Any]:
         instructions, items = _input_items(request)

@@ -9,6 +9,14 @@ that was flowing and broke (a cut, not a refusal) is retried after a short, fixe
 breaker, opened at once when a call has used all its attempts on the endpoint's faults (a
 persistent fault then costs one call's attempts, not one per restart), and every attempt is
 reported through ``on_event`` so it lands in the trace.
+
+The policy has two depths, both here, on one backoff curve (``exponential_backoff``): ``RetryPolicy``, the
+attempts inside one model call, and ``CallRetry``, the calls inside one turn. An attempt is retried only
+before its first event reached the caller, since after that the caller has seen text it would have to take
+back. But text is not a commitment: until a tool call (``new_answer``, ``vote``, any tool) arrived, nothing
+of the call was acted on, so the turn (``actors/agent/turn.py``) drops the partial text and sends the same
+request again, a bounded number of times with a short backoff: a cut stream costs one more call, not a
+restart of the whole incarnation. Each such retry is a ``BackendEvent`` (``call.retry``) in the trace.
 """
 
 from __future__ import annotations
@@ -81,6 +89,29 @@ class RetryPolicy:
         """For a stream that got going, then broke: ``cut_base_delay_s`` every time, not a growing
         curve, since a cut says nothing about load; a cut that persists opens the breaker instead."""
         return exponential_backoff(1, self.cut_base_delay_s, self.max_delay_s, self.jitter, rand)
+
+
+@dataclass(frozen=True)
+class CallRetry:
+    """How often and how soon a turn sends again a call whose stream broke (``max_retries`` 0 turns it off)."""
+
+    max_retries: int = 2
+    base_delay_s: float = 0.1
+    max_delay_s: float = 2.0
+    jitter: float = 0.2
+    rand: Callable[[], float] = field(default=random.random, compare=False, repr=False)
+
+    def delay(self, retry: int, *, retryable: bool, had_output: bool, had_tool_call: bool) -> float | None:
+        """Seconds before retry number ``retry`` (1-based), or None when the call must fail.
+
+        Only a retryable error after some output and before any tool call qualifies: an
+        error with no output at all was already retried by ``RetryPolicy``."""
+        if not retryable or not had_output or had_tool_call or retry > self.max_retries:
+            return None
+        return exponential_backoff(retry, self.base_delay_s, self.max_delay_s, self.jitter, self.rand())
+
+
+CALL_RETRY_EVENT = "call.retry"
 
 
 @dataclass(frozen=True)

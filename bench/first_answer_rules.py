@@ -1,8 +1,10 @@
-"""The decision rules of ``after_first_answers: decide``, on graded keys, for replays of recorded calls.
+"""Replays of recorded first answers under the team's decision rules, on graded keys.
 
-``ranked_two_valued`` is ``turn_handout._decide_by_first_answers`` on the keys a task's grader gives each answer
-(None: the answer states no result), so a replay of recorded first answers decides as the team would have;
-``ranked`` is the rule before the fifth candidate (two-valued results decided by agreement too).
+``decided`` runs the team's own decision (``actors/coordination/decision.py``, ``decide``) on the keys a
+task's grader gives each answer (None: the answer states no result), so a replay decides as the team would
+have. A replay of the rule as it stood before a later rule was added names the rules it replays:
+``BEFORE_TWO_VALUED`` (the third and fourth candidates: two-valued results decided by agreement too) and
+``BEFORE_NO_RESULT_ASKED`` (the fifth candidate).
 """
 
 from __future__ import annotations
@@ -10,41 +12,49 @@ from __future__ import annotations
 import asyncio
 import collections
 import json
-from collections.abc import Collection, Hashable, Iterable, Mapping
+from collections.abc import Collection, Hashable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from bench.tasks import Task
+from bench.tasks import Task, select_tasks
 from massgen.actors.agent.turn import program_answer
 from massgen.actors.coordination.code_checks import program_code
+from massgen.actors.coordination.decision import RULES, Evidence, FirstTurnsEnded, Rule, decide, rules_without
 from massgen.actors.coordination.results import TWO_VALUED_RESULTS
 from massgen.files import confined
+from massgen.messages import AnswerResult
 
 __all__ = [
-    "ProgramRuns", "graded", "print_counts", "ranked", "ranked_two_valued", "recorded_calls", "scored",
+    "BEFORE_NO_RESULT_ASKED", "BEFORE_TWO_VALUED", "ProgramRuns", "decided", "graded", "pilot_inputs", "pilot_problems",
+    "print_counts", "recorded_calls", "scored",
 ]
 
+BEFORE_NO_RESULT_ASKED: tuple[Rule, ...] = rules_without("no_result_asked")
+BEFORE_TWO_VALUED: tuple[Rule, ...] = rules_without("no_result_asked", "two_valued_first_answers")
 
-def ranked(computed: list[Hashable | None], written: list[Hashable | None]) -> Hashable | None:
-    """Most computed holders (results a program printed), then most holders of all, then the first listed
-    (computed answers listed first); nothing stated: None."""
-    everyone = computed + written
-    support = collections.Counter(v for v in everyone if v is not None)
-    if not support:
+
+def decided(computed: list[Hashable | None], written: list[Hashable | None],
+            rules: Sequence[Rule] = RULES) -> Hashable | None:
+    """The key of the first answer the team's ``decide`` picks, the program calls (``computed``: keys of what a
+    program printed) listed before the written ones; None when the winner states no result."""
+    tokens: dict[Hashable, str] = {}
+
+    def token(key: Hashable) -> str:
+        """One result per distinct key; a two-valued key keeps its word, which the two-valued rule reads."""
+        word = str(key).lower()
+        return tokens.setdefault(key, word if word in TWO_VALUED_RESULTS else f"#{len(tokens)}")
+
+    calls = [(key, True) for key in computed] + [(key, False) for key in written]
+    answers = tuple(
+        AnswerResult(agent=f"a{i}", label=f"a{i}.1", result="" if key is None else token(key), independent=True,
+                     stated=key is not None, computed=program and key is not None, program=program)
+        for i, (key, program) in enumerate(calls))
+    order = tuple(answer.agent for answer in answers)
+    decision = decide(Evidence(answers=answers, order=order, after_first_answers="decide",
+                               first_turns=FirstTurnsEnded(agents=order)), rules)
+    if decision.winner is None or decision.record is None or not decision.record.result:
         return None
-    weighed = collections.Counter(v for v in computed if v is not None)
-    best = max((weighed[v], support[v]) for v in support)
-    return next(v for v in everyone if v is not None and (weighed[v], support[v]) == best)
-
-
-def ranked_two_valued(computed: list[Hashable | None], written: list[Hashable | None]) -> Hashable | None:
-    """``ranked``, except that where every stated result is two-valued (yes/no, true/false) the first listed
-    answer stating one decides: agreement on a two-valued answer is weak evidence (the fifth candidate)."""
-    everyone = computed + written
-    stated = [v for v in everyone if v is not None]
-    if stated and all(str(v).lower() in TWO_VALUED_RESULTS for v in stated):
-        return stated[0]
-    return ranked(computed, written)
+    return calls[order.index(decision.winner)][0]
 
 
 def print_counts(table: Mapping[str, collections.Counter[str]]) -> None:
@@ -95,6 +105,32 @@ def recorded_calls(rows: Iterable[dict[str, Any]], agent_calls: Mapping[str, str
             for first in row["first_answers"]:
                 texts[row["task_id"]][agent_calls[first["agent"]]] = first["text"]
     return texts
+
+
+def pilot_inputs(counted: Path, pilot: Path, seed: str, runs: Path,
+                 ) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]], dict[str, Task], ProgramRuns]:
+    """A pilot's inputs: the counted run's rows, the pilot's rows by task, the tasks (the pilot's families, 40
+    problems of ``seed``) and the program runs, kept in ``runs``."""
+    counted_rows = [json.loads(line) for line in counted.read_text().splitlines()]
+    pilot_rows = {row["task"]: row for row in map(json.loads, pilot.read_text().splitlines())}
+    families = sorted({row["family"] for row in pilot_rows.values()})
+    _, tasks = select_tasks(",".join(f"rg:{f}" for f in families), 40, seed)
+    task_of = {t.task_id: t for t in tasks}
+    return counted_rows, pilot_rows, task_of, ProgramRuns(runs, task_of)
+
+
+def pilot_problems(counted: Iterable[dict[str, Any]], agent_calls: Mapping[str, str], pilot: Mapping[str, Any],
+                   run: ProgramRuns, call: str, task_of: Mapping[str, Task],
+                   ) -> Iterator[tuple[str, Task, dict[str, bool], dict[str, Hashable | None]]]:
+    """Per counted problem of a pilot: its id, its task, and each call's verdict and key (``graded``), the pilot's
+    program request run as ``call``; a problem missing any of its five calls is left out."""
+    for task_id, by in recorded_calls(counted, agent_calls, pilot).items():
+        by[call] = run(task_id, pilot[task_id]["text"])
+        if len(by) < 5:
+            continue
+        task = task_of[task_id]
+        right, keys = graded(task, by)
+        yield task_id, task, right, keys
 
 
 def graded(task: Task, by: Mapping[str, str]) -> tuple[dict[str, bool], dict[str, Hashable | None]]:

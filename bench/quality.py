@@ -143,7 +143,7 @@ class Sampler:
 
 def _team(config: TeamConfig, question: str, log_dir: Path) -> dict[str, Any]:
     import massgen
-    from massgen.logs.files import read_trace
+    from massgen.logs.derived_files import read_trace
 
     start = time.perf_counter()
     shutil.rmtree(log_dir, ignore_errors=True)  # a run killed half-way starts again
@@ -448,7 +448,7 @@ def replayed_rules(rows: list[dict[str, Any]], tasks: list[Task]) -> str:
 
     The same evidence under another rule: a way to compare decision rules without model time.
     """
-    from massgen.actors.coordination.judge import decide
+    from massgen.actors.coordination.decision import Evidence, decide
     from massgen.actors.coordination.results import final_result, stated_result
     from massgen.messages import AnswerResult
 
@@ -473,7 +473,8 @@ def replayed_rules(rows: list[dict[str, Any]], tasks: list[Task]) -> str:
                     if v.get("checked") and v.get("own_result")}
         text = {a["agent"]: a["text"] for a in firsts}
         for rule in ("support", "prior"):
-            winner, _ = decide(ballots, answers, order, rule, computed) if ballots else (order[0], {})
+            winner = decide(Evidence(answers=answers, order=tuple(order), votes=ballots, computed=computed,
+                                     winner_rule=rule)).winner if ballots else order[0]
             right[rule] += winner is not None and task_of[task_id].grade(text[winner]).correct
         results = [final_result(a["text"]) for a in firsts]
         top, count = Counter(results).most_common(1)[0]

@@ -14,7 +14,6 @@ This module knows upstream's names; ``schema`` stays the contract of what we run
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -396,8 +395,3 @@ def _orchestrator(orchestrator: dict[str, Any], notes: _Notes) -> None:
                   "read-only snapshots under the run's log directory, not in this folder")
     if storage:
         orchestrator.setdefault("workspaces", True)
-
-
-def applied_keys(notices: Iterable[Notice]) -> set[str]:
-    """The keys the notices name (for tests: every upstream key is ours or named)."""
-    return {n.key for n in notices}

@@ -24,7 +24,7 @@ PROVIDER_KEYS: dict[str, str] = default_team_keys()
 # Three agents on one local model server, one call each, no vote round. The model is small and slow (a few
 # tokens/s on two cores, and the agents queue on one server), so answers are capped, the winner's answer is
 # used as written, and the deadlines allow for waiting in the server's queue.
-# Issue 36 (docs/benchmarks.md, "Every kind of answer"; rules in bench/results/): `local_1` and
+# Issue 36 (docs/benchmarks.md, "Every kind of answer"; where measured: docs/architecture.md, local team): `local_1` and
 # `local_2` answer with a short program, run confined (PAL: at T 0 and T 0.4), `local_3` is the bare greedy
 # call (the question alone, T 0: what one call of the model gives). Under `after_first_answers: decide` the
 # first answers decide: results a program printed first, then agreement, then the agent listed first; a
@@ -32,7 +32,7 @@ PROVIDER_KEYS: dict[str, str] = default_team_keys()
 # (`code_examples`); and a question whose bare answer states no result (a haiku, an explanation) is answered
 # in writing. The small model's vote rounds restated the answer listed to it; a program computes. Measured:
 # 173/175 over issue 20's eight arithmetic sets (the calculator team before it: 151), 117-119/160 on
-# reasoning-gym and HumanEval problems against one greedy call's 75, and bench/results/probes-preregistered.md.
+# reasoning-gym and HumanEval problems against one greedy call's 75, and the twenty-four probes.
 # Where no sandbox can be had the program agents answer with the team's prompt, and the run says so once.
 LOCAL_TEAM_TEMPERATURES = (0.0, 0.4, 0.0)
 LOCAL_TEAM_FIRST_ANSWERS = ("program", "program", "bare")

@@ -16,8 +16,8 @@ from pydantic import ValidationError
 
 from massgen.configs import compat, places, safe_yaml, upstream_examples
 from massgen.configs.schema import MACHINE, TeamConfig
-from massgen.errors import ConfigError as ConfigError  # re-exported: the one class, also importable here
 from massgen.messages.text import escape_value
+from massgen.outcome.errors import ConfigError as ConfigError  # re-exported: the one class, also importable here
 
 EXAMPLES_DIR = Path(__file__).resolve().parent / "examples"
 EXAMPLE_PREFIX = "@examples/"

@@ -28,7 +28,7 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from massgen.errors import ConfigError
+from massgen.outcome.errors import ConfigError
 
 MAX_BYTES = 1024 * 1024
 MAX_DEPTH = 64

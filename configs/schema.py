@@ -119,20 +119,20 @@ class OrchestratorConfig(_Strict):
     max_new_answers_per_agent: int | None = Field(default=None, gt=0)
     max_new_answers_global: int | None = Field(default=None, gt=0)
     final_answer_strategy: Literal["winner_present", "winner_reuse", "synthesize"] = "winner_present"
-    # How the judge picks the winner (actors/coordination/judge.py): "support" counts votes and independent
+    # How the judge picks the winner (actors/coordination/decision.py): "support" counts votes and independent
     # agreement; "prior" keeps the first agent's independent answer unless that agent, having
     # checked the others, comes to another answer that is at least as well supported.
     winner_rule: Literal["support", "prior"] = "support"
     # How the prior agent (listed first, under winner_rule "prior") is asked for its first answer: "team"
     # (the team's prompt, as every agent) or "bare" (the question alone, as one call of its model: the
     # baseline the team must not fall below). Named for the prior, as only its answer is the baseline:
-    # asking every agent bare lost on arithmetic (bench/results/first-answer-bare-preregistered.md).
+    # asking every agent bare lost on arithmetic (docs/architecture.md, Coordination rules).
     prior_first_answer: Literal["team", "bare"] = "team"
     # What follows the first (independent) answers: "vote" (rounds in which agents check the answers in view and
     # vote or answer again) or "decide" (no round: the result most first answers state wins, a tie going to the
     # agent listed first among those holding it; code answers by their behaviour on the task's examples). The
     # small local model's vote rounds never picked a right answer the first answers had not already agreed on
-    # (bench/results/quality-every-kind-s1000), at two calls an agent.
+    # (docs/architecture.md, Coordination rules: where each rule was measured), at two calls an agent.
     after_first_answers: Literal["vote", "decide"] = "vote"
     context_paths: list[ContextPathConfig] = Field(default_factory=list)
     # Every agent gets a workspace and the file tools (agents with backend.cwd always do).

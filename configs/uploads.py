@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from massgen.errors import ConfigError
 from massgen.messages.stream import Attachment
+from massgen.outcome.errors import ConfigError
 
 Kind = Literal["image", "audio", "video", "file"]
 # Upstream's entry keys and the kind each names.

@@ -14,10 +14,10 @@ import stat
 from collections.abc import Callable
 from typing import Any
 
-from massgen.errors import ToolError
 from massgen.files.permissions import Checked, PathDenied, PathGuard, protection
 from massgen.files.tree import DIR_FLAGS, is_git_name, shown, walk
 from massgen.messages import ToolSpec
+from massgen.outcome.errors import ToolError
 
 READ_LIMIT_BYTES = 256 * 1024
 SEARCH_LIMIT = 200

@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from massgen.errors import ToolError
 from massgen.files.tree import is_git_name
+from massgen.outcome.errors import ToolError
 
 Access = Literal["read", "write"]
 

@@ -1,7 +1,7 @@
 """The log directory: everything but ``trace.jsonl`` is derived from it."""
 
 from massgen.logs.calls import RecordedCall, model_calls
-from massgen.logs.files import (
+from massgen.logs.derived_files import (
     TRACE_FILE,
     TraceWarning,
     read_trace,

@@ -57,14 +57,3 @@ class QuestionRef:
         if "@massgen:question" not in line:
             return line
         return line.replace(self.marker, self.escaped).replace(self.marker_ascii, self.escaped_ascii)
-
-
-def expand_lines(lines: list[str]) -> list[str]:
-    """Lines of one trace, in order, with the question put back wherever it was shortened."""
-    if not lines:
-        return lines
-    try:
-        ref = QuestionRef.of(json.loads(lines[0]))
-    except (ValueError, AttributeError):
-        return lines
-    return lines if ref is None else [lines[0], *(ref.expand(line) for line in lines[1:])]

@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from massgen.errors import TraceError
 from massgen.logs.layout import TRACE_FILE
 from massgen.logs.question_ref import QuestionRef
 from massgen.messages.text import escape_value
 from massgen.messages.trace_refs import TraceDecoder, TraceReferenceError
+from massgen.outcome.errors import TraceError
 
 _REQUIRED = ("seq", "ts", "kind", "type", "payload")
 

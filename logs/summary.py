@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from massgen.logs.files import read_trace
+from massgen.logs.derived_files import read_trace
 from massgen.logs.layout import TRACE_FILE
 from massgen.logs.projection import LogProjection
 from massgen.messages import (

@@ -33,19 +33,6 @@ if TYPE_CHECKING:  # the stable API: each name is in __all__ below
     from massgen.configs.loader import validate_data as validate_data
     from massgen.configs.schema import RuntimeConfig as RuntimeConfig
     from massgen.configs.schema import TeamConfig as TeamConfig
-    from massgen.errors import BackendError as BackendError
-    from massgen.errors import BudgetExhausted as BudgetExhausted
-    from massgen.errors import ConfigError as ConfigError
-    from massgen.errors import LogDirError as LogDirError
-    from massgen.errors import MassGenError as MassGenError
-    from massgen.errors import PermanentBackendError as PermanentBackendError
-    from massgen.errors import ResumeError as ResumeError
-    from massgen.errors import RunError as RunError
-    from massgen.errors import RunFailed as RunFailed
-    from massgen.errors import RunInterrupted as RunInterrupted
-    from massgen.errors import RunTimeout as RunTimeout
-    from massgen.errors import ToolError as ToolError
-    from massgen.errors import TraceError as TraceError
     from massgen.events import AnswerEvent as AnswerEvent
     from massgen.events import ChunkEvent as ChunkEvent
     from massgen.events import DeadlineEvent as DeadlineEvent
@@ -63,11 +50,24 @@ if TYPE_CHECKING:  # the stable API: each name is in __all__ below
     from massgen.launch import resolve_config as resolve_config
     from massgen.launch import with_run_timeout as with_run_timeout
     from massgen.litellm_provider import register_with_litellm as register_with_litellm
-    from massgen.logs.files import read_trace as read_trace
-    from massgen.logs.files import rebuild_from_trace as rebuild_from_trace
+    from massgen.logs.derived_files import read_trace as read_trace
+    from massgen.logs.derived_files import rebuild_from_trace as rebuild_from_trace
     from massgen.messages import ToolSpec as ToolSpec
     from massgen.messages.trace import TraceRecord as TraceRecord
-    from massgen.result import RunResult as RunResult
+    from massgen.outcome.errors import BackendError as BackendError
+    from massgen.outcome.errors import BudgetExhausted as BudgetExhausted
+    from massgen.outcome.errors import ConfigError as ConfigError
+    from massgen.outcome.errors import LogDirError as LogDirError
+    from massgen.outcome.errors import MassGenError as MassGenError
+    from massgen.outcome.errors import PermanentBackendError as PermanentBackendError
+    from massgen.outcome.errors import ResumeError as ResumeError
+    from massgen.outcome.errors import RunError as RunError
+    from massgen.outcome.errors import RunFailed as RunFailed
+    from massgen.outcome.errors import RunInterrupted as RunInterrupted
+    from massgen.outcome.errors import RunTimeout as RunTimeout
+    from massgen.outcome.errors import ToolError as ToolError
+    from massgen.outcome.errors import TraceError as TraceError
+    from massgen.outcome.result import RunResult as RunResult
     from massgen.sessions import SessionError as SessionError
 
 if TYPE_CHECKING:  # plumbing for massgen's own surfaces (cli/): reachable as massgen.NAME, not promised
@@ -75,7 +75,6 @@ if TYPE_CHECKING:  # plumbing for massgen's own surfaces (cli/): reachable as ma
     from massgen.actors.agent.prompts import WORKFLOW_TOOLS as WORKFLOW_TOOLS
     from massgen.actors.run.team import withheld_check_tools as withheld_check_tools
     from massgen.backends import default_model as default_model
-    from massgen.backends.preload import preload
     from massgen.configs.defaults import PROVIDER_KEYS as PROVIDER_KEYS
     from massgen.configs.defaults import default_team as default_team
     from massgen.configs.defaults import environment, resolve
@@ -120,7 +119,6 @@ if TYPE_CHECKING:  # plumbing for massgen's own surfaces (cli/): reachable as ma
     from massgen.logs.summary import project, summarize
     from massgen.logs.upstream_status import tool_stats as tool_stats
     from massgen.messages.text import escape_value as escape_value
-    from massgen.messages.trace import parse_sender as parse_sender
     from massgen.messages.trace import sender_name as sender_name
     from massgen.sessions import Session as Session
     from massgen.sessions import open_or_create
@@ -131,7 +129,6 @@ if TYPE_CHECKING:  # plumbing for massgen's own surfaces (cli/): reachable as ma
     discover_config = resolve
     example_path = resolve_config_path
     open_session = open_or_create
-    preload_backends = preload
     project_run = project
     summarize_run = summarize
 

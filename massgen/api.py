@@ -19,14 +19,14 @@ from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
 from massgen.actors.run.team import Team
-from massgen.errors import ConfigError
 from massgen.events import Event, FinalAnswerEvent, events_from_record
 from massgen.launch import ConfigLike, History, new_team
 from massgen.launch import resolve_config as resolve_config  # re-exported: massgen.api.resolve_config
 from massgen.logs import LogProjection
 from massgen.messages import RunFinished
 from massgen.messages.trace import RecordSubset, TraceRecord
-from massgen.result import RunResult
+from massgen.outcome.errors import ConfigError
+from massgen.outcome.result import RunResult
 from massgen.sessions import Session, open_or_create
 
 

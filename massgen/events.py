@@ -55,7 +55,7 @@ from massgen.messages.trace import RecordSubset, TraceRecord
 
 if TYPE_CHECKING:
     from massgen.logs import LogProjection
-    from massgen.result import RunResult
+    from massgen.outcome.result import RunResult
 
 
 @dataclass(frozen=True)

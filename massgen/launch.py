@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
-from massgen.errors import ConfigError
+from massgen.outcome.errors import ConfigError
 
 if TYPE_CHECKING:
     from massgen.actors.record.resume import ResumePoint

@@ -34,8 +34,8 @@ except ImportError as exc:  # pragma: no cover - depends on the installed extras
     raise ImportError("massgen.register_with_litellm needs litellm: pip install 'massgen-actors[litellm]'") from exc
 
 from massgen.api import run, run_sync
-from massgen.errors import ConfigError
-from massgen.result import RunResult
+from massgen.outcome.errors import ConfigError
+from massgen.outcome.result import RunResult
 
 PROVIDER = "massgen"
 _llm_error: Callable[..., Exception] = CustomLLMError  # litellm leaves its __init__ untyped

@@ -21,11 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from massgen.errors import ConfigError
-from massgen.logs.files import write_atomic
+from massgen.logs.derived_files import write_atomic
+from massgen.outcome.errors import ConfigError
 
 if TYPE_CHECKING:
-    from massgen.result import RunResult
+    from massgen.outcome.result import RunResult
 
 SESSION_FILE = "session.json"
 LOCK_FILE = ".lock"

@@ -91,6 +91,10 @@ class AnswerResult(BaseModel):
     stated: bool = True
     # A code answer run against the task's own examples: whether it passed them all (None: not run).
     passed: bool | None = None
+    # Its result was printed by a program its agent ran (``first_answer: program``), not written by the model.
+    computed: bool = False
+    # Its agent was asked for a program (printed or not): not a written answer.
+    program: bool = False
 
 
 class AnswerView(BaseModel):
@@ -290,6 +294,25 @@ class SetLiveAgents(Message):
     agents: tuple[str, ...]
 
 
+class FirstAnswersIn(Message):
+    """Every counted agent (``agents``) has ended its first turn: the judge rules on the first answers of
+    ``round`` (``actors/coordination/decision.py``) before any vote turn is handed out. ``on_answer``: sent as
+    an answer completed them (unanimity is judged only then, not when an agent's failure did)."""
+
+    round: int
+    agents: tuple[str, ...]
+    on_answer: bool = True
+
+
+class FirstAnswersJudged(Message):
+    """The judge's ruling on the first answers of ``round``: ``winner``, the agent whose answer ends the run
+    with no vote round (the decision is recorded as ``UnanimousFirstAnswers`` or ``FirstAnswersDecided``), or
+    None: the vote round goes on."""
+
+    round: int
+    winner: str | None = None
+
+
 class TallyUpdated(Message):
     """``counts``: votes per agent; ``support``: votes plus independent agreement per final result."""
 
@@ -301,7 +324,7 @@ class TallyUpdated(Message):
     support: dict[str, int] = {}
 
 
-# --- decisions the supervisor records (trace events, not sent to anyone) --------------
+# --- decisions recorded (trace events, not sent to anyone) -----------------------------
 
 
 class AnswerAccepted(Message):

@@ -19,6 +19,8 @@ from massgen.messages.coordination import (
     CancelTurn,
     FinalPresented,
     FinishRound,
+    FirstAnswersIn,
+    FirstAnswersJudged,
     InjectAnswers,
     InvalidateVotes,
     ModelCallFinished,
@@ -55,7 +57,7 @@ from massgen.messages.supervision import (
     SetRunTimeout,
     Tick,
 )
-from massgen.messages.writing import Flush, WriteRecord, WriteStatus
+from massgen.messages.trace_writer_inbox import Flush, WriteRecord, WriteStatus
 
 # --- the supervisor's: what its children, the judge, the runtime and the user tell it -----
 
@@ -75,7 +77,9 @@ McpServerReport: TypeAlias = McpToolsListed | McpToolResult | McpServerFailed
 # From the user, through the run handle (CLI, REPL, API, HTTP).
 RunControl: TypeAlias = CancelRun | AnswerNow | SetRunTimeout | KillAgent | RestartAgent | SendNote
 
-SupervisorInbox: TypeAlias = Tick | Down | SnapshotReady | TallyUpdated | RunControl | McpServerReport | AgentReport
+# What the judge tells it.
+JudgeReport: TypeAlias = TallyUpdated | FirstAnswersJudged
+SupervisorInbox: TypeAlias = Tick | Down | SnapshotReady | JudgeReport | RunControl | McpServerReport | AgentReport
 
 # --- the other actors ----------------------------------------------------------------------
 
@@ -83,7 +87,7 @@ AgentInbox: TypeAlias = (
     StartTurn | PresentFinal | InjectAnswers | InjectNote | FinishRound | CancelTurn | McpToolsListed
     | McpToolsWithdrawn | McpToolResult
 )
-JudgeInbox: TypeAlias = RecordVote | InvalidateVotes | SetLiveAgents
+JudgeInbox: TypeAlias = RecordVote | InvalidateVotes | SetLiveAgents | FirstAnswersIn
 McpServerInbox: TypeAlias = McpCallTool | McpCancelCall
 TraceWriterInbox: TypeAlias = WriteRecord | Flush | WriteStatus
 

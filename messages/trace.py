@@ -21,9 +21,9 @@ from typing import Any, Generic, Literal, TypeVar, cast
 
 from pydantic import ValidationError
 
-from massgen.errors import TraceError
 from massgen.messages.envelope import MESSAGE_TYPES, Message, Sender
 from massgen.messages.protocols import members
+from massgen.outcome.errors import TraceError
 
 TraceKind = Literal["tell", "ask", "reply", "ask_timeout", "event"]
 

@@ -6,16 +6,16 @@
 # links instead. (mypy_path and explicit package bases map folders to packages by name only, and an
 # editable install maps them by an import hook mypy does not run, so neither avoids the links.)
 # Usage: scripts/typecheck.sh [PACKAGE ...]   PACKAGE is a folder (actors, logs ...) or "face" (massgen/*.py).
-# Default: the actors and their messages, the face, and the readers of the trace (logs, cli).
+# Default: the actors and their messages, the errors and result (outcome), the face, and the readers of the trace (logs, cli).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 tree="$(mktemp -d)"
 trap 'rm -rf "$tree"' EXIT
 mkdir "$tree/massgen"
 for f in "$root"/massgen/*.py; do ln -s "$f" "$tree/massgen/"; done
-for d in actors backends messages cli configs logs files; do ln -s "$root/$d" "$tree/massgen/$d"; done
+for d in actors backends messages outcome cli configs logs files; do ln -s "$root/$d" "$tree/massgen/$d"; done
 targets=()
-for package in "${@:-actors messages face logs cli}"; do
+for package in "${@:-actors messages outcome face logs cli}"; do
   for p in $package; do
     if [ "$p" = face ]; then
       for f in "$root"/massgen/*.py; do targets+=("massgen/$(basename "$f")"); done

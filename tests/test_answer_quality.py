@@ -17,7 +17,7 @@ from support import assert_trace_invariants, of_type, records, run_team, scripte
 from wire.protocols import chat_chunk, chat_text, chat_tool_delta, sse
 from wire.server import Recorded, Reply, Stream, WireServer
 
-from massgen.actors.coordination.judge import decide
+from massgen.actors.coordination.decision import tally as decide
 from massgen.actors.coordination.results import final_result, reason_result, stated_result
 from massgen.configs import TeamConfig
 from massgen.configs.loader import ConfigError

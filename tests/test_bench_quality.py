@@ -108,7 +108,7 @@ def test_the_compare_set_starts_with_the_readme_question_and_has_no_rule_that_sc
 
 def test_revote_reruns_only_the_vote_rounds_on_the_recorded_first_answers(tmp_path: Path) -> None:
     from bench import revote
-    from massgen.logs.files import read_trace
+    from massgen.logs.derived_files import read_trace
 
     def team_config(path: Path, scripts: dict[str, list[list[dict[str, str]]]]) -> str:
         path.write_text(yaml.safe_dump({

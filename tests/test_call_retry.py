@@ -16,7 +16,7 @@ from support import assert_trace_invariants, records
 from wire.team_chat import TeamChatServer
 
 import massgen
-from massgen.actors.agent.call_retry import CallRetry
+from massgen.backends.retry import CallRetry
 
 
 def _config(url: str, faulty: str) -> dict[str, Any]:

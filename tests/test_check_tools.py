@@ -28,7 +28,7 @@ from massgen.actors.agent.check_tools import (
     comparison_meaning,
     computed,
 )
-from massgen.actors.coordination.judge import decide
+from massgen.actors.coordination.decision import tally as decide
 from massgen.actors.coordination.results import final_result
 from massgen.configs import ConfigError, validate_data
 from massgen.messages import AnswerResult

@@ -17,7 +17,8 @@ ROOT = Path(__file__).resolve().parent.parent
 # Installed package -> folder (pyproject's package-dir); ``massgen`` itself is the face.
 FOLDERS = {"massgen": "massgen", "massgen.actors": "actors", "massgen.backends": "backends",
            "massgen.messages": "messages", "massgen.cli": "cli", "massgen.configs": "configs",
-           "massgen.logs": "logs", "massgen.files": "files", "massgen.tool": "tool"}
+           "massgen.logs": "logs", "massgen.files": "files", "massgen.tool": "tool",
+           "massgen.outcome": "outcome"}
 
 # Top first. A module may import its own layer and the layers below it; layers side by side on one
 # line import neither each other nor anything above.
@@ -36,9 +37,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("backends",),
     ("configs", "logs"),
     ("messages",),
-    # Leaves, importing nothing else of ours: the face's errors and result (one unit: a ``RunError``
-    # holds the ``RunResult``), which every layer may raise or return, and upstream's tool result types.
-    ("face leaves", "tool"),
+    # Leaves, importing nothing else of ours: the errors and the run's result (a ``RunError`` holds the
+    # ``RunResult``), which every layer may raise or return, and upstream's tool result types.
+    ("outcome", "tool"),
 )
 RANK = {unit: rank for rank, layer in enumerate(LAYERS) for unit in layer}
 
@@ -88,10 +89,8 @@ def imports_of(module: str, path: Path, modules: set[str]) -> Iterator[Import]:
 
 
 def unit(module: str) -> str:
-    """The layer a module belongs to: its top folder, a subpackage of ``actors``, or a leaf of the face."""
+    """The layer a module belongs to: its top folder, or a subpackage of ``actors``."""
     parts = module.split(".")
-    if module in ("massgen.errors", "massgen.result"):
-        return "face leaves"
     if len(parts) == 1 or f"massgen.{parts[1]}" not in FOLDERS:
         return "massgen"
     if parts[1] == "actors" and len(parts) > 2:
@@ -174,7 +173,7 @@ def test_the_checks_see_deferred_guarded_and_relative_imports(tmp_path: Path) ->
     (tmp_path / "configs" / "schema.py").write_text("def f():\n    from massgen.configs import types\n")
     (tmp_path / "configs" / "types.py").write_text("from . import schema\n")
     (tmp_path / "actors" / "agent" / "actor.py").write_text("def f():\n    import massgen.actors.run\n")
-    for folder in ("actors", "cli", "files", "logs", "messages", "tool"):
+    for folder in ("actors", "cli", "files", "logs", "messages", "outcome", "tool"):
         (tmp_path / folder).mkdir(exist_ok=True)
     found = all_imports(tmp_path)
     assert upward(found) == [

@@ -37,7 +37,7 @@ from massgen.actors.supervisor.mcp_servers import ActorPort, McpSupervision
 from massgen.configs import ConfigError, validate_data
 from massgen.configs.schema import McpServerConfig, RestartPolicy
 from massgen.messages import McpCallTool, McpServerFailed, McpToolResult, McpToolsListed, Message, Sender
-from massgen.messages.writing import WriteRecord
+from massgen.messages.trace_writer_inbox import WriteRecord
 
 # -- an McpServer actor on its own, with a probe as its supervisor ------------------------------
 

@@ -3,6 +3,8 @@
 A message type's name is read in one place, the trace decoder (``messages/``): every other
 module compares message classes (``match``, ``RecordSubset``, ``message_class(record) is X``),
 so renaming or adding a type is a change the type checker follows, never a string to hunt for.
+The browser UI (``cli/serve/ui/static/*.js``) cannot import the classes: the names its reducer
+switches on are read out of the scripts and held against the same vocabulary.
 The events a caller streams and a screen draws are one set of classes made by one ``match``:
 the stream's events of a record are exactly the screen's events of the stream's kinds.
 """
@@ -10,6 +12,7 @@ the stream's events of a record are exactly the screen's events of the stream's 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 from massgen import Event, LogProjection, TraceRecord, events_from_record, messages, view_events_from_record
@@ -20,6 +23,10 @@ ROOT = Path(__file__).resolve().parent.parent
 # The decoder lives in messages/; tests and benches may spell names (they read traces as data).
 _ALLOWED = {"messages", "tests", "bench"}
 FORMAT_1 = Path(__file__).parent / "fixtures" / "trace_format_1" / "scripted_three_agents"
+UI_STATIC = ROOT / "cli" / "serve" / "ui" / "static"
+_TYPE_SWITCH = re.compile(r"switch\s*\(\s*[\w.]*\btype\s*\)\s*\{")
+_CASE = re.compile(r"\bcase\s+(['\"`])(\w+)\1\s*:")
+_TYPE_COMPARED = re.compile(r"\btype\s*[!=]==?\s*(['\"`])(\w+)\1")
 
 
 def files_spelling_type_names(root: Path) -> dict[str, list[str]]:
@@ -50,6 +57,42 @@ def test_the_count_sees_a_name_spelled_anywhere_in_a_module(tmp_path: Path) -> N
     (tmp_path / "messages").mkdir()
     (tmp_path / "messages" / "decoder.py").write_text('NAME = "RunStarted"\n')
     assert files_spelling_type_names(tmp_path) == {"logs/reader.py": ["RunFinished"]}
+
+
+def js_type_names(script: str) -> set[str]:
+    """The names a script compares a record's ``type`` with: the cases of each ``switch (x.type) { ... }``
+    (to its matching brace) and every ``x.type === 'Name'`` / ``!==``."""
+    names = {match.group(2) for match in _TYPE_COMPARED.finditer(script)}
+    for switch in _TYPE_SWITCH.finditer(script):
+        depth, end = 1, switch.end()
+        while depth and end < len(script):
+            depth += {"{": 1, "}": -1}.get(script[end], 0)
+            end += 1
+        names |= {match.group(2) for match in _CASE.finditer(script, switch.end(), end)}
+    return names
+
+
+def test_the_browser_ui_switches_only_on_message_type_names() -> None:
+    scripts = sorted(path for path in UI_STATIC.glob("*.js"))
+    used = {path.name: js_type_names(path.read_text(encoding="utf-8")) for path in scripts}
+    assert len(used.get("reducer.js", ())) >= 30, used  # the reducer's switch was read, not missed
+    unknown = {name: sorted(names - set(messages.MESSAGE_TYPES)) for name, names in used.items()
+               if names - set(messages.MESSAGE_TYPES)}
+    assert unknown == {}, f"the Web UI names message types the Python vocabulary does not have: {unknown}"
+
+
+def test_the_js_reader_sees_cases_of_a_type_switch_and_type_comparisons() -> None:
+    script = """
+    switch (e.type) {
+      case 'RunStarted': { const x = { a: 1 }; return x; }
+      case "TallyUpdatd":
+        return e.type === 'KillAgent' ? 1 : 2;
+    }
+    switch (p.kind) { case 'reasoning': return 0; }
+    const marks = entries.filter((x) => x.type !== `RecordVote`);
+    """
+    assert js_type_names(script) == {"RunStarted", "TallyUpdatd", "KillAgent", "RecordVote"}
+    assert js_type_names(script) - set(messages.MESSAGE_TYPES) == {"TallyUpdatd"}
 
 
 def test_a_written_record_names_its_class_once_for_every_reader() -> None:

@@ -41,7 +41,7 @@ from massgen.messages.protocols import (
     TraceWriterInbox,
     members,
 )
-from massgen.messages.writing import Flush
+from massgen.messages.trace_writer_inbox import Flush
 
 
 def _alive(cls: type[pykka.Actor]) -> list[pykka.ActorRef[Any]]:
@@ -112,7 +112,7 @@ def test_every_actor_records_what_lies_outside_its_protocol_and_keeps_working(tm
 
 
 @pytest.mark.parametrize(("protocol", "expected"), [
-    (SupervisorInbox, 31), (AgentInbox, 9), (JudgeInbox, 3), (McpServerInbox, 2), (TraceWriterInbox, 3),
+    (SupervisorInbox, 32), (AgentInbox, 9), (JudgeInbox, 4), (McpServerInbox, 2), (TraceWriterInbox, 3),
 ])
 def test_each_protocol_is_a_closed_union_of_distinct_message_types(protocol: Any, expected: int) -> None:
     classes = members(protocol)

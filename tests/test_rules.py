@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from massgen.actors.coordination.answers import Coordination
-from massgen.actors.coordination.judge import pick_winner
+from massgen.actors.coordination.decision import pick_winner
 from massgen.actors.supervisor.restarts import RestartHistory
 from massgen.configs.schema import OrchestratorConfig, RestartPolicy
 from massgen.messages import TallyUpdated

@@ -27,7 +27,7 @@ from massgen.configs.schema import BackendConfig
 from massgen.logs import TraceWarning, read_trace, read_trace_file, rebuild_from_trace
 from massgen.logs.calls import model_calls
 from massgen.messages import DeadLetter, RunFinished, RunStarted, Sender
-from massgen.messages.writing import Flush
+from massgen.messages.trace_writer_inbox import Flush
 
 CONFIGS = Path(__file__).parent / "configs"
 EXAMPLE = "@examples/basic/scripted_three_agents"

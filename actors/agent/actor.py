@@ -15,7 +15,7 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, assert_never
 
-from massgen import backends
+import massgen.backends as backends
 from massgen.actors.agent import check_tools
 from massgen.actors.agent.check_tools import CheckTools
 from massgen.actors.agent.custom_tools import CustomTools

@@ -27,8 +27,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
 from massgen.actors.agent.turn_io import ToolExecutor
 from massgen.configs.schema import CustomToolConfig
-from massgen.errors import PermanentBackendError
 from massgen.messages import ToolSpec
+from massgen.outcome.errors import PermanentBackendError
 
 RESULT_LIMIT_CHARS = 100_000
 

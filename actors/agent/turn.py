@@ -12,12 +12,12 @@ import asyncio
 import re
 
 from massgen.actors.agent import check_tools, client_tools, prompts, tool_arguments
-from massgen.actors.agent.call_retry import RETRY_EVENT
 from massgen.actors.agent.stream_guard import guard
 from massgen.actors.agent.turn_io import BudgetDenied, CallResult, ModelCallError, TurnIO, TurnSettings
 from massgen.actors.agent.workflow_checks import copies_ours, with_work, without_view_tags, workflow_problem
 from massgen.actors.coordination import code_checks, results
 from massgen.backends import Backend
+from massgen.backends.retry import CALL_RETRY_EVENT
 from massgen.files import confined
 from massgen.messages import (
     AgentChunk,
@@ -160,7 +160,7 @@ class TurnRunner:
     # -- one streamed call ----------------------------------------------------------------
 
     async def _call(self, turn_id: int, cause: str, request: ModelRequest) -> CallResult:
-        """One call; a stream that broke before any tool call is sent again (actors/agent/call_retry.py)."""
+        """One call; a stream that broke before any tool call is sent again (backends/retry.py, CallRetry)."""
         retry = 0
         while True:
             try:
@@ -171,7 +171,7 @@ class TurnRunner:
                     retry, retryable=exc.retryable, had_output=exc.output_chars > 0, had_tool_call=exc.tool_calls > 0)
                 if delay is None:
                     raise
-                self.io.emit(BackendEvent(causation_id=cause, event=RETRY_EVENT, info={
+                self.io.emit(BackendEvent(causation_id=cause, event=CALL_RETRY_EVENT, info={
                     "turn_id": turn_id, "retry": retry, "max_retries": self.settings.call_retry.max_retries,
                     "error": str(exc), "dropped_chars": exc.output_chars, "retry_in_s": round(delay, 4),
                 }))

@@ -12,8 +12,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from massgen.actors.agent.call_retry import CallRetry
 from massgen.actors.agent.stream_guard import StreamLimits
+from massgen.backends.retry import CallRetry
 from massgen.messages import CallPermit, CodeCheck, Message, ToolCall, ToolSpec
 from massgen.messages.stream import Attachment
 
@@ -73,7 +73,7 @@ class TurnSettings:
     # (see actors/agent/client_tools.py). Empty for ordinary runs.
     client_tools: tuple[ToolSpec, ...] = ()
     stream_limits: StreamLimits = field(default_factory=StreamLimits)  # see actors/agent/stream_guard.py
-    call_retry: CallRetry = field(default_factory=CallRetry)  # see actors/agent/call_retry.py
+    call_retry: CallRetry = field(default_factory=CallRetry)  # see backends/retry.py
     # Files shown with the task (the backend's upload_files), recorded in the trace with each request.
     attachments: tuple[Attachment, ...] = ()
     # "program": the first answer is a Python program's output, the program run confined (turn.py,

@@ -40,7 +40,7 @@ class Answer:
     code: CodeCheck | None = None
     # Its result was printed by a program its agent ran (``first_answer: program``), not written by the model.
     computed: bool = False
-    # Its agent was asked for a program (printed or not): not a written answer (``_decide_by_first_answers``).
+    # Its agent was asked for a program (printed or not): not a written answer (``decision.no_result_asked``).
     program: bool = False
 
     # Read by every view, tally and decision: parsed once (an answer's content and check never change).
@@ -104,7 +104,7 @@ class Coordination:
         return answer
 
     def results(self) -> tuple[AnswerResult, ...]:
-        """Every accepted answer as the judge weighs it (``actors/coordination/judge.py``)."""
+        """Every accepted answer as the judge weighs it (``actors/coordination/decision.py``)."""
         if self._results is not None:
             return self._results
         newest = {a.agent: a.label for a in self.answers}
@@ -114,7 +114,8 @@ class Coordination:
         self._results = tuple(
             known.get((a.label, newest[a.agent] == a.label))
             or AnswerResult(agent=a.agent, label=a.label, result=a.result, independent=a.independent, stated=a.stated,
-                            latest=newest[a.agent] == a.label, passed=a.code.passed if a.code is not None else None)
+                            latest=newest[a.agent] == a.label, passed=a.code.passed if a.code is not None else None,
+                            computed=a.computed, program=a.program)
             for a in self.answers
         )
         self._previous_results = self._results

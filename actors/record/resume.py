@@ -20,7 +20,6 @@ from typing import Any, Literal, TypeAlias, assert_never
 from pydantic import BaseModel, ValidationError
 
 from massgen.configs.schema import TeamConfig, redact_backend
-from massgen.errors import ResumeError as ResumeError  # re-exported: the one class, also importable here
 from massgen.logs.calls import model_calls
 from massgen.logs.layout import newest_attempt, next_attempt_dir
 from massgen.logs.reading import TraceRead, TraceReadError, read_trace_file, trace_path
@@ -44,6 +43,7 @@ from massgen.messages import (
     StartTurn,
 )
 from massgen.messages.trace import RecordError, RecordSubset, TraceRecord
+from massgen.outcome.errors import ResumeError as ResumeError  # re-exported: the one class, also importable here
 
 
 @dataclass(frozen=True)

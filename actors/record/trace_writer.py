@@ -25,13 +25,13 @@ from typing import IO, Any, assert_never, cast
 import pykka
 
 from massgen.logs import LogProjection, write_all, write_atomic
-from massgen.logs.files import TRACE_FILE, link_run_status, render_status
+from massgen.logs.derived_files import TRACE_FILE, link_run_status, render_status
 from massgen.logs.question_ref import QuestionRef
 from massgen.messages import DeadLetter, Message, Sender
 from massgen.messages.protocols import TraceWriterInbox, members
 from massgen.messages.trace import TraceRecord, to_record
 from massgen.messages.trace_refs import TraceEncoder
-from massgen.messages.writing import Flush, WriteRecord, WriteStatus
+from massgen.messages.trace_writer_inbox import Flush, WriteRecord, WriteStatus
 
 _ACCEPTS = members(TraceWriterInbox)
 _ME = Sender(name="trace_writer", incarnation=1)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from massgen import backends
+import massgen.backends as backends
 from massgen.configs import ConfigError, TeamConfig
 from massgen.configs.quick import missing_keys
 from massgen.configs.schema import BackendConfig

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from massgen.errors import ConfigError
+from massgen.outcome.errors import ConfigError
 
 MAX_BYTES_ENV = "MASSGEN_MAX_QUESTION_BYTES"
 DEFAULT_MAX_BYTES = 4 * 1024 * 1024

@@ -33,7 +33,6 @@ from massgen.configs import uploads
 from massgen.configs.defaults import environment
 from massgen.configs.loader import ConfigError
 from massgen.configs.schema import AgentConfig, OrchestratorConfig, TeamConfig
-from massgen.errors import LogDirError, translate
 from massgen.files import RunFiles, confined
 from massgen.logs import LogProjection
 from massgen.logs.layout import default_log_base as default_log_base  # re-exported
@@ -53,8 +52,9 @@ from massgen.messages import (
 )
 from massgen.messages.text import escape_text
 from massgen.messages.trace import RecordSubset, TraceRecord
-from massgen.messages.writing import Flush
-from massgen.result import RunResult
+from massgen.messages.trace_writer_inbox import Flush
+from massgen.outcome.errors import LogDirError, translate
+from massgen.outcome.result import RunResult
 
 USER = Sender(name="user", incarnation=0)
 _GRACE_S = 15.0

@@ -19,7 +19,7 @@ import pykka
 
 from massgen.backends.circuit import BreakerRegistry
 from massgen.messages import DeadLetter, Message, Sender
-from massgen.messages.writing import WriteRecord
+from massgen.messages.trace_writer_inbox import WriteRecord
 
 M = TypeVar("M", bound=Message)
 Inbox = TypeVar("Inbox")  # an actor's inbox: the closed union of its protocol (messages/protocols.py)

@@ -47,6 +47,7 @@ from massgen.messages import (
     DeadLetter,
     Down,
     FinalPresented,
+    FirstAnswersJudged,
     InjectNote,
     KillAgent,
     McpCallTool,
@@ -114,7 +115,8 @@ class Supervisor(TracedActor[SupervisorInbox]):
         ))
         me = Peer("supervisor", 1, self.actor_ref)
         self.self_peer = me
-        judge_ref = Judge.start(self.ctx, me, list(state.children), state.rules.winner_rule)
+        judge_ref = Judge.start(self.ctx, me, list(state.children), state.rules.winner_rule,
+                                state.rules.after_first_answers)
         state.judge = Peer("judge", 1, judge_ref)
         self.mcp.start(me)
         if run.resume is not None:
@@ -190,6 +192,8 @@ class Supervisor(TracedActor[SupervisorInbox]):
                     self.failures.agent_lost(child, message.reason, message.detail)
             case TallyUpdated():
                 self.handout.on_tally(message)
+            case FirstAnswersJudged():
+                self.handout.first_answers_judged(message)
             case CancelRun() | AnswerNow() | SetRunTimeout() | KillAgent() | RestartAgent() | SendNote():
                 self._on_control(message)
             case McpToolsListed() | McpToolResult() | McpServerFailed():

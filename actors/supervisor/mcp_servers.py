@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeVar
 
-from massgen import backends
+import massgen.backends as backends
 from massgen.actors.agent.actor import AgentSpec
 from massgen.actors.mcp.spec import McpServerSpec, exposed_name
 from massgen.actors.runtime.port import Peer, TracedActor

@@ -63,6 +63,9 @@ class SupervisorState:
     first_done: set[str] = field(default_factory=set)
     waiting: set[str] = field(default_factory=set)
     judge: Peer | None = None  # started in ``on_start``
+    # The round whose first answers the judge is ruling on, and the agent whose answer completed them (its
+    # next turn is held with the others'); None when no ruling is awaited.
+    judging: tuple[int, str | None] | None = None
 
     @classmethod
     def new(cls, config: TeamConfig, run: RunSpec, specs: list[AgentSpec], now: float) -> SupervisorState:

@@ -4,7 +4,9 @@ Who takes a turn and with which answers in view; when an answer invalidates the 
 when an agent waits for the others' first (independent) answers; when a vote is cast or
 the agent must look again; when the team has converged and who presents. The rules on
 answers themselves (labels, caps, views) are ``actors/coordination/answers.py``; the winner is
-the judge's (``actors/coordination/judge.py``). A straggler that answers or votes counts again here.
+the judge's (``actors/coordination/judge.py``, deciding by ``actors/coordination/decision.py``), the first
+answers' included: once they are all in, the turns wait for its ruling (``FirstAnswersIn``,
+``FirstAnswersJudged``). A straggler that answers or votes counts again here.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from massgen.actors.coordination.presentation import presentation_change
-from massgen.actors.coordination.results import TWO_VALUED_RESULTS, explicit_result, stated_result
+from massgen.actors.coordination.results import explicit_result, stated_result
 from massgen.actors.runtime.port import Clock
 from massgen.actors.supervisor.children import Child
 from massgen.actors.supervisor.ending import RunEnding
@@ -25,7 +27,8 @@ from massgen.messages import (
     AnswerProposed,
     AnswerView,
     CancelTurn,
-    FirstAnswersDecided,
+    FirstAnswersIn,
+    FirstAnswersJudged,
     InjectAnswers,
     InjectNote,
     InvalidateVotes,
@@ -37,7 +40,6 @@ from massgen.messages import (
     StartTurn,
     TallyUpdated,
     TurnStarted,
-    UnanimousFirstAnswers,
     VoteProposed,
 )
 
@@ -127,8 +129,14 @@ class TurnHandout:
         self.out.tell(state.judge, InvalidateVotes(reason=f"new answer {answer.label}", round=state.coord.version,
                                                    answers=state.coord.results()))
         awaiting = state.awaiting_first_turns()  # one scan per answer, not one per agent (1,000 agents)
-        if not awaiting and (self._unanimous_first_answers() or self._decide_by_first_answers()):
+        if not awaiting and self._first_answers_in(child, on_answer=True):
             return
+        self._hand_out(child, awaiting)
+
+    def _hand_out(self, child: Child | None, awaiting: bool) -> None:
+        """After an answer (``child``'s, or the held one's): a new turn for the idle agents, the new answers
+        to those mid-turn that already answered, then ``child``'s next turn."""
+        state = self.state
         for other in state.children.values():
             if other is child or other.peer is None:
                 continue
@@ -140,90 +148,49 @@ class TurnHandout:
                     and state.coord.count(other.spec.agent_id) > 0:
                 view = state.coord.view_for(other.spec.agent_id)
                 self.out.tell(other.peer, InjectAnswers(turn_id=other.turn_id, view=view))
-        self.next_turn(child)
+        if child is not None:
+            self.next_turn(child)
 
-    def _unanimous_first_answers(self) -> bool:
-        """Under the "prior" rule, independent first answers that all state one result end the run.
-
-        Every agent reached the result on its own; a vote round would only restate it, at one or
-        two calls per agent. The prior agent (listed first) presents, as it would have won.
-        """
+    def _first_answers_in(self, child: Child | None, on_answer: bool) -> bool:
+        """Every counted agent has ended its first turn: when the first answers may end the run (under
+        ``after_first_answers: decide``, or under ``prior`` while every turn so far gave one answer), tell the
+        judge and hold the turns until it rules (``first_answers_judged``). ``child``: the agent whose answer
+        completed them, whose next turn is held too."""
         state = self.state
-        if state.rules.winner_rule != "prior" or state.coord.version != len(state.first_done):
+        if state.judging is not None:
+            if state.judging[0] == state.coord.version:
+                return True  # asked already: the turns wait for that ruling
+            state.judging = None  # a newer answer supersedes the ruling still to come
+        if state.finished:
             return False
-        answers = state.coord.answers
-        head = answers[0] if answers else None
-        # A code answer concludes its behaviour on the task's examples, once it passed them (code_checks.py).
-        first = ("" if head is None else (head.result if head.stated else "") if head.code is not None
-                 else stated_result(head.content))
-        if not first or len(answers) < 2 or not all(a.independent and a.result == first for a in answers):
+        unanimity = on_answer and state.rules.winner_rule == "prior" and state.coord.version == len(state.first_done)
+        if not unanimity and state.rules.after_first_answers != "decide":
             return False
-        counted = state.counted()
-        if len(counted) < 2 or any(state.coord.latest(agent) is None for agent in counted):
-            return False
-        self.out.record(UnanimousFirstAnswers(result=first, labels=tuple(a.label for a in answers)))
-        self._conclude(next(a for a in state.coord.agents if a in counted))
+        assert state.judge is not None
+        state.judging = (state.coord.version, child.spec.agent_id if child is not None else None)
+        self.out.tell(state.judge, FirstAnswersIn(round=state.coord.version, agents=state.counted(),
+                                                  on_answer=unanimity))
         return True
 
-    def _decide_by_first_answers(self) -> bool:
-        """Under ``after_first_answers: decide``, once every counted agent's first answer is in, the result most
-        of them state wins, with no vote round: computed results first (those a program printed), then the
-        results of every answer, then the agent listed first among its holders.
-
-        An answer that states no result (a program that failed, a code answer failing the task's examples)
-        supports nothing; when no answer states one, the first listed agent's answer presents. Why: the
-        small local model's vote rounds restated the answer listed to them, right or wrong
-        (bench/results/quality-every-kind-s1000), at two calls an agent; agreement between independent
-        answers is the evidence, and it costs nothing more. Why computed first: the models' written answers
-        agree on the same wrong count or yes/no where a program computes it (the s3000 run's letters and
-        syllogisms, bench/results/first-answers-decide-preregistered.md); execution outranks rereading, as a
-        code answer passing the task's examples outranks one that fails them.
-
-        A two-valued result (every stated result a yes or no, a true or false) is the exception: the first
-        listed answer stating one decides. Agreement is evidence as far as it is unlikely by chance; two wrong
-        yes/no answers agree whenever both are wrong, and a majority of unequal members loses to the
-        strongest, listed first (the third candidate lost its T 0 program's right yes/no to the other two 4
-        times, won 2; bench/results/first-answers-two-valued-preregistered.md).
-
-        And a question that asks for no result is answered in writing: when some first answer is computed and no
-        written one (not asked as a program, no code) states a result, the first listed written answer presents
-        and no program's output is weighed. The bare call is the witness of what the question asks for; a haiku
-        or an explanation has no computable answer, and a program's output is none (asked for a haiku, the
-        programs printed 30 and -2.4e-14; bench/results/no-result-asked-preregistered.md)."""
+    def first_answers_judged(self, ruling: FirstAnswersJudged) -> None:
+        """The judge ruled on the first answers: its winner presents, or the held turns are handed out."""
         state = self.state
-        if state.rules.after_first_answers != "decide" or state.awaiting_first_turns() or state.finished:
-            return False
-        counted = state.counted()
-        firsts = [a for agent in state.coord.agents if agent in counted
-                  for a in [state.coord.latest(agent)] if a is not None and a.independent]
-        if not firsts:
-            return False
-        written = [a for a in firsts if not a.program and a.code is None]
-        if written and any(a.computed for a in firsts) and not any(a.stated for a in written):
-            self.out.record(FirstAnswersDecided(result="", winner=written[0].label, support={},
-                                                labels=tuple(a.label for a in firsts), no_result_asked=True))
-            self._conclude(written[0].agent)
-            return True
-        support: dict[str, int] = {}
-        computed: dict[str, int] = {}
-        for answer in firsts:
-            if answer.stated and answer.result:
-                support[answer.result] = support.get(answer.result, 0) + 1
-                if answer.computed:
-                    computed[answer.result] = computed.get(answer.result, 0) + 1
-
-        def weight(result: str) -> tuple[int, int]:
-            return computed.get(result, 0), support[result]
-
-        two_valued = bool(support) and support.keys() <= TWO_VALUED_RESULTS
-        best = max((weight(result) for result in support), default=(0, 0))
-        winner = next((a for a in firsts if a.stated and a.result and (two_valued or weight(a.result) == best)),
-                      firsts[0])
-        self.out.record(FirstAnswersDecided(result=winner.result if winner.stated else "", winner=winner.label,
-                                            support=support, labels=tuple(a.label for a in firsts),
-                                            computed=computed, two_valued=two_valued))
-        self._conclude(winner.agent)
-        return True
+        if state.judging is None or state.judging[0] != ruling.round:
+            return  # a ruling on answers a newer answer has superseded: that answer's turns went out
+        _round, held = state.judging
+        state.judging = None
+        if state.phase != "coordinating":
+            return
+        if ruling.winner is not None:
+            self._conclude(ruling.winner)
+            return
+        child = state.children.get(held) if held is not None else None
+        if child is not None:
+            self._hand_out(child, state.awaiting_first_turns())
+        else:
+            self._start_waiting()
+        if state.tally is not None:
+            self.on_tally(state.tally)  # a round that converged while the ruling was awaited ends now
 
     def next_turn(self, child: Child) -> None:
         """A new turn now, or once every live agent has ended its first (independent) turn."""
@@ -242,7 +209,9 @@ class TurnHandout:
         voters = {v.voter for v in tally.votes} if tally is not None and tally.round == state.coord.version else set()
         # An agent whose answer waits for its snapshot has done its part: the copy is bounded, not late.
         answering = {a for a, c in state.children.items() if c.status == "answering"}
-        state.stragglers.observe(voters | state.waiting | answering, state.counted(), state.coord.version,
+        # An agent whose next turn waits for the judge's ruling on the first answers has done its part too.
+        held = {state.judging[1]} if state.judging is not None and state.judging[1] is not None else set()
+        state.stragglers.observe(voters | state.waiting | answering | held, state.counted(), state.coord.version,
                                  self.clock(), converged)
 
     def release_waiting(self) -> None:
@@ -250,8 +219,12 @@ class TurnHandout:
         state = self.state
         if state.phase != "coordinating" or state.awaiting_first_turns():
             return
-        if self._decide_by_first_answers():  # an agent's first turn ended in failure: the others' answers decide
+        if self._first_answers_in(None, on_answer=False):  # an agent's first turn ended in failure: the judge rules
             return
+        self._start_waiting()
+
+    def _start_waiting(self) -> None:
+        state = self.state
         for agent in [a for a in state.children if a in state.waiting]:
             child = state.children[agent]
             if child.status == "idle" and child.peer is not None:
@@ -298,7 +271,8 @@ class TurnHandout:
         state = self.state
         state.tally = tally
         self._watch_stragglers(tally.converged)
-        if tally.converged and tally.round == state.coord.version and tally.winner and state.phase == "coordinating":
+        if tally.converged and tally.round == state.coord.version and tally.winner and state.phase == "coordinating" \
+                and state.judging is None:  # a ruling on the first answers comes first
             self._conclude(tally.winner)
 
     def answer_now(self) -> None:

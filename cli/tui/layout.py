@@ -106,11 +106,6 @@ def _highlight(line: str, style: str, term: str) -> StyleAndTextTuples:
         at = hit + len(term)
 
 
-def _short_json(value: object, limit: int) -> str:
-    text = json.dumps(value, ensure_ascii=False, default=str)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 def wrap_tail(text: str, width: int, need: int | None) -> list[str]:
     """The last lines of ``wrap(text, width)``, at least ``need`` of them (all when ``need`` is None).
 

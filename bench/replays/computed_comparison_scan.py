@@ -1,9 +1,9 @@
 """Every calculator call in the check turns of ``bench.quality``/``bench.revote`` runs, and which of them the
 comparison rule reads otherwise (``check_tools.comparison_meaning``): where none, the runs before and after the
-rule are the same call for call (``../computed-comparison-preregistered.md``).
+rule are the same call for call (``bench/results/computed-comparison-preregistered.md``).
 
 The traces are the runs' own (``OUT/runs/TASK/.../trace.jsonl``; kept beside a run, not committed).
-Run from the repository root: ``python bench/results/computed-comparison-scan/scan.py OUT [OUT ...]``.
+Run from the repository root: ``python -m bench.replays.computed_comparison_scan OUT [OUT ...]``.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 #!/bin/sh
-# The sixth candidate's five probe questions (../no-result-asked-preregistered.md, rule (b)), one run each, as a
+# The sixth candidate's five probe questions (bench/results/no-result-asked-preregistered.md, rule (b)), one run each, as a
 # user runs them: the command line, automation mode; with CONFIG (the sixth's: bench/configs/local_team_two_programs.yaml),
 # else the default team (no ./.massgen/config.yaml or user config). Writes one folder per question.
-# Run from the repository root: sh bench/results/no-result-asked-probes/probe.sh OUT_DIR [CONFIG]
-out=${1:?usage: probe.sh OUT_DIR [CONFIG]}
+# Run from the repository root: sh bench/replays/no_result_asked_probes.sh OUT_DIR [CONFIG]
+out=${1:?usage: no_result_asked_probes.sh OUT_DIR [CONFIG]}
 config=${2:+--config $PWD/$2}
 i=0
 for q in "Write a haiku about the sea." "Explain in two sentences why the sky is blue." \

@@ -1,8 +1,8 @@
 """Which recorded program first answers the programs' comparison reading (``turn.printed_value`` with the code)
 reads otherwise: every first answer of a program agent in the recorded runs of the two-programs layout whose
-program printed ``True`` or ``False``, and what its ``Answer:`` becomes (``../probes-preregistered.md``).
+program printed ``True`` or ``False``, and what its ``Answer:`` becomes (``bench/results/probes-preregistered.md``).
 
-Run from the repository root: ``python bench/results/program-comparison-scan/scan.py``.
+Run from the repository root: ``python -m bench.replays.program_comparison_scan``.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 from massgen.actors.agent.turn import printed_value
 from massgen.actors.coordination.code_checks import program_code
 
-RESULTS = Path(__file__).parent.parent
+RESULTS = Path(__file__).resolve().parent.parent / "results"
 RUNS = ("quality-two-valued-s5000", "quality-computed-s4000", "quality-decide-s3000",
         "quality-two-valued-arithmetic-s9", "quality-two-valued-arithmetic-s10", "quality-two-valued-chain_sum-s80-100",
         "quality-no-result-asked-arithmetic-s0-2-3", "quality-no-result-asked-chain_sum-s0-20-60")

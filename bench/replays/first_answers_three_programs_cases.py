@@ -1,10 +1,10 @@
 """Development data for a next candidate: the program request that asks for the result computed, a yes/no by
-checking every case (``pal_pilot.py``'s ``PROGRAM_REQUEST_CASES``, method ``cases0``, T 0), against the
-program request the team uses (p0, the third candidate's local_1), on seed 4000's reasoning problems.
+checking every case (``first_answers_decide_pal_pilot``'s ``PROGRAM_REQUEST_CASES``, method ``cases0``, T 0), against
+the program request the team uses (p0, the third candidate's local_1), on seed 4000's reasoning problems.
 
 Per family: each alone, how often the printed result is typed into the program as a constant (not computed:
 ``literal``), and the third candidate's rule with ``cases0`` in place of p0. Run from the repository root:
-``python bench/results/first-answers-three-programs-pilot-s4000/cases_replay.py``.
+``python -m bench.replays.first_answers_three_programs_cases``.
 """
 
 from __future__ import annotations
@@ -15,12 +15,13 @@ import json
 import re
 from pathlib import Path
 
-from bench.first_answer_rules import ProgramRuns, print_counts, ranked, scored
+from bench.first_answer_rules import BEFORE_TWO_VALUED, ProgramRuns, decided, print_counts, scored
 from bench.tasks import Task, select_tasks
 from massgen.actors.coordination.code_checks import program_code
 
-HERE = Path(__file__).parent
-COUNTED = HERE.parent / "quality-computed-s4000" / "answers.jsonl"
+RESULTS = Path(__file__).resolve().parent.parent / "results"
+HERE = RESULTS / "first-answers-three-programs-pilot-s4000"
+COUNTED = RESULTS / "quality-computed-s4000" / "answers.jsonl"
 AGENT_CALLS = {"local_1": "p0", "local_2": "p4", "local_3": "b0"}
 
 
@@ -64,8 +65,10 @@ def main() -> None:
             counts[method] += right[method]
         for method in ("p0", "c0"):
             counts[f"{method} literal"] += literal(by[method])
-        counts["B (p0, p4; b0)"] += scored(ranked([keys["p0"], keys["p4"]], [keys["b0"]]), right, keys)
-        counts["B with c0 for p0"] += scored(ranked([keys["c0"], keys["p4"]], [keys["b0"]]), right, keys)
+        counts["B (p0, p4; b0)"] += \
+            scored(decided([keys["p0"], keys["p4"]], [keys["b0"]], BEFORE_TWO_VALUED), right, keys)
+        counts["B with c0 for p0"] += \
+            scored(decided([keys["c0"], keys["p4"]], [keys["b0"]], BEFORE_TWO_VALUED), right, keys)
     run.save()
     print_counts(table)
 

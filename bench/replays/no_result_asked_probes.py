@@ -1,7 +1,7 @@
 """What each probe run decided: every first answer (program or written, computed or not, its end), the decision
-and the final answer, read from the runs' traces (``trace.jsonl``, kept beside this file).
+and the final answer, read from the runs' traces (``trace.jsonl``, kept in ``bench/results/no-result-asked-probes/``).
 
-Run from the repository root: ``python bench/results/no-result-asked-probes/summary.py [FOLDER ...]``.
+Run from the repository root: ``python -m bench.replays.no_result_asked_probes [FOLDER ...]``.
 """
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ import json
 import sys
 from pathlib import Path
 
-HERE = Path(__file__).parent
+RESULTS = Path(__file__).resolve().parent.parent / "results"
+HERE = RESULTS / "no-result-asked-probes"
 
 
 def summarise(folder: Path) -> None:

@@ -7,7 +7,7 @@
    made against the one the third candidate's rule (agreement, computed first) would have made on the same
    recorded first answers (``bench.first_answer_rules``; graded keys).
 
-Run from the repository root: ``python bench/results/quality-two-valued-s5000/analysis.py``.
+Run from the repository root: ``python -m bench.replays.quality_two_valued_s5000``.
 """
 
 from __future__ import annotations
@@ -16,11 +16,12 @@ import collections
 import json
 from pathlib import Path
 
-from bench.first_answer_rules import graded, ranked, ranked_two_valued, recorded_calls, scored
+from bench.first_answer_rules import BEFORE_NO_RESULT_ASKED, BEFORE_TWO_VALUED, decided, graded, recorded_calls, scored
 from bench.tasks import Task, select_tasks
 from massgen.actors.coordination.results import TWO_VALUED_RESULTS
 
-HERE = Path(__file__).parent
+RESULTS = Path(__file__).resolve().parent.parent / "results"
+HERE = RESULTS / "quality-two-valued-s5000"
 AGENT_CALLS = {"local_1": "p0", "local_2": "p4", "local_3": "b0"}
 
 
@@ -45,10 +46,11 @@ def main() -> None:
         if not stated or not all(str(k).lower() in TWO_VALUED_RESULTS for k in stated):
             continue
         computed, written = [keys["p0"], keys["p4"]], [keys["b0"]]
-        now = scored(ranked_two_valued(computed, written), right, keys)
-        before = scored(ranked(computed, written), right, keys)
+        now = scored(decided(computed, written, BEFORE_NO_RESULT_ASKED), right, keys)
+        before = scored(decided(computed, written, BEFORE_TWO_VALUED), right, keys)
         rule[f"{family} two-valued"] += 1
-        rule[f"{family} decided otherwise"] += ranked_two_valued(computed, written) != ranked(computed, written)
+        rule[f"{family} decided otherwise"] += \
+            decided(computed, written, BEFORE_NO_RESULT_ASKED) != decided(computed, written, BEFORE_TWO_VALUED)
         rule[f"{family} right now"] += now
         rule[f"{family} right by agreement"] += before
     print("local_3 and the greedy row, the same request:", dict(same))

@@ -1,9 +1,10 @@
 """Score the pilot's calls, and the candidate rules on them, with the code the team runs.
 
 Programs are taken from the reply (``code_checks.program_code``), run confined, and read (``turn.program_answer``)
-exactly as a ``first_answer: program`` agent does; runs are cached in ``runs.json`` beside this file. Prints
+exactly as a ``first_answer: program`` agent does; runs are cached in ``runs.json`` beside its data
+(``bench/results/first-answers-decide-pilot-s2000/``). Prints
 one line per family and one overall: how many problems each call and each rule got right.
-Run from the repository root: ``python bench/results/first-answers-decide-pilot-s2000/analyse.py``.
+Run from the repository root: ``python -m bench.replays.first_answers_decide_pilot_s2000``.
 """
 
 from __future__ import annotations
@@ -14,13 +15,14 @@ import json
 from collections.abc import Hashable
 from pathlib import Path
 
-from bench.first_answer_rules import print_counts, ranked
+from bench.first_answer_rules import BEFORE_TWO_VALUED, decided, print_counts
 from bench.tasks import Task, select_tasks
 from massgen.actors.agent.turn import program_answer
 from massgen.actors.coordination.code_checks import program_code
 from massgen.files import confined
 
-HERE = Path(__file__).parent
+RESULTS = Path(__file__).resolve().parent.parent / "results"
+HERE = RESULTS / "first-answers-decide-pilot-s2000"
 METHODS = ("greedy", "cot04", "pal0", "pal04")
 
 
@@ -78,8 +80,8 @@ def main() -> None:
         counts["maj(g,p0,c) tie p0"] += scored(majority([program, greedy, cot]))
         counts["maj(g,p0,p4) tie g"] += scored(majority([greedy, program, program_hot]))
         counts["maj4(p0,g,c,p4) order"] += scored(majority([program, greedy, cot, program_hot]))
-        counts["computed first (p0; g,c)"] += scored(ranked([program], [greedy, cot]))
-        counts["computed first (p0,p4; g)"] += scored(ranked([program, program_hot], [greedy]))
+        counts["computed first (p0; g,c)"] += scored(decided([program], [greedy, cot], BEFORE_TWO_VALUED))
+        counts["computed first (p0,p4; g)"] += scored(decided([program, program_hot], [greedy], BEFORE_TWO_VALUED))
         counts["ceiling"] += any(right.values())
     cache_path.write_text(json.dumps(cache))
     print_counts(table)

@@ -2,9 +2,9 @@
 
 Per problem (reasoning-gym seed 2000, development problems): the bare greedy call (T 0), the bare question
 at T 0.4, and the question with ``PROGRAM_REQUEST`` at T 0 and T 0.4. Programs are run later, by
-``analyse.py``, with the code the team runs. Run from the repository root::
+``first_answers_decide_pilot_s2000``, with the code the team runs. Run from the repository root::
 
-    python bench/results/first-answers-decide-pilot-s2000/pal_pilot.py \
+    python -m bench.replays.first_answers_decide_pal_pilot \
         rg:gsm_symbolic,rg:letter_counting,rg:syllogism,rg:family_relationships 6 OUT.jsonl [SEED [METHOD,...]]
 
 SEED defaults to 2000; METHOD names a subset of ``METHODS`` (the third candidate's pilot ran ``pal04`` alone

@@ -4,7 +4,7 @@ llama-cpp-python's ``Llama.generate`` keeps the previous request's tokens in the
 differs (an identical prompt: its last token again). The same prompt is then evaluated in other batches than the
 first time, the rounding differs, and where two next tokens are close the text takes another path. After
 ``reset()`` the whole prompt is evaluated again and the first text comes back. Run from the repository root:
-``python bench/results/greedy-determinism/repeat.py`` (reasoning-gym seed 4000's first syllogism and the
+``python -m bench.replays.greedy_determinism`` (reasoning-gym seed 4000's first syllogism and the
 second in between; about a minute on two cores).
 """
 

@@ -1,0 +1,350 @@
+"""Deciding: which answer wins, and why. One pure function, ``decide``, over what the judge knows.
+
+It takes the accepted answers (their final results, ``actors/coordination/results.py``), the current round's
+votes and what the voters' check tools computed, and returns a ``Decision``: the winning agent, the rule
+that decided and why, and each result's support. The rules are one ordered list, ``RULES``: the first that
+decides wins. The judge (``actors/coordination/judge.py``) applies it after every round, the first answers
+included; ``bench/`` replays recorded answers through the same function. Why each rule exists and where it
+was measured: docs/architecture.md, "Coordination rules".
+
+The first-answer rules apply only when the supervisor says every counted agent's first turn has ended
+(``FirstTurnsEnded``); a decision of theirs ends the run with no vote round. The vote-round rules pick the
+standing winner of a round (the judge says whether the round converged).
+
+A vote is a ``Ballot``: (target agent, target's result, voter's own result or ""). It supports the voter's
+own result when that differs from the target's, else the target's (a model that recomputed 456 and voted
+for the 457 listed first has said 456). Support of a result = the votes for it plus the agreement of
+independent answers (k independent answers with one result count as k - 1 votes).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from massgen.actors.coordination.results import TWO_VALUED_RESULTS
+from massgen.messages import AnswerResult, FirstAnswersDecided, UnanimousFirstAnswers
+
+__all__ = [
+    "RULES",
+    "Ballot",
+    "Decision",
+    "Evidence",
+    "FirstTurnsEnded",
+    "Rule",
+    "decide",
+    "pick_winner",
+    "rules_without",
+    "supported_result",
+    "tally",
+]
+
+Ballot = tuple[str, str, str]
+"""A vote as the judge weighs it: (target agent, target's result, voter's own result or "")."""
+
+WinnerRule = Literal["support", "prior"]
+AfterFirstAnswers = Literal["vote", "decide"]
+
+
+@dataclass(frozen=True)
+class FirstTurnsEnded:
+    """Every agent in ``agents`` (the counted ones, config order) has ended its first turn. ``on_answer``: an
+    answer completed them (unanimity is judged only then)."""
+
+    agents: tuple[str, ...]
+    on_answer: bool = True
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What a decision is made on. ``votes`` maps a voter (live, this round) to its ballot, ``computed`` a voter
+    to the result its check tools computed (voters that computed none are left out); ``answers`` is every
+    accepted answer in submission order; ``order`` the agents in config order."""
+
+    answers: tuple[AnswerResult, ...]
+    order: tuple[str, ...]
+    votes: Mapping[str, Ballot] = field(default_factory=dict)
+    computed: Mapping[str, str] = field(default_factory=dict)
+    winner_rule: WinnerRule = "support"
+    after_first_answers: AfterFirstAnswers = "vote"
+    first_turns: FirstTurnsEnded | None = None
+
+
+@dataclass(frozen=True)
+class Decision:
+    """``winner``: the agent whose answer wins (None: no evidence yet, the caller takes the newest answer);
+    ``rule``: the name of the rule that decided; ``support``: votes plus independent agreement per result;
+    ``ends_run``: decided on the first answers, with no vote round, and ``record`` says so in the trace."""
+
+    winner: str | None
+    rule: str
+    reason: str
+    support: dict[str, int] = field(default_factory=dict)
+    ends_run: bool = False
+    record: UnanimousFirstAnswers | FirstAnswersDecided | None = None
+
+
+def pick_winner(counts: Mapping[str, int], order: Sequence[str]) -> str | None:
+    """Most votes wins; ties go to the agent earliest in ``order``."""
+    if not counts:
+        return None
+    best = max(counts.values())
+    return next(agent for agent in order if counts.get(agent, 0) == best)
+
+
+def supported_result(ballot: Ballot) -> str:
+    """The result a vote supports: the voter's own when it differs from the target's, else the target's."""
+    _target, target_result, own = ballot
+    return own or target_result
+
+
+def _key(answer: AnswerResult) -> str:
+    """An answer's result; an answer with no result is a cluster of its own."""
+    return answer.result or f"<{answer.label}>"
+
+
+@dataclass(frozen=True)
+class _Round:
+    """What the vote-round rules share, counted once per decision."""
+
+    counts: Counter[str]  # votes per target agent
+    latest: dict[str, AnswerResult]  # each agent's newest answer
+    support: Counter[str]  # per result: votes (by what they support) plus independent agreement
+    everywhere: Counter[str]  # per result: answers holding it, all versions
+    candidates: frozenset[str]  # results that can win: of answers in view, passing ones first
+
+    @classmethod
+    def of(cls, ev: Evidence) -> _Round:
+        counts = Counter(ballot[0] for ballot in ev.votes.values())
+        latest = {a.agent: a for a in ev.answers if a.latest}
+        support: Counter[str] = Counter()
+        labels = {a.label: _key(a) for a in ev.answers}
+        for target, result, own in ev.votes.values():
+            answer = latest.get(target)
+            support[supported_result((target, result or (labels.get(answer.label, "") if answer else ""), own))] += 1
+        for result, n in Counter(_key(a) for a in ev.answers if a.independent).items():
+            support[result] += n - 1
+        in_view = {_key(a) for a in latest.values()}
+        passing = {_key(a) for a in latest.values() if a.passed}
+        return cls(counts, latest, support, Counter(_key(a) for a in ev.answers), frozenset(passing or in_view))
+
+    def shown(self) -> dict[str, int]:
+        return {r: n for r, n in self.support.items() if n > 0}
+
+    def won_by(self, ev: Evidence, result: str, rule: str, reason: str) -> Decision:
+        """``result`` wins: among its holders, the agent with the most votes, then the first listed."""
+        holders = [agent for agent in ev.order if agent in self.latest and _key(self.latest[agent]) == result]
+        winner = max(holders, key=lambda agent: (self.counts[agent], -ev.order.index(agent)))
+        return Decision(winner, rule, reason, self.shown())
+
+
+# --- the first answers (every counted agent's first turn has ended) ----------------------------------------
+
+
+def _firsts(ev: Evidence) -> list[AnswerResult]:
+    """The counted agents' newest answers that are first (independent) answers, in config order."""
+    assert ev.first_turns is not None
+    counted = set(ev.first_turns.agents)
+    latest = {a.agent: a for a in ev.answers if a.latest}
+    return [latest[agent] for agent in ev.order if agent in counted and agent in latest and latest[agent].independent]
+
+
+def _unanimous_first_answers(ev: Evidence, _round: _Round) -> Decision | None:
+    """Under ``prior``, independent first answers that all state one result end the run; the prior agent (listed
+    first) presents, as it would have won."""
+    turns = ev.first_turns
+    if ev.winner_rule != "prior" or turns is None or not turns.on_answer:
+        return None
+    answers = ev.answers
+    head = answers[0] if answers else None
+    first = "" if head is None or not head.stated else head.result
+    if not first or len(answers) < 2 or not all(a.independent and a.result == first for a in answers):
+        return None
+    latest = {a.agent for a in answers if a.latest}
+    if len(turns.agents) < 2 or any(agent not in latest for agent in turns.agents):
+        return None
+    winner = next(agent for agent in ev.order if agent in turns.agents)
+    return Decision(winner, "unanimous_first_answers", f"every first answer states {first!r}", ends_run=True,
+                    record=UnanimousFirstAnswers(result=first, labels=tuple(a.label for a in answers)))
+
+
+def _no_result_asked(ev: Evidence, _round: _Round) -> Decision | None:
+    """Under ``decide``: a program printed, but no written first answer states a result, so the question asks for
+    none; the first listed written answer presents and no program's output is weighed."""
+    if ev.after_first_answers != "decide" or ev.first_turns is None:
+        return None
+    firsts = _firsts(ev)
+    written = [a for a in firsts if not a.program and a.passed is None]
+    if not (written and any(a.computed for a in firsts) and not any(a.stated for a in written)):
+        return None
+    return Decision(written[0].agent, "no_result_asked", "a program printed, but no written answer states a result",
+                    ends_run=True, record=FirstAnswersDecided(result="", winner=written[0].label, support={},
+                                                              labels=tuple(a.label for a in firsts),
+                                                              no_result_asked=True))
+
+
+def _first_answer_support(firsts: list[AnswerResult]) -> tuple[dict[str, int], dict[str, int]]:
+    """Per stated result: the first answers stating it, and those of them a program printed."""
+    support: dict[str, int] = {}
+    computed: dict[str, int] = {}
+    for answer in firsts:
+        if answer.stated and answer.result:
+            support[answer.result] = support.get(answer.result, 0) + 1
+            if answer.computed:
+                computed[answer.result] = computed.get(answer.result, 0) + 1
+    return support, computed
+
+
+def _first_answers_decided(firsts: list[AnswerResult], winner: AnswerResult, rule: str, reason: str,
+                           two_valued: bool) -> Decision:
+    support, computed = _first_answer_support(firsts)
+    return Decision(winner.agent, rule, reason, ends_run=True, record=FirstAnswersDecided(
+        result=winner.result if winner.stated else "", winner=winner.label, support=support,
+        labels=tuple(a.label for a in firsts), computed=computed, two_valued=two_valued))
+
+
+def _two_valued_first_answers(ev: Evidence, _round: _Round) -> Decision | None:
+    """Under ``decide``: when every stated result is a yes or no, a true or false, the first listed answer stating
+    one decides; two wrong yes/no answers agree whenever both are wrong."""
+    if ev.after_first_answers != "decide" or ev.first_turns is None:
+        return None
+    firsts = _firsts(ev)
+    support, _computed = _first_answer_support(firsts)
+    if not support or not support.keys() <= TWO_VALUED_RESULTS:
+        return None
+    winner = next(a for a in firsts if a.stated and a.result)
+    return _first_answers_decided(firsts, winner, "two_valued_first_answers",
+                                  "every stated result is two-valued: the first listed decides", True)
+
+
+def _first_answers_majority(ev: Evidence, _round: _Round) -> Decision | None:
+    """Under ``decide``: the result most first answers state wins, computed ones (a program printed it) first, then
+    every answer, then the first listed holder; when none states one, the first listed answer presents."""
+    if ev.after_first_answers != "decide" or ev.first_turns is None:
+        return None
+    firsts = _firsts(ev)
+    if not firsts:
+        return None
+    support, computed = _first_answer_support(firsts)
+
+    def weight(result: str) -> tuple[int, int]:
+        return computed.get(result, 0), support[result]
+
+    best = max((weight(result) for result in support), default=(0, 0))
+    winner = next((a for a in firsts if a.stated and a.result and weight(a.result) == best), firsts[0])
+    reason = "most first answers, computed first" if support else "no first answer states a result"
+    return _first_answers_decided(firsts, winner, "first_answers_majority", reason, False)
+
+
+# --- a vote round ------------------------------------------------------------------------------------------
+
+
+def _results_unknown(ev: Evidence, round_: _Round) -> Decision | None:
+    """No answers told to the judge: most votes wins, ties to the agent listed first."""
+    if round_.latest:
+        return None
+    return Decision(pick_winner(dict(round_.counts), ev.order), "results_unknown", "most votes, no results known")
+
+
+def _no_evidence(ev: Evidence, round_: _Round) -> Decision | None:
+    """No votes and no agreement: nothing to decide on (the caller takes the newest answer)."""
+    if any(round_.support.values()) or round_.counts:
+        return None
+    return Decision(None, "no_evidence", "no votes and no agreement yet")
+
+
+def _checked_results(ev: Evidence, round_: _Round) -> Decision | None:
+    """The result of an answer in view that most check-tool votes computed, unless two tie for most."""
+    ranked = Counter(r for r in ev.computed.values() if r in round_.candidates).most_common(2)
+    if not ranked or (len(ranked) == 2 and ranked[0][1] == ranked[1][1]):
+        return None
+    return round_.won_by(ev, ranked[0][0], "checked_results", "most votes whose result a check tool computed")
+
+
+def _prior(ev: Evidence, round_: _Round) -> Decision | None:
+    """Under ``prior``: the first agent's independent first answer wins unless that agent, shown the others,
+    concludes another result R with at least the prior's support; None when the prior is no longer in view."""
+    if ev.winner_rule != "prior":
+        return None
+    answers = ev.answers
+    prior_agent = next((agent for agent in ev.order if any(a.agent == agent and a.independent for a in answers)),
+                       None)
+    if prior_agent is None:
+        return None
+    prior_answer = next(a for a in answers if a.agent == prior_agent and a.independent)
+    prior = _key(prior_answer)
+    if prior not in round_.candidates:
+        return None
+    ballot = ev.votes.get(prior_agent)
+    best = prior
+    if ballot is not None:
+        target, _result, own = ballot
+        voted_for = round_.latest.get(target)
+        if own or voted_for is None or voted_for.stated or not prior_answer.stated:
+            concluded = supported_result(ballot)
+            if concluded != prior and concluded in round_.candidates \
+                    and round_.support[concluded] >= round_.support[prior]:
+                best = concluded
+    return round_.won_by(ev, best, "prior", "the prior agent's result" if best == prior
+                         else "the prior agent concluded another result")
+
+
+def _most_support(ev: Evidence, round_: _Round) -> Decision | None:
+    """The result with the most support wins; ties to the most answers overall, then the first listed holder."""
+    holder_rank = {_key(round_.latest[agent]): -i for i, agent in reversed(list(enumerate(ev.order)))
+                   if agent in round_.latest}
+    best = max(round_.candidates, key=lambda r: (round_.support[r], round_.everywhere[r],
+                                                 holder_rank.get(r, -len(ev.order))))
+    return round_.won_by(ev, best, "most_support", "most votes and agreement")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One rule: its name (as docs/architecture.md lists it) and what it decides, or None to pass."""
+
+    name: str
+    decides: Callable[[Evidence, _Round], Decision | None]
+
+
+RULES: tuple[Rule, ...] = (
+    Rule("unanimous_first_answers", _unanimous_first_answers),
+    Rule("no_result_asked", _no_result_asked),
+    Rule("two_valued_first_answers", _two_valued_first_answers),
+    Rule("first_answers_majority", _first_answers_majority),
+    Rule("results_unknown", _results_unknown),
+    Rule("no_evidence", _no_evidence),
+    Rule("checked_results", _checked_results),
+    Rule("prior", _prior),
+    Rule("most_support", _most_support),
+)
+"""In order: the first rule that decides, decides. Before the vote-round rules pick among results, executions
+come first: when an answer in view passed the task's own examples, only passing answers' results can win."""
+
+
+def rules_without(*names: str) -> tuple[Rule, ...]:
+    """``RULES`` less the named ones (a replay of a rule as it was before one was added)."""
+    unknown = set(names) - {rule.name for rule in RULES}
+    if unknown:
+        raise ValueError(f"no such rule: {sorted(unknown)}")
+    return tuple(rule for rule in RULES if rule.name not in names)
+
+
+def decide(ev: Evidence, rules: Sequence[Rule] = RULES) -> Decision:
+    """The decision on ``ev``: the first of ``rules`` that decides (the last rule, ``most_support``, always does
+    once there are answers); no first-answer rule decides unless ``ev.first_turns`` says the first turns ended."""
+    round_ = _Round.of(ev)
+    for rule in rules:
+        decision = rule.decides(ev, round_)
+        if decision is not None:
+            return decision
+    return Decision(None, "", "no rule decided", round_.shown())
+
+
+def tally(votes: Mapping[str, Ballot], answers: tuple[AnswerResult, ...], order: Sequence[str],
+          rule: WinnerRule = "support", computed: Mapping[str, str] | None = None) -> tuple[str | None, dict[str, int]]:
+    """A vote round's winner and each result's support: ``decide`` on the round's votes."""
+    decision = decide(Evidence(answers=answers, order=tuple(order), votes=votes, computed=computed or {},
+                               winner_rule=rule))
+    return decision.winner, decision.support
