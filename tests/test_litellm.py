@@ -96,7 +96,10 @@ def test_base_url_and_api_base_given_to_litellm_send_every_agent_to_that_server(
     with TeamChatServer() as server:
         response = litellm.completion(model="massgen/model:chatcompletion/healthy", messages=QUESTION,
                                       **{keyword: server.url})
-        assert "The answer is 4" in response.choices[0].message.content
+        # The agents of a team built from a model have upstream's file workspace, so the presenter is offered
+        # file tools and this scripted server answers those calls as a turn: the answer comes back as written.
+        assert response.choices[0].message.content in ("The answer is 4 (presented by healthy).",
+                                                       "2 + 2 = 4, says healthy")
         assert server.requests, "no request reached the server given as " + keyword
 
 
