@@ -16,7 +16,7 @@ from massgen.logs import layout
 from massgen.logs.layout import TRACE_FILE
 from massgen.logs.projection import LogProjection
 from massgen.logs.reading import read_trace_file, trace_path
-from massgen.logs.status_text import StatusText
+from massgen.logs.status_text import StatusText, status_text
 
 __all__ = ["TRACE_FILE", "StatusText", "TraceWarning", "link_run_status", "publish_turn_final", "read_trace",
            "rebuild_from_trace", "render_all", "render_status", "write_all", "write_atomic"]
@@ -52,7 +52,7 @@ def _json(data: Any) -> str:
 def render_status(projection: LogProjection, text: StatusText | None = None) -> str:
     """This version's status, then upstream MassGen's keys (logs/upstream_status.py) for its scripts;
     ``text`` keeps the unchanged agents' parts from its last render of this projection (the live writer's)."""
-    return (text or StatusText()).render(projection)
+    return status_text(projection) if text is None else text.render(projection)
 
 
 def _yaml(data: object) -> str:

@@ -4,8 +4,8 @@
 round history from the whole timeline for every agent made each write cost agents x events
 (issue 51: a 1,000-agent run spent most of its time there). ``StatusFold`` is fed each entry
 once by ``LogProjection`` and holds the running sums, so a write costs what the status holds.
-It also counts each agent's changes (``versions``: any record about the agent, its own numbers or
-the projection's), so a status write re-renders only the agents that changed (``logs/status_text.py``).
+It also tells its watchers which agents changed (any record about the agent: its own numbers or the
+projection's), so a status write re-renders only those (``logs/status_text.py``).
 """
 
 from __future__ import annotations
@@ -168,8 +168,7 @@ class StatusFold:
         self._max_attempts = 3
         self._open: dict[str, dict[str, Any]] = {}
         self._by_turn: dict[tuple[str, int], dict[str, Any]] = {}
-        # agent -> how many records changed its part of status.json (seen by logs/status_text.py)
-        self.versions: dict[str, int] = {}
+        self._watchers: list[set[str]] = []  # each gets the agents whose part of status.json changed
 
     def begin(self, agents: Iterable[str], max_attempts: int) -> None:
         """The team, from ``RunStarted``: only its agents have rounds."""
@@ -185,8 +184,15 @@ class StatusFold:
         for agent in agents:
             self._changed(agent)
 
+    def watch(self) -> set[str]:
+        """A set the fold adds each changed agent to from now on; its owner empties it as it reads it."""
+        changed: set[str] = set()
+        self._watchers.append(changed)
+        return changed
+
     def _changed(self, agent: str) -> None:
-        self.versions[agent] = self.versions.get(agent, 0) + 1
+        for changed in self._watchers:
+            changed.add(agent)
 
     def event(self, event: dict[str, Any]) -> None:
         """One timeline entry (``LogProjection.events``), in order."""

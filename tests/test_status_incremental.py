@@ -16,7 +16,7 @@ import pytest
 from support import records, run_team, scripted, step, team_config
 
 from massgen.logs import LogProjection, read_trace
-from massgen.logs.status_text import StatusText, status_dict
+from massgen.logs.status_text import StatusText, status_dict, status_text
 from massgen.messages import ToolCallRequested, ToolCallResult, message_class
 from massgen.messages.trace import sender_name
 
@@ -58,14 +58,14 @@ def test_every_write_equals_the_status_computed_afresh(traces: list[list[dict[st
         projection, live = LogProjection(), StatusText()
         for record in trace:
             projection.apply(record)
-            assert live.render(projection) == whole(projection) == StatusText().render(projection), record
+            assert live.render(projection) == whole(projection) == status_text(projection), record
 
 
 def test_the_busy_run_fills_what_the_sums_keep(traces: list[list[dict[str, Any]]]) -> None:
     projection = LogProjection()
     for record in traces[0]:
         projection.apply(record)
-    status = json.loads(StatusText().render(projection))
+    status = json.loads(status_text(projection))
     a = status["agents"]["a"]
     assert a["tool_metrics"]["total_calls"] == 2 and a["tool_metrics"]["total_failures"] == 1
     assert status["tools"]["total_calls"] == 2 and a["reliability"]["total_enforcement_retries"] == 1
