@@ -13,7 +13,6 @@ import asyncio
 import contextlib
 import threading
 import weakref
-from collections.abc import Coroutine
 from typing import Any
 
 CLOSE_TIMEOUT_S = 2.0  # how long a closer waits for the loop's thread, at each step
@@ -28,7 +27,7 @@ def _track_tasks(loop: asyncio.AbstractEventLoop) -> None:
     """Every task ``loop`` creates from now on is kept in its own set (a task factory; the loop is new)."""
     tasks: weakref.WeakSet[asyncio.Task[Any]] = weakref.WeakSet()
 
-    def factory(loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, Any], **options: Any) -> asyncio.Task[Any]:
+    def factory(loop: asyncio.AbstractEventLoop, coro: Any, /, **options: Any) -> asyncio.Task[Any]:
         task: asyncio.Task[Any] = asyncio.Task(coro, loop=loop, **options)
         tasks.add(task)
         return task

@@ -281,8 +281,8 @@ class RunState:
                 withdrawn = len(self.vote_of)
                 self.withdrawn_votes += withdrawn
                 for voter in self.vote_of:  # only a voter of this round has a vote to withdraw
-                    if panel := self.agents.get(voter):
-                        panel.voted_for = None
+                    if voted := self.agents.get(voter):
+                        voted.voted_for = None
                 self.vote_of, self.tally, self.converged, self.leader = {}, {}, False, None
                 self.round = max(self.round, event.round)
                 if withdrawn:
