@@ -88,12 +88,19 @@ def run_point(checkout: Path, python: Path, agents: int, cap: int | None, deadli
     """``python -m bench.scale --agents N`` in ``checkout``, in its own process; its table row, parsed."""
     load = os.getloadavg()[0]
     command = [str(python), "-m", "bench.scale", "--agents", str(agents), "--deadline", str(deadline)]
+    started, cpu = time.monotonic(), resource.getrusage(resource.RUSAGE_CHILDREN)
     done = subprocess.run(command + (["--answer-cap", str(cap)] if cap else []), cwd=checkout, capture_output=True,
-                          text=True, check=True)
-    row = next(line for line in done.stdout.splitlines() if line.startswith(f"| {agents} |"))
-    cells = [c.strip() for c in row.strip("|").split("|")]
+                          text=True)
     commit = subprocess.run(["git", "-C", str(checkout), "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip()
+    row = next((line for line in done.stdout.splitlines() if line.startswith(f"| {agents} |")), None)
+    if done.returncode != 0 or row is None:  # a crashed run is a point too: kept, with the process's times
+        print(f"{checkout.name}: {agents} agents: exit {done.returncode}: {done.stderr[-2000:]}", flush=True)
+        used = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return Point(f"{checkout.name} ({commit})", agents, cap, f"exit {done.returncode}",
+                     round(time.monotonic() - started, 2), round(used.ru_utime + used.ru_stime - cpu.ru_utime
+                                                                 - cpu.ru_stime, 2), 0, 0.0, 0.0, round(load, 2))
+    cells = [c.strip() for c in row.strip("|").split("|")]
     return Point(f"{checkout.name} ({commit})", agents, cap, cells[2], float(cells[4]), float(cells[5]), int(cells[6]),
                  float(cells[7]), float(cells[8]), round(load, 2))
 
@@ -120,13 +127,15 @@ def sweep_table(points: list[Point]) -> str:
         sizes = sorted({p.agents for p in mine})
         medians: list[tuple[int, float, float]] = []
         for agents in sizes:
-            runs = [p for p in mine if p.agents == agents]
+            runs = [p for p in mine if p.agents == agents and not p.status.startswith("exit")] or [
+                p for p in mine if p.agents == agents]
             wall, cpu = _median(runs, "wall_s"), _median(runs, "cpu_s")
             previous = medians[-1] if medians else None
             ratio = (f"{wall / previous[1]:.2f}x", f"{cpu / previous[2]:.2f}x") if previous else ("", "")
             medians.append((agents, wall, cpu))
+            statuses = sorted({p.status for p in mine if p.agents == agents})
             lines.append(f"| {checkout} | {agents} | {runs[0].cap or 'none'} | {len(runs)} "
-                         f"| {', '.join(sorted({p.status for p in runs}))} | {wall:.1f} | {cpu:.1f} | {ratio[0]} "
+                         f"| {', '.join(statuses)} | {wall:.1f} | {cpu:.1f} | {ratio[0]} "
                          f"| {ratio[1]} | {runs[0].records} | {_median(runs, 'peak_rss_mb'):.0f} "
                          f"| {', '.join(f'{p.load:.1f}' for p in runs)} |")
         if len(medians) > 1:
