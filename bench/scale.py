@@ -1,13 +1,23 @@
-"""Many zero-latency scripted agents in one run: does the run finish, and how fast.
+"""Many zero-latency scripted agents in one run: does the run finish, and how fast it grows with the team.
 
 Each agent answers once, then votes for the first answer it sees (``on_exhausted:
 vote_first``), so the team converges after one answer per agent. Prints agents, status,
-``RunFinished`` records in the trace (must be 1), wall time, trace records and peak RSS.
+``RunFinished`` records in the trace (must be 1), wall time, CPU time, trace records and peak RSS.
 
 Peak RSS is the process's, so run one size per process to compare sizes.
 ``--answer-cap K`` sets ``max_new_answers_global`` (the first K answers, then everyone votes).
 
     .venv/bin/python -m bench.scale [--agents 256 1000] [--answer-cap 16]
+
+``--sweep`` runs each size in its own process (``--repeat`` times; the median is kept) and prints
+the growth: each point's time over the previous point's, and the exponent k of time ~ agents^k
+(least squares over the points), for wall and CPU together. ``--baseline DIR`` runs another
+checkout's ``bench.scale`` (``DIR/.venv/bin/python``, in DIR) beside it, point by point, so both
+are measured in the same sitting. ``--out DIR`` keeps the table (``table.md``), the points
+(``points.json``) and a plot of time against agents (``scale.png``, with matplotlib):
+
+    .venv/bin/python -m bench.scale --sweep 125 250 500 1000 [--answer-cap 16] [--repeat 2]
+        [--baseline ../wt-ef4] [--out bench/results/scale-sweep]
 """
 
 from __future__ import annotations
@@ -15,9 +25,15 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import math
+import os
 import resource
+import statistics
+import subprocess
+import sys
 import tempfile
 import time
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from massgen.actors.run.team import Team
@@ -52,12 +68,147 @@ def one(agents: int, cap: int | None, base: Path, deadline_s: float = 600
     return result.status, finished, wall, cpu, records, path.stat().st_size / 2**20, peak
 
 
+@dataclass(frozen=True)
+class Point:
+    """One run of one size, as its own process printed it."""
+
+    checkout: str
+    agents: int
+    cap: int | None
+    status: str
+    wall_s: float
+    cpu_s: float
+    records: int
+    trace_mb: float
+    peak_rss_mb: float
+    load: float  # the 1-minute load average when the run began (others share the cores)
+
+
+def run_point(checkout: Path, python: Path, agents: int, cap: int | None, deadline: float) -> Point:
+    """``python -m bench.scale --agents N`` in ``checkout``, in its own process; its table row, parsed."""
+    load = os.getloadavg()[0]
+    command = [str(python), "-m", "bench.scale", "--agents", str(agents), "--deadline", str(deadline)]
+    started, cpu = time.monotonic(), resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = subprocess.run(command + (["--answer-cap", str(cap)] if cap else []), cwd=checkout, capture_output=True,
+                          text=True)
+    commit = subprocess.run(["git", "-C", str(checkout), "rev-parse", "--short", "HEAD"], capture_output=True,
+                            text=True).stdout.strip()
+    row = next((line for line in done.stdout.splitlines() if line.startswith(f"| {agents} |")), None)
+    if done.returncode != 0 or row is None:  # a crashed run is a point too: kept, with the process's times
+        print(f"{checkout.name}: {agents} agents: exit {done.returncode}: {done.stderr[-2000:]}", flush=True)
+        used = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return Point(f"{checkout.name} ({commit})", agents, cap, f"exit {done.returncode}",
+                     round(time.monotonic() - started, 2), round(used.ru_utime + used.ru_stime - cpu.ru_utime
+                                                                 - cpu.ru_stime, 2), 0, 0.0, 0.0, round(load, 2))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    return Point(f"{checkout.name} ({commit})", agents, cap, cells[2], float(cells[4]), float(cells[5]), int(cells[6]),
+                 float(cells[7]), float(cells[8]), round(load, 2))
+
+
+def exponent(points: list[tuple[int, float]]) -> float:
+    """k in time ~ agents^k: the least-squares slope of log time against log agents."""
+    xs = [math.log(n) for n, _ in points]
+    ys = [math.log(max(t, 1e-3)) for _, t in points]
+    mx, my = statistics.fmean(xs), statistics.fmean(ys)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum((x - mx) ** 2 for x in xs)
+
+
+def _median(runs: list[Point], key: str) -> float:
+    return float(statistics.median(float(getattr(p, key)) for p in runs))
+
+
+def sweep_table(points: list[Point]) -> str:
+    """Per checkout and size: the median wall and CPU, each over the previous size's; then the exponents."""
+    lines = ["| checkout | agents | answer cap | runs | status | wall s | CPU s | wall x prev | CPU x prev "
+             "| trace records | peak RSS MB | load at start |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    growth: list[str] = []
+    for checkout in dict.fromkeys(p.checkout for p in points):
+        mine = [p for p in points if p.checkout == checkout]
+        sizes = sorted({p.agents for p in mine})
+        medians: list[tuple[int, float, float]] = []
+        for agents in sizes:
+            runs = [p for p in mine if p.agents == agents and not p.status.startswith("exit")] or [
+                p for p in mine if p.agents == agents]
+            wall, cpu = _median(runs, "wall_s"), _median(runs, "cpu_s")
+            previous = medians[-1] if medians else None
+            ratio = (f"{wall / previous[1]:.2f}x", f"{cpu / previous[2]:.2f}x") if previous else ("", "")
+            medians.append((agents, wall, cpu))
+            statuses = sorted({p.status for p in mine if p.agents == agents})
+            lines.append(f"| {checkout} | {agents} | {runs[0].cap or 'none'} | {len(runs)} "
+                         f"| {', '.join(statuses)} | {wall:.1f} | {cpu:.1f} | {ratio[0]} "
+                         f"| {ratio[1]} | {runs[0].records} | {_median(runs, 'peak_rss_mb'):.0f} "
+                         f"| {', '.join(f'{p.load:.1f}' for p in runs)} |")
+        if len(medians) > 1:
+            growth.append(f"{checkout}: time ~ agents^k with k = {exponent([(n, w) for n, w, _ in medians]):.2f} "
+                          f"(wall), {exponent([(n, c) for n, _, c in medians]):.2f} (CPU), "
+                          f"{medians[0][0]} to {medians[-1][0]} agents")
+    return "\n".join([*lines, "", *growth]) + "\n"
+
+
+def plot(points: list[Point], path: Path) -> bool:
+    """Median wall and CPU seconds against agents, log-log, one line per checkout; False without matplotlib."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for checkout in dict.fromkeys(p.checkout for p in points):
+        mine = [p for p in points if p.checkout == checkout]
+        sizes = sorted({p.agents for p in mine})
+        for key, style in (("wall_s", "o-"), ("cpu_s", "s--")):
+            ax.plot(sizes, [_median([p for p in mine if p.agents == n], key) for n in sizes], style,
+                    label=f"{checkout}: {key.removesuffix('_s')}")
+    cap = points[0].cap
+    ax.set(xscale="log", yscale="log", xlabel="agents", ylabel="seconds",
+           title=f"bench.scale, answer cap {cap or 'none'}: time against agents")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return True
+
+
+def sweep(args: argparse.Namespace) -> None:
+    here = Path(__file__).resolve().parent.parent
+    checkouts = [(here, Path(sys.executable))]
+    if args.baseline:
+        baseline = Path(args.baseline).resolve()
+        checkouts.insert(0, (baseline, baseline / ".venv" / "bin" / "python"))
+    points: list[Point] = []
+    for agents in args.sweep:
+        for _ in range(args.repeat):
+            for checkout, python in checkouts:  # side by side: a change in the machine's load hits both
+                point = run_point(checkout, python, agents, args.answer_cap, args.deadline)
+                points.append(point)
+                print(f"{point.checkout}: {agents} agents: {point.status}, {point.wall_s:.1f} s wall, "
+                      f"{point.cpu_s:.1f} s CPU (load {point.load:.1f})", flush=True)
+    table = sweep_table(points)
+    print(table)
+    if args.out:
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "table.md").write_text(table, encoding="utf-8")
+        (out / "points.json").write_text(json.dumps([asdict(p) for p in points], indent=2) + "\n", encoding="utf-8")
+        plot(points, out / "scale.png")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--agents", type=int, nargs="*", default=[256, 1000])
     parser.add_argument("--answer-cap", type=int, default=None)
     parser.add_argument("--deadline", type=float, default=600, help="the run deadline, s (a loaded machine needs more)")
+    parser.add_argument("--sweep", type=int, nargs="*", help="sizes, each run in its own process; prints the growth")
+    parser.add_argument("--repeat", type=int, default=1, help="runs of each size (--sweep); the median is kept")
+    parser.add_argument("--baseline", help="another checkout (with its .venv) to run beside this one (--sweep)")
+    parser.add_argument("--out", help="folder for table.md, points.json and scale.png (--sweep)")
     args = parser.parse_args()
+    if args.sweep:
+        sweep(args)
+        return
     logging.getLogger("pykka").setLevel(logging.CRITICAL)
     print("| agents | answer cap | status | RunFinished records | wall s | CPU s | trace records | trace MB "
           "| peak RSS MB |")
@@ -65,7 +216,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for agents in args.agents:
             status, finished, wall, cpu, records, size_mb, peak = one(agents, args.answer_cap, Path(tmp), args.deadline)
-            print(f"| {agents} | {args.answer_cap or 'none'} | {status} | {finished} | {wall:.1f} | {cpu:.1f} "
+            print(f"| {agents} | {args.answer_cap or 'none'} | {status} | {finished} | {wall:.2f} | {cpu:.2f} "
                   f"| {records} | {size_mb:.1f} | {peak:.0f} |", flush=True)
 
 

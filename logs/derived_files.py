@@ -16,10 +16,10 @@ from massgen.logs import layout
 from massgen.logs.layout import TRACE_FILE
 from massgen.logs.projection import LogProjection
 from massgen.logs.reading import read_trace_file, trace_path
-from massgen.logs.upstream_status import upstream_status
+from massgen.logs.status_text import StatusText, status_text
 
-__all__ = ["TRACE_FILE", "TraceWarning", "link_run_status", "publish_turn_final", "read_trace", "rebuild_from_trace",
-           "render_all", "write_all", "write_atomic"]
+__all__ = ["TRACE_FILE", "StatusText", "TraceWarning", "link_run_status", "publish_turn_final", "read_trace",
+           "rebuild_from_trace", "render_all", "render_status", "write_all", "write_atomic"]
 
 
 class TraceWarning(UserWarning):
@@ -49,10 +49,10 @@ def _json(data: Any) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
-def render_status(projection: LogProjection) -> str:
-    """This version's status, then upstream MassGen's keys (logs/upstream_status.py) for its scripts."""
-    status = projection.status()
-    return _json({**status, **upstream_status(projection, status["agents"])})
+def render_status(projection: LogProjection, text: StatusText | None = None) -> str:
+    """This version's status, then upstream MassGen's keys (logs/upstream_status.py) for its scripts;
+    ``text`` keeps the unchanged agents' parts from its last render of this projection (the live writer's)."""
+    return status_text(projection) if text is None else text.render(projection)
 
 
 def _yaml(data: object) -> str:
@@ -64,12 +64,12 @@ def _yaml(data: object) -> str:
         return yaml.dump(data, Dumper=yaml.SafeDumper, sort_keys=False, allow_unicode=True)
 
 
-def render_all(projection: LogProjection) -> dict[str, str]:
-    """Every derived file as relative path -> text."""
+def render_all(projection: LogProjection, status: StatusText | None = None) -> dict[str, str]:
+    """Every derived file as relative path -> text (``status``: as for ``render_status``)."""
     files = {
         layout.EVENTS_FILE: _json(projection.events),
         layout.VOTE_FILE: _json(projection.vote_file()),
-        layout.STATUS_FILE: render_status(projection),
+        layout.STATUS_FILE: render_status(projection, status),
         layout.METADATA_FILE: _yaml(projection.metadata()),
     }
     for agent_id, text in projection.agent_outputs().items():
@@ -80,8 +80,8 @@ def render_all(projection: LogProjection) -> dict[str, str]:
     return files
 
 
-def write_all(log_dir: Path, projection: LogProjection) -> None:
-    files = render_all(projection)
+def write_all(log_dir: Path, projection: LogProjection, status: StatusText | None = None) -> None:
+    files = render_all(projection, status)
     for relative, text in files.items():
         write_atomic(log_dir / relative, text)
     publish_turn_final(log_dir, files)

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias, assert_never
 
+from massgen.logs.status_fold import StatusFold
 from massgen.messages import (
     AgentExcluded,
     AgentMarkedFailed,
@@ -116,6 +117,10 @@ class LogProjection:
         self.agents: dict[str, AgentView] = {}
         self.answers: list[dict[str, Any]] = []
         self.votes: list[dict[str, Any]] = []
+        # The votes not invalidated since they were cast, and each voter's newest of them: a status write
+        # reads these, never every vote of the run.
+        self.valid_votes: list[dict[str, Any]] = []
+        self.valid_vote_of: dict[str, dict[str, Any]] = {}
         self.events: list[dict[str, Any]] = []
         self.snapshots: list[dict[str, Any]] = []
         # Each model call: agent, turn_id, tokens, cost, when it started and ended (status.json's round_history).
@@ -128,6 +133,8 @@ class LogProjection:
         self.last_ts: float | None = None
         self.records = 0
         self.excluded: dict[str, int] = {}  # stragglers left out of a round and not back yet
+        # upstream's per-agent numbers, summed as entries arrive (logs/status_fold.py)
+        self.fold = StatusFold()
 
     # -- folding ------------------------------------------------------------------------
 
@@ -143,7 +150,9 @@ class LogProjection:
         self.first_ts = ts if self.first_ts is None else self.first_ts
         self.last_ts = ts
         if record in _TIMELINE and record.kind in ("tell", "event"):  # listed from the payload: nothing parsed
-            self.events.append(self._event(record))
+            entry = self._event(record)
+            self.events.append(entry)
+            self.fold.event(entry)
         if record.kind not in ("tell", "event", "reply"):
             return
         folded = _PROJECTED.message(record)
@@ -187,33 +196,45 @@ class LogProjection:
                 self.started = {**record.payload, "ts": record.ts, "run_id": record.run_id}
                 for agent_id, label in zip(message.agents, message.labels, strict=True):
                     self.agents[agent_id] = AgentView(agent_id=agent_id, label=label)
+                orchestrator = message.config.get("orchestrator") or {}
+                self.fold.begin(self.agents, int(orchestrator.get("max_attempts_per_turn") or 3))
             case TurnStarted():
+                self.fold.touch((message.agent,))
                 if agent := self.agents.get(message.agent):
                     agent.status = "voting" if message.vote_only else "working"
                     agent.incarnation = message.incarnation
                     agent.voted_for = None
             case AnswerAccepted():
+                self.fold.touch((message.agent,))
                 self.answers.append({"agent": message.agent, "label": message.label, "content": message.content,
                                      "round": message.round, "seq": record.seq, "ts": record.ts})
                 if agent := self.agents.get(message.agent):
                     agent.answers.append(message.content)
                     agent.status = "answered"
             case RecordVote():
-                self.votes.append({"voter": message.voter, "target": message.target,
-                                   "target_label": message.target_label, "reason": message.reason,
-                                   "round": message.round, "seq": record.seq, "ts": record.ts, "valid": True,
-                                   "agreement": message.agreement})
+                vote = {"voter": message.voter, "target": message.target, "target_label": message.target_label,
+                        "reason": message.reason, "round": message.round, "seq": record.seq, "ts": record.ts,
+                        "valid": True, "agreement": message.agreement}
+                self.votes.append(vote)
+                self.valid_votes.append(vote)
+                self.valid_vote_of[message.voter] = vote
+                self.fold.touch((message.voter,))
                 if agent := self.agents.get(message.voter):
                     agent.voted_for = message.target_label
                     agent.status = "voted"
-            case InvalidateVotes():
-                for vote in self.votes:
+            case InvalidateVotes():  # only the valid ones change: each vote is invalidated once
+                for vote in self.valid_votes:
                     vote["valid"] = False
-                for view in self.agents.values():
-                    view.voted_for = None
+                # an agent's voted_for is its vote since its last turn began: a valid vote's voter
+                for voter in self.valid_vote_of:
+                    if view := self.agents.get(voter):
+                        view.voted_for = None
+                self.fold.touch(self.valid_vote_of)
+                self.valid_votes, self.valid_vote_of = [], {}
             case RunResumed():
                 self.carried_usage = {"model_calls": message.model_calls, "input_tokens": message.input_tokens,
                                       "output_tokens": message.output_tokens}
+                self.fold.touch(carried.agent for carried in message.agents)
                 for carried in message.agents:
                     if agent := self.agents.get(carried.agent):
                         agent.restarts, agent.incarnation = carried.restarts, carried.incarnation
@@ -228,32 +249,40 @@ class LogProjection:
                     agent.model_calls += 1
                     agent.input_tokens += message.input_tokens
                     agent.output_tokens += message.output_tokens
-                    self.calls.append({"agent": name, "turn_id": message.turn_id, "input_tokens": message.input_tokens,
-                                       "output_tokens": message.output_tokens, "cost_usd": message.cost_usd,
-                                       "started": started, "ts": float(record.ts)})
+                    call = {"agent": name, "turn_id": message.turn_id, "input_tokens": message.input_tokens,
+                            "output_tokens": message.output_tokens, "cost_usd": message.cost_usd,
+                            "started": started, "ts": float(record.ts)}
+                    self.calls.append(call)
+                    self.fold.call(call)
             case ChildFailed():
+                self.fold.touch((message.name,))
                 if agent := self.agents.get(message.name):
                     agent.last_error = message.error
             case AgentRestarting():
+                self.fold.touch((message.name,))
                 if agent := self.agents.get(message.name):
                     agent.status = "restarting"
                     agent.restarts += 1
                     agent.last_error = message.reason
             case AgentMarkedFailed():
+                self.fold.touch((message.name,))
                 if agent := self.agents.get(message.name):
                     agent.status = "failed"
                     agent.last_error = message.reason
             case AgentExcluded():
+                self.fold.touch((message.name,))
                 if agent := self.agents.get(message.name):  # left out of this round as a straggler; its turn goes on
                     agent.status = "excluded"
                     self.excluded[message.name] = message.round
                     agent.last_error = message.reason
             case AgentRejoined():
+                self.fold.touch((message.name,))
                 self.excluded.pop(message.name, None)
                 agent = self.agents.get(message.name)
                 if agent and agent.status == "excluded":
                     agent.status = "working"
             case PresentFinal():
+                self.fold.touch((record.to_name,))
                 if agent := self.agents.get(record.to_name):
                     agent.status = "presenting"
             case SnapshotTaken():
@@ -262,6 +291,7 @@ class LogProjection:
                 self.context_changes = {"changed_files": list(message.files), "diff": message.diff_path}
             case RunFinished():
                 self.finished = {**record.payload, "ts": record.ts}
+                self.fold.touch(self.agents)
                 for agent_id, view in self.agents.items():
                     if view.status != "failed":  # a straggler left out and never back says so, not "done"
                         view.status = "excluded" if agent_id in self.excluded else "done"
@@ -272,9 +302,8 @@ class LogProjection:
 
     def tally(self) -> dict[str, int]:
         counts: dict[str, int] = {}
-        for vote in self.votes:
-            if vote["valid"]:
-                counts[vote["target"]] = counts.get(vote["target"], 0) + 1
+        for vote in self.valid_votes:
+            counts[vote["target"]] = counts.get(vote["target"], 0) + 1
         return counts
 
     def usage(self) -> dict[str, Any]:
@@ -285,7 +314,8 @@ class LogProjection:
             "output_tokens": carried["output_tokens"] + sum(a.output_tokens for a in self.agents.values()),
         }
 
-    def status(self) -> dict[str, Any]:
+    def status(self, *, agents: bool = True) -> dict[str, Any]:
+        """This version's status; ``agents=False`` leaves each agent's part empty (status_text.py writes it)."""
         started = self.started or {}
         elapsed = (self.last_ts or 0.0) - (self.first_ts or 0.0)
         question = started.get("question")
@@ -297,7 +327,7 @@ class LogProjection:
             "question": question,
             "phase": "finished" if self.finished else "coordinating",
             "elapsed_s": round(elapsed, 3),
-            "agents": {agent_id: view.as_dict() for agent_id, view in self.agents.items()},
+            "agents": {agent_id: view.as_dict() for agent_id, view in self.agents.items()} if agents else {},
             "answers": [a["label"] for a in self.answers],
             "vote_tally": self.tally(),
             "usage": self.usage(),

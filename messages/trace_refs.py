@@ -194,7 +194,7 @@ class TraceEncoder:
             ops = _ops(base, items)
             if isinstance(value, str):
                 ops = [[start, end, "".join(lines)] for start, end, lines in ops]
-            if _size(ops) * 2 < _size(value):
+            if _larger(value, _size(ops) * 2):
                 written = _copy_path(written, path)
                 _set(written, path, {_DELTA: {"base": previous[0], "ops": ops}})
         if mtype == "RunStarted":  # the format is the writer's, so the writer names it
@@ -220,6 +220,19 @@ def _size(value: Any) -> int:
     if isinstance(value, dict):
         return 2 + sum(len(k) + 4 + _size(v) for k, v in value.items())
     return 6
+
+
+def _larger(value: Any, limit: int) -> bool:
+    """``_size(value) > limit``, reading only as much of ``value`` as it takes: a list that grew by one
+    item is not walked whole for every record that carries it (a tally of N votes, N times)."""
+    if not isinstance(value, list | tuple):
+        return _size(value) > limit
+    total = 2
+    for item in value:
+        total += _size(item) + 1
+        if total > limit:
+            return True
+    return False
 
 
 class TraceDecoder:

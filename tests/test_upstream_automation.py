@@ -202,7 +202,7 @@ def test_status_json_values_mean_what_upstreams_do(run: dict[str, Any]) -> None:
     status = json.loads(Path(run["lines"]["STATUS"]).read_text())
     a = status["agents"]["agent_a"]
     assert [(r["round_number"], r["round_type"], r["outcome"]) for r in a["round_history"]] == [
-        (0, "initial_answer", "answer"), (1, "enforcement", "vote")]
+        (0, "initial_answer", "answer"), (1, "voting", "vote")]
     assert a["round_history"][0]["tool_calls_count"] == 1 and a["round_history"][0]["api_calls_count"] == 3
     assert a["round_timing"] == {"round_number": 1, "round_start_time": a["round_history"][1]["start_time"]}
     assert a["tool_metrics"]["by_tool"]["write_file"]["success_count"] == 1
@@ -214,6 +214,47 @@ def test_status_json_values_mean_what_upstreams_do(run: dict[str, Any]) -> None:
     assert Path(a["workspace_paths"]["workspace"], "notes.txt").read_text() == "2+2=4"
     assert status["rounds"]["by_outcome"]["presentation"] == 1 and status["rounds"]["total_rounds"] == sum(
         len(v["round_history"]) for v in status["agents"].values())
+
+
+def upstream_round_types() -> dict[str, str]:
+    """The words upstream's orchestrator starts a round with (``round_type = "voting" if answers else
+    "initial_answer"``, outside decomposition mode), and its final presentation's: condition -> word."""
+    coordinate = function_node("orchestrator.py", "Orchestrator._stream_agent_execution")
+    words = [n.value for n in ast.walk(coordinate) if isinstance(n, ast.Assign) and isinstance(n.value, ast.IfExp)
+             and any(isinstance(t, ast.Name) and t.id == "round_type" for t in n.targets)]
+    plain = next(w for w in words if "decomposition" not in ast.unparse(w))
+    assert isinstance(plain.test, ast.Name) and plain.test.id == "answers"  # the answers the agent is shown
+    presenting = ast.parse((upstream_package() / "orchestrator_collaborators/final_presentation_runner.py").read_text(
+        encoding="utf-8"))
+    presentation = {k.value.value for c in ast.walk(presenting) if isinstance(c, ast.Call)
+                    for k in c.keywords if k.arg == "round_type" and isinstance(k.value, ast.Constant)}
+    assert isinstance(plain.body, ast.Constant) and isinstance(plain.orelse, ast.Constant)
+    return {"shown answers": plain.body.value, "shown none": plain.orelse.value,
+            "presentation": presentation.pop()}
+
+
+def test_round_types_are_the_words_upstreams_orchestrator_writes(run: dict[str, Any]) -> None:
+    words = upstream_round_types()
+    assert words == {"shown answers": "voting", "shown none": "initial_answer", "presentation": "presentation"}
+    status = json.loads(Path(run["lines"]["STATUS"]).read_text())
+    rounds = [r for agent in status["agents"].values() for r in agent["round_history"]]
+    assert {r["round_type"] for r in rounds} <= set(words.values())
+    # agent_a's first turn saw no answers, its second saw both: upstream's initial_answer, then voting
+    assert [r["round_type"] for r in status["agents"]["agent_a"]["round_history"]] == [
+        words["shown none"], words["shown answers"]]
+    assert [r["round_type"] for r in rounds if r["outcome"] == "presentation"] == [words["presentation"]]
+
+
+def test_orchestrator_paths_is_upstreams_dict_even_without_workspaces(tmp_path: Path) -> None:
+    tracker = function_node("coordination_tracker.py", "CoordinationTracker.save_status_file")
+    assigned, _, _, _ = dict_shapes(tracker)
+    keys = {k.value for k in assigned["orchestrator_paths"].keys if isinstance(k, ast.Constant)}
+    assert keys == {"snapshot_storage", "temp_workspace_parent"}
+    team = {"agents": [scripted("x", [step(new_answer="4")], [step(vote="x", reason="only one")])]}
+    result = massgen.run_sync(QUESTION, config_dict=team)
+    status = json.loads((Path(result["log_directory"]) / "status.json").read_text())
+    assert status["meta"]["orchestrator_paths"] == dict.fromkeys(keys)  # upstream's dict, its values None
+    assert status["meta"]["orchestrator_paths"]["snapshot_storage"] is None
 
 
 def test_rebuilt_files_equal_the_live_ones(run: dict[str, Any]) -> None:

@@ -20,7 +20,7 @@ from typing import Any, Literal, TypeAlias, assert_never
 from pydantic import BaseModel, ValidationError
 
 from massgen.configs.schema import TeamConfig, redact_backend
-from massgen.logs.calls import model_calls
+from massgen.logs.calls import RecordedCall, model_calls
 from massgen.logs.layout import newest_attempt, next_attempt_dir
 from massgen.logs.reading import TraceRead, TraceReadError, read_trace_file, trace_path
 from massgen.messages import (
@@ -228,11 +228,14 @@ def _fold(records: list[TraceRecord], agents: list[str], log_dir: Path, skipped:
             if call.incarnation == agent.incarnation and call.cause != agent.last_cause:  # else: on replay
                 agent.played.append({"kind": call.request.kind, "vote_targets": list(call.request.vote_targets),
                                      "tool_calls": len(call.reply.get("tool_calls", ()))})
+    calls_of: dict[str, list[RecordedCall]] = {}  # each agent's calls, gathered once: not all calls per agent
+    for call in calls:
+        calls_of.setdefault(call.agent, []).append(call)
     resumed: dict[str, AgentResumeState] = {}
     for name, agent in state.items():
         replay = tuple(
             {"request": c.request.model_dump(mode="json"), "reply": c.reply, "seq": c.reply_seq}
-            for c in calls
+            for c in calls_of.get(name, ())
             if c.agent == name and c.incarnation == agent.incarnation and c.reply is not None
             and c.reply.get("error") is None and agent.last_cause is not None and c.cause == agent.last_cause
         ) if agent.status == "live" else ()

@@ -25,7 +25,7 @@ from typing import IO, Any, assert_never, cast
 import pykka
 
 from massgen.logs import LogProjection, write_all, write_atomic
-from massgen.logs.derived_files import TRACE_FILE, link_run_status, render_status
+from massgen.logs.derived_files import TRACE_FILE, StatusText, link_run_status, render_status
 from massgen.logs.question_ref import QuestionRef
 from massgen.messages import DeadLetter, Message, Sender
 from massgen.messages.protocols import TraceWriterInbox, members
@@ -54,6 +54,7 @@ class TraceWriter(pykka.ThreadingActor):
         super().__init__()
         self.log_dir = log_dir
         self.projection = LogProjection()
+        self._status = StatusText()  # each write re-encodes only the agents that changed since the last
         self.subscribers = list(subscribers or [])
         self._seq = 0
         self._run_id = ""  # of the records written so far, for the writer's own dead letters
@@ -131,7 +132,7 @@ class TraceWriter(pykka.ThreadingActor):
 
     def _write_status(self) -> None:
         self._last_status_at = time.monotonic()
-        write_atomic(self.log_dir / "status.json", render_status(self.projection))
+        write_atomic(self.log_dir / "status.json", render_status(self.projection, self._status))
 
     def _ask_status(self) -> None:
         try:
@@ -176,7 +177,7 @@ class TraceWriter(pykka.ThreadingActor):
                 except Exception:
                     pass
         if finished:  # the derived files after the subscribers: the screen need not wait for them
-            write_all(self.log_dir, self.projection)
+            write_all(self.log_dir, self.projection, self._status)
         elif time.monotonic() - self._last_status_at >= _STATUS_EVERY_S:
             self._write_status()
         elif self._trailing is None:

@@ -12,12 +12,42 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
+import weakref
+from typing import Any
 
 CLOSE_TIMEOUT_S = 2.0  # how long a closer waits for the loop's thread, at each step
+
+# Each loop's own tasks. ``asyncio.all_tasks(loop)`` walks every task of the process (every agent's)
+# to pick one loop's: closing a thousand agents' loops walked all of them a thousand times.
+_TASKS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, weakref.WeakSet[asyncio.Task[Any]]] = (
+    weakref.WeakKeyDictionary())
+
+
+def _track_tasks(loop: asyncio.AbstractEventLoop) -> None:
+    """Every task ``loop`` creates from now on is kept in its own set (a task factory; the loop is new)."""
+    tasks: weakref.WeakSet[asyncio.Task[Any]] = weakref.WeakSet()
+
+    def factory(loop: asyncio.AbstractEventLoop, coro: Any, /, **options: Any) -> asyncio.Task[Any]:
+        task: asyncio.Task[Any] = asyncio.Task(coro, loop=loop, **options)
+        tasks.add(task)
+        return task
+
+    if loop.get_task_factory() is None:
+        loop.set_task_factory(factory)
+        _TASKS[loop] = tasks
+
+
+def _tasks_of(loop: asyncio.AbstractEventLoop) -> set[asyncio.Task[Any]]:
+    """``loop``'s tasks not done: from its own set when ``run_loop`` tracks them, else ``all_tasks``."""
+    tracked = _TASKS.get(loop)
+    if tracked is None:
+        return asyncio.all_tasks(loop)
+    return {task for task in list(tracked) if not task.done()}
 
 
 def run_loop(loop: asyncio.AbstractEventLoop) -> None:
     """The loop thread's target: run until stopped, then finish what is left and close."""
+    _track_tasks(loop)
     try:
         loop.run_forever()
     finally:
@@ -55,7 +85,7 @@ def close_loop(loop: asyncio.AbstractEventLoop, thread: threading.Thread | None)
 
 async def _cancel_the_rest(loop: asyncio.AbstractEventLoop, *, executor: bool) -> None:
     """Cancel every other task of ``loop``, await them (bounded), and close its async generators."""
-    tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+    tasks = [t for t in _tasks_of(loop) if t is not asyncio.current_task()]
     for task in tasks:
         task.cancel()
     if tasks:
@@ -77,5 +107,5 @@ def _finish_stopped(loop: asyncio.AbstractEventLoop) -> None:
     for _ in range(3):
         with contextlib.suppress(Exception, asyncio.CancelledError):
             loop.run_until_complete(finish())
-        if all(task.done() for task in asyncio.all_tasks(loop)):
+        if not _tasks_of(loop):
             return

@@ -157,7 +157,9 @@ class RunState:
     output_tokens: int = 0
     cost_usd: float = 0.0
     answers: list[AnswerEvent] = field(default_factory=list)
-    votes: list[VoteEvent] = field(default_factory=list)  # the current round's, as the events that cast them
+    # the current round's votes, as the events that cast them, by voter (a voter's newest last): a vote
+    # replaces its voter's in one step, where rebuilding a list made a round of N votes cost N^2
+    vote_of: dict[str, VoteEvent] = field(default_factory=dict)
     withdrawn_votes: int = 0
     tally: dict[str, int] = field(default_factory=dict)
     converged: bool = False
@@ -171,6 +173,11 @@ class RunState:
     events: int = 0
 
     # -- reading --------------------------------------------------------------------------------
+
+    @property
+    def votes(self) -> list[VoteEvent]:
+        """The current round's votes, oldest first (a voter that voted again counts from its newest)."""
+        return list(self.vote_of.values())
 
     def elapsed(self, now: float | None = None) -> float:
         """Seconds since the run started: to ``now`` while it runs, to its end once finished."""
@@ -267,16 +274,17 @@ class RunState:
                 panel = self._agent(event.voter, event.voter_label)
                 panel.voted_for, panel.vote_reason, panel.state = event.target_label, event.reason, "voted"
                 panel.add("mark", f"voted for {event.target_label}: {event.reason}")
-                self.votes = [v for v in self.votes if v.voter != event.voter]
-                self.votes.append(event)
+                self.vote_of.pop(event.voter, None)
+                self.vote_of[event.voter] = event
                 self._mark(ts, f"{event.voter_label} voted for {event.target_label}")
             case VotesInvalidatedEvent():
-                withdrawn = len(self.votes)
+                withdrawn = len(self.vote_of)
                 self.withdrawn_votes += withdrawn
-                self.votes, self.tally, self.converged, self.leader = [], {}, False, None
+                for voter in self.vote_of:  # only a voter of this round has a vote to withdraw
+                    if voted := self.agents.get(voter):
+                        voted.voted_for = None
+                self.vote_of, self.tally, self.converged, self.leader = {}, {}, False, None
                 self.round = max(self.round, event.round)
-                for panel in self.agents.values():
-                    panel.voted_for = None
                 if withdrawn:
                     self._mark(ts, f"round {event.round}: {withdrawn} vote{'s' if withdrawn != 1 else ''} "
                                    f"withdrawn ({event.reason})")

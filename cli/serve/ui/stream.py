@@ -51,6 +51,7 @@ def coalesce(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Merge text deltas of one (agent, turn, kind) in a batch, unless that agent did something in between."""
     out: list[dict[str, Any]] = []
     open_chunk: dict[tuple[str, Any, Any], dict[str, Any]] = {}
+    open_of: dict[str, list[tuple[str, Any, Any]]] = {}  # each agent's open keys: closed without a pass over all
     for record in records:
         agent = _agent_of(record)
         if messages.message_class(record) is messages.AgentChunk and record["kind"] == "tell":
@@ -66,9 +67,10 @@ def coalesce(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
             entry = {**record, "payload": {**payload}, "parts": [[record["seq"], len(text)]],
                      "last_seq": record["seq"]}
             open_chunk[key] = entry
+            open_of.setdefault(agent, []).append(key)
             out.append(entry)
             continue
-        for key in [k for k in open_chunk if sender_name(k[0]) == agent]:
+        for key in open_of.pop(agent, ()):
             del open_chunk[key]  # this agent did something else: later text starts a new entry
         out.append(record)
     return out
