@@ -19,6 +19,7 @@ from massgen.cli import exit_codes
 
 if TYPE_CHECKING:  # the rest loads after parsing, so ``massgen --help`` stays fast
     from massgen import Session, TeamConfig
+    from massgen.cli.request import Request
 
 QUICK_FLAGS = ("model", "backend", "base_url", "system_message")
 
@@ -115,7 +116,7 @@ def list_sessions(out: IO[str]) -> int:
     return exit_codes.SUCCESS
 
 
-def session_of(args: argparse.Namespace) -> Session | None:
+def session_of(args: Request) -> Session | None:
     """The session a run joins: ``--continue`` (the latest), ``--session-id`` (made if new), or none."""
     from massgen import sessions
 
@@ -126,12 +127,12 @@ def session_of(args: argparse.Namespace) -> Session | None:
     return None
 
 
-def stored_config(args: argparse.Namespace) -> dict[str, Any]:
+def stored_config(args: Request) -> dict[str, Any]:
     """What a session remembers of how its config was chosen (never a secret)."""
     return {"config": args.config, **{name: getattr(args, name) for name in QUICK_FLAGS if getattr(args, name)}}
 
 
-def team_config(args: argparse.Namespace, session: Session | None = None,
+def team_config(args: Request, session: Session | None = None,
                 env: dict[str, str] | None = None) -> tuple[TeamConfig, str]:
     """The config the flags (or the continued session) ask for, and where it came from; ``env``: the
     environment with ``./.env`` (read here when not given)."""
@@ -145,7 +146,7 @@ def team_config(args: argparse.Namespace, session: Session | None = None,
         choice = {"config": None, **session.config}
     quick: dict[str, Any] = {name: choice.get(name) for name in QUICK_FLAGS}
     env = environment() if env is None else env
-    with modes.config_warnings(strict=getattr(args, "strict_validation", False)):
+    with modes.config_warnings(strict=args.strict_validation):
         if not choice.get("config") and (quick["model"] or quick["backend"]):
             config = quick_team(env=env, **quick)
             source = f"--model {quick['model'] or '(default)'} on {config.agents[0].backend.type}"
@@ -158,9 +159,9 @@ def team_config(args: argparse.Namespace, session: Session | None = None,
     return with_runtime(modes.apply(config, args), args), source
 
 
-def with_runtime(config: TeamConfig, args: argparse.Namespace) -> TeamConfig:
+def with_runtime(config: TeamConfig, args: Request) -> TeamConfig:
     """``--ray ADDRESS``: the agents run on that Ray cluster."""
-    address = getattr(args, "ray", None)
+    address = args.ray
     if not address:
         return config
     from pydantic import ValidationError
