@@ -12,6 +12,7 @@ import argparse
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from massgen import __version__
 from massgen.cli import display, flags, upstream_flags
@@ -80,6 +81,11 @@ class Request:
     quickstart: bool = False
     init: bool = False
     force: bool = False
+
+    def stored_config(self) -> dict[str, Any]:
+        """What a session remembers of how its config was chosen (never a secret)."""
+        return {"config": self.config, **{name: getattr(self, name) for name in flags.QUICK_FLAGS
+                                          if getattr(self, name)}}
 
     def with_config_display(self, display_type: str | None) -> Request:
         """The request with the display a config's ``ui.display_type`` asks for (a flag still wins)."""

@@ -53,7 +53,7 @@ def resolve(args: Request) -> RunConfig | int:
     env = config_environment()  # ./.env read once, for the config and the key check
     point: ResumePoint | None = None
     try:
-        session = flags.session_of(args)
+        session = _session(args)
         if args.resume:
             point = resume_point(Path(args.resume))
         traced = _traced_config(point) if point is not None and not args.config else None
@@ -68,6 +68,17 @@ def resolve(args: Request) -> RunConfig | int:
     return RunConfig(request=args.with_config_display(config.ui.display_type), config=config, source=source,
                      session=session, context=args.cwd_context, parse_at_references=args.parse_at_references,
                      resume=point)
+
+
+def _session(request: Request) -> Session | None:
+    """The session a run joins: ``--continue`` (the latest), ``--session-id`` (made if new), or none."""
+    from massgen import sessions
+
+    if request.continue_session:
+        return sessions.latest()
+    if request.session_id:
+        return sessions.open_or_create(request.session_id, config=request.stored_config())
+    return None
 
 
 def _traced_config(point: ResumePoint) -> tuple[TeamConfig, str]:

@@ -70,20 +70,18 @@ def run(resolved: RunConfig) -> int:
 
 def _interactive(resolved: RunConfig, first_question: str) -> int:
     """The full screen (asking ``first_question`` at once, if there is one), else the line REPL."""
-    from massgen.cli.flags import stored_config
-
     request = resolved.request
     config = resolved.for_question(first_question)
     if display.full_screen(request):
         from massgen.cli.tui import run_tui
 
         return run_tui(config, resolved.source, vi=request.vi, timeout=request.orchestrator_timeout,
-                       session=resolved.session, session_config=stored_config(request),
+                       session=resolved.session, session_config=request.stored_config(),
                        first_question=first_question or None)
     from massgen.cli.repl import run_repl
 
     return run_repl(config, resolved.source, vi=request.vi, timeout=request.orchestrator_timeout,
-                    session=resolved.session, session_config=stored_config(request))
+                    session=resolved.session, session_config=request.stored_config())
 
 
 def _web(resolved: RunConfig, question: str) -> int:
