@@ -45,3 +45,21 @@ def test_a_conversation_turn_gets_its_folder_from_team(tmp_path: Path) -> None:
     second = Team(config, "q", run_root=root, turn=2)
     assert first.log_dir == root / "turn_1" / "attempt_1"
     assert second.log_dir == root / "turn_2" / "attempt_1" and second.log_dir.is_dir()
+
+
+def test_resume_goes_through_the_key_check_as_a_question_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    import massgen
+    from massgen.cli import run_config
+
+    class Point:  # what resume_point reads from a trace, as far as resolving the config needs
+        redacted: tuple[str, ...] = ()
+        log_dir = tmp_path / "log_x" / "turn_1" / "attempt_1"
+        config = {"agents": [{"id": "a", "backend": {"type": "openai", "model": "gpt-5-mini"}}]}
+
+    monkeypatch.chdir(tmp_path)  # no ./.env
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setattr(massgen, "resume_point", lambda path: Point())
+    assert run_config.resolve(Request(resume=str(Point.log_dir))) == 1
+    assert "missing API key" in capsys.readouterr().err
