@@ -63,3 +63,9 @@ def test_resume_goes_through_the_key_check_as_a_question_does(tmp_path: Path, mo
     monkeypatch.setattr(massgen, "resume_point", lambda path: Point())
     assert run_config.resolve(Request(resume=str(Point.log_dir))) == 1
     assert "missing API key" in capsys.readouterr().err
+
+
+def test_main_routes_every_subcommand() -> None:
+    from massgen.cli import subcommands
+
+    assert all(f'"{name}"' in MAIN.read_text(encoding="utf-8") for name in subcommands.NAMES)
