@@ -1,4 +1,5 @@
-"""The config flags that run no team: ``--validate`` (``--strict``, ``--json``), ``--example NAME``,
+"""The flags that run no team: ``--list-backends``, ``--list-sessions``, ``--list-examples`` (``answer``),
+and the config flags ``--validate`` (``--strict``, ``--json``), ``--example NAME``,
 ``--show-schema`` (``--schema-backend``, ``--with-examples``) and ``--generate-config PATH``
 (``--config-backend``, ``--config-model``, ``--config-agents``, ``--config-agent-id``,
 ``--config-context-path``), as upstream MassGen 0.1.97 names them.
@@ -11,6 +12,7 @@ import json
 import sys
 import warnings
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import yaml
 
@@ -25,8 +27,13 @@ from massgen import (
     schema_text,
     validate_data,
 )
-from massgen.cli import exit_codes
+from massgen.cli import exit_codes, flags
 from massgen.cli.flags import key_note
+
+if TYPE_CHECKING:
+    from massgen.cli.request import Request
+
+__all__ = ["answer", "main", "usage_problem", "validate"]
 
 # A flag that only means something beside another: (flag, its dest, the flag it needs, that dest).
 _PARTNERS = (
@@ -46,6 +53,7 @@ _PARTNERS = (
 
 
 def usage_problem(args: argparse.Namespace) -> str | None:
+    """A flag given without the flag it belongs to, as a usage error message (read while parsing)."""
     for flag, dest, partner, partner_dest in _PARTNERS:
         value = getattr(args, dest, None)
         if value not in (None, False) and not getattr(args, partner_dest, None):
@@ -102,7 +110,7 @@ class _PlaceholderEnv(dict[str, str]):
         return f"<{name}>"
 
 
-def _generate(args: argparse.Namespace) -> int:
+def _generate(args: Request) -> int:
     if not args.config_model and not args.config_backend:
         print("massgen: --generate-config needs --config-model (and --config-backend where the model name "
               "does not say it), e.g. --config-backend openai --config-model gpt-5-mini", file=sys.stderr)
@@ -111,7 +119,7 @@ def _generate(args: argparse.Namespace) -> int:
                         context_paths=[args.config_context_path] if args.config_context_path else None)
     if args.config_agent_id:
         data["agents"][0]["id"] = args.config_agent_id
-    target = Path(args.generate_config)
+    target = Path(args.generate_config or "")  # given: main() comes here only with --generate-config
     # Checked before it is written; a key named as ${NAME} need not be set yet (it is read at run time).
     validate_data(data, f"the config for {target}", _PlaceholderEnv())
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -120,7 +128,29 @@ def _generate(args: argparse.Namespace) -> int:
     return exit_codes.SUCCESS
 
 
-def main(args: argparse.Namespace) -> int:
+def answer(request: Request) -> int | None:
+    """The exit code of a request that runs no team, after answering it; None for one that runs a team."""
+    if request.list_backends:
+        return flags.list_backends(sys.stdout)
+    if request.list_sessions:
+        return flags.list_sessions(sys.stdout)
+    if request.list_examples:
+        from massgen import example_description
+
+        names = list_examples()
+        width = max(len(name) for name in names) + len("@examples/")
+        for name in names:
+            print(f"{'@examples/' + name:<{width}}  {example_description(name)}")
+        return exit_codes.SUCCESS
+    if request.example or request.show_schema or request.generate_config:
+        return main(request)
+    if request.validate:
+        return validate(request.validate, strict=request.strict, as_json=request.json_output)
+    return None
+
+
+def main(args: Request) -> int:
+    """``--example``, ``--show-schema`` or ``--generate-config``."""
     try:
         if args.example:
             ref = args.example if args.example.startswith("@examples/") else f"@examples/{args.example}"

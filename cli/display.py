@@ -15,7 +15,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from massgen.cli.request import Request
+
+__all__ = ["CHOICES", "CONFIG_DISPLAYS", "Display", "add_arguments", "chosen", "full_screen", "line_mode",
+           "note_without_terminal"]
 
 Display = Literal["textual", "rich", "simple", "none"]
 CHOICES: tuple[Display, ...] = ("textual", "rich", "simple", "none")
@@ -30,6 +36,7 @@ CONFIG_DISPLAYS: dict[str, Display] = {
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The display flags, added to the ``massgen`` parser."""
     group = parser.add_argument_group("display")
     group.add_argument("--display", choices=CHOICES, default=None,
                        help="textual: the full-screen view (the default on a terminal); rich: status lines; "
@@ -41,41 +48,34 @@ def _terminal() -> bool:
     return bool(sys.stdin is not None and sys.stdin.isatty() and sys.stdout is not None and sys.stdout.isatty())
 
 
-def from_config(args: argparse.Namespace, display_type: str | None) -> None:
-    """Take the config's ``ui.display_type`` as the display unless a flag names one."""
-    args.config_display = CONFIG_DISPLAYS.get(display_type) if display_type else None
-
-
-def chosen(args: argparse.Namespace) -> Display:
-    """The display the flags ask for, else the config's; ``--display`` wins over ``--no-display`` (as in
-    MassGen), and both over ``ui.display_type``."""
-    display: Display | None = getattr(args, "display", None)
-    if display is not None:
-        return display
-    if getattr(args, "no_display", False):
+def chosen(request: Request) -> Display:
+    """The display the flags ask for, else the config's (``Request.config_display``); ``--display`` wins
+    over ``--no-display`` (as in MassGen), and both over ``ui.display_type``."""
+    if request.display is not None:
+        return request.display
+    if request.no_display:
         return "simple"
-    configured: Display | None = getattr(args, "config_display", None)
-    return configured or "textual"
+    return request.config_display or "textual"
 
 
-def full_screen(args: argparse.Namespace) -> bool:
+def full_screen(request: Request) -> bool:
     """Whether this run gets the full-screen view: asked for (or the default), on a terminal,
     and no flag that writes stdout for a program or needs the one-shot path."""
-    if chosen(args) != "textual" or not _terminal():
+    if chosen(request) != "textual" or not _terminal():
         return False
-    one_shot_only = ("automation", "stream_events", "output_file", "no_logs", "debug", "web", "resume")
-    return not any(getattr(args, name, None) for name in one_shot_only)
+    return not (request.automation or request.stream_events or request.output_file or request.no_logs
+                or request.debug or request.web or request.resume)
 
 
-def note_without_terminal(args: argparse.Namespace) -> str | None:
+def note_without_terminal(request: Request) -> str | None:
     """What to say when ``--display textual`` was asked for and cannot start."""
-    if getattr(args, "display", None) == "textual" and not _terminal():
+    if request.display == "textual" and not _terminal():
         return "massgen: --display textual needs a terminal on stdin and stdout; showing plain lines"
     return None
 
 
-def line_mode(args: argparse.Namespace) -> Display:
+def line_mode(request: Request) -> Display:
     """For the line paths (one-shot and the line REPL): rich, simple or none."""
-    display = chosen(args)
+    display = chosen(request)
     # The full screen could not start here: status lines, redrawn only where stderr is a terminal.
     return "rich" if display == "textual" else display

@@ -2,8 +2,8 @@
 
 - ``--model``/``--backend``/``--base-url``/``--system-message``: a quick single agent, or,
   with ``--config``, the same settings on every agent of that team;
-- ``--session-id ID`` / ``--continue``: the turn joins a stored session (``massgen.sessions``),
-  with every earlier turn as history and, unless flags say otherwise, the session's config;
+- ``--session-id ID`` / ``--continue``: unless flags say otherwise, the session's config (the session
+  itself is chosen in ``cli/run_config``);
 - the key check: an agent whose provider key is missing stops the run before any model
   call, naming the key (exit 1).
 """
@@ -19,6 +19,7 @@ from massgen.cli import exit_codes
 
 if TYPE_CHECKING:  # the rest loads after parsing, so ``massgen --help`` stays fast
     from massgen import Session, TeamConfig
+    from massgen.cli.request import Request
 
 QUICK_FLAGS = ("model", "backend", "base_url", "system_message")
 
@@ -115,23 +116,7 @@ def list_sessions(out: IO[str]) -> int:
     return exit_codes.SUCCESS
 
 
-def session_of(args: argparse.Namespace) -> Session | None:
-    """The session a run joins: ``--continue`` (the latest), ``--session-id`` (made if new), or none."""
-    from massgen import sessions
-
-    if args.continue_session:
-        return sessions.latest()
-    if args.session_id:
-        return sessions.open_or_create(args.session_id, config=stored_config(args))
-    return None
-
-
-def stored_config(args: argparse.Namespace) -> dict[str, Any]:
-    """What a session remembers of how its config was chosen (never a secret)."""
-    return {"config": args.config, **{name: getattr(args, name) for name in QUICK_FLAGS if getattr(args, name)}}
-
-
-def team_config(args: argparse.Namespace, session: Session | None = None,
+def team_config(args: Request, session: Session | None = None,
                 env: dict[str, str] | None = None) -> tuple[TeamConfig, str]:
     """The config the flags (or the continued session) ask for, and where it came from; ``env``: the
     environment with ``./.env`` (read here when not given)."""
@@ -140,12 +125,12 @@ def team_config(args: argparse.Namespace, session: Session | None = None,
     from massgen import override_agents, override_notes, quick_team
     from massgen.cli import modes
 
-    choice = stored_config(args)
+    choice = args.stored_config()
     if session is not None and not args.config and not any(getattr(args, n) for n in QUICK_FLAGS):
         choice = {"config": None, **session.config}
     quick: dict[str, Any] = {name: choice.get(name) for name in QUICK_FLAGS}
     env = environment() if env is None else env
-    with modes.config_warnings(strict=getattr(args, "strict_validation", False)):
+    with modes.config_warnings(strict=args.strict_validation):
         if not choice.get("config") and (quick["model"] or quick["backend"]):
             config = quick_team(env=env, **quick)
             source = f"--model {quick['model'] or '(default)'} on {config.agents[0].backend.type}"
@@ -158,9 +143,9 @@ def team_config(args: argparse.Namespace, session: Session | None = None,
     return with_runtime(modes.apply(config, args), args), source
 
 
-def with_runtime(config: TeamConfig, args: argparse.Namespace) -> TeamConfig:
+def with_runtime(config: TeamConfig, args: Request) -> TeamConfig:
     """``--ray ADDRESS``: the agents run on that Ray cluster."""
-    address = getattr(args, "ray", None)
+    address = args.ray
     if not address:
         return config
     from pydantic import ValidationError

@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import warnings
 from collections.abc import Iterator
@@ -20,6 +19,7 @@ from massgen import ConfigError
 
 if TYPE_CHECKING:
     from massgen import TeamConfig
+    from massgen.cli.request import Request
 
 
 def single_agent(config: TeamConfig, agent_id: str | bool) -> TeamConfig:
@@ -38,12 +38,11 @@ def quick(config: TeamConfig) -> TeamConfig:
     return config.model_copy(update={"orchestrator": rules})
 
 
-def apply(config: TeamConfig, args: argparse.Namespace) -> TeamConfig:
-    """``config`` with the mode flags in ``args`` applied (flags a parser lacks count as not given)."""
-    chosen = getattr(args, "single_agent", None)
-    if chosen is not None:
-        config = single_agent(config, chosen)
-    if getattr(args, "quick", False):
+def apply(config: TeamConfig, request: Request) -> TeamConfig:
+    """``config`` with the mode flags of ``request`` applied."""
+    if request.single_agent is not None:
+        config = single_agent(config, request.single_agent)
+    if request.quick:
         config = quick(config)
     return config
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from massgen import ConfigError, ResumePoint, RunResult, Subscriber, TeamConfig, new_team
 from massgen.cli import automation as automation_lines
@@ -18,6 +18,12 @@ from massgen.cli import exit_codes, signals
 from massgen.cli.progress import ProgressDisplay
 from massgen.cli.run_options import RunOptions
 from massgen.cli.text import for_terminal
+
+if TYPE_CHECKING:
+    from massgen import Session
+    from massgen.cli.run_config import RunConfig
+
+__all__ = ["print_result", "run", "run_question", "run_resumed"]
 
 
 def print_result(result: RunResult, automation: bool, out: IO[str], err: IO[str], *, show_logs: bool = True,
@@ -100,3 +106,60 @@ def run_question(
                             output_file=options.output_file)
         options.finished(result, out, err)
     return code
+
+
+def run_resumed(config: TeamConfig, point: ResumePoint, *, automation: bool, timeout: float | None) -> int:
+    """``--resume``: say what the trace held and what the new attempt starts from, then run it."""
+    for note in point.notes:
+        print(f"massgen: {point.log_dir}/trace.jsonl: {note}", file=sys.stderr)
+    if point.finished_status is not None:
+        print(f"massgen: note: {point.log_dir} had finished ({point.finished_status}); "
+              "the new attempt continues from its last state", file=sys.stderr)
+    state = point.state
+    mid_turn = sum(1 for a in state.agents.values() if a.replay and not a.voted and a.status == "live")
+    print(f"massgen: resuming with {len(state.answers)} earlier answers, {len(state.votes)} votes of the current "
+          f"round, {state.model_calls} model calls already made"
+          + (f", {mid_turn} agents redoing their turn from recorded calls" if mid_turn else ""), file=sys.stderr)
+    return run_question(config, point.question, automation=automation, timeout=timeout, resume=point)
+
+
+def run(resolved: RunConfig, question: str, config: TeamConfig) -> int:
+    """``massgen "question"`` on the line display (or none): the one-shot flags as ``RunOptions``."""
+    from massgen.cli import display
+
+    request = resolved.request
+    note = display.note_without_terminal(request)
+    if note:
+        print(note, file=sys.stderr)
+    options = _run_options(resolved, question)
+    if not config.ui.logging_enabled and not (request.automation or request.debug):
+        options.no_logs = True  # upstream's ui.logging_enabled: false, as --no-logs
+    return run_question(config, question, automation=request.automation,
+                        timeout=request.orchestrator_timeout, options=options)
+
+
+def _run_options(resolved: RunConfig, question: str) -> RunOptions:
+    """The one-shot flags as ``RunOptions``; a session's turns are its history, and the turn is stored."""
+    from massgen.cli import display
+
+    request, session = resolved.request, resolved.session
+    options = RunOptions(stream_events=request.stream_events, debug=request.debug, no_logs=request.no_logs,
+                         output_file=Path(request.output_file) if request.output_file else None,
+                         display=display.line_mode(request))
+    if session is not None:
+        options.history = session.history()
+        asked = request.question or question  # as typed (stored before any escaping), as sessions always were
+        options.on_result = lambda result: _store_turn(session, asked, result, keep_log_dir=not request.no_logs)
+    return options
+
+
+def _store_turn(session: Session, question: str, result: RunResult, *, keep_log_dir: bool) -> None:
+    from massgen import SessionError
+
+    try:
+        session.add_turn(question, result, keep_log_dir=keep_log_dir)
+    except (SessionError, OSError) as exc:
+        print(f"massgen: the turn was not saved to session {session.id}: {exc}", file=sys.stderr)
+        return
+    print(f"session: {session.id} (turn {len(session.turns)}; continue with --session-id {session.id} "
+          "or --continue)", file=sys.stderr)

@@ -19,7 +19,7 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import yaml
 
@@ -34,6 +34,9 @@ from massgen import (
 )
 from massgen import config_environment as environment
 from massgen.cli import exit_codes
+
+if TYPE_CHECKING:
+    from massgen.cli.request import Request
 
 KEY_NAMES = tuple(PROVIDER_KEYS)
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -277,3 +280,11 @@ def run_quickstart(force: bool, *, path: Path = Path(".massgen") / "config.yaml"
                   "massgen --setup saves one to ./.env (or set it in the environment); "
                   "then massgen --quickstart --force\n")
     return exit_codes.SUCCESS
+
+
+def main(request: Request) -> int:
+    """``--setup`` (keys to a .env file), then ``--quickstart``/``--init`` (a config) if the keys were saved."""
+    env_file = Path(request.env_file).expanduser() if request.env_file else None
+    code = run_setup(list(request.key), path=env_file) if request.setup else exit_codes.SUCCESS
+    wants_config = request.quickstart or request.init  # upstream's --init builds a config: here, --quickstart does
+    return run_quickstart(request.force) if wants_config and code == exit_codes.SUCCESS else code

@@ -1,4 +1,5 @@
-"""Upstream MassGen 0.1.97's ``export``, ``viewer`` and ``shares`` subcommands, over our log directories.
+"""The subcommands: ``serve`` (cli/serve/), ``logs`` (cli/log_tools.py), and upstream MassGen 0.1.97's
+``export``, ``viewer`` and ``shares``, over our log directories.
 
 - ``massgen export [RUN]``: the run's log directory as a ``.tar.gz`` archive (upstream uploads a
   GitHub Gist; this version writes the archive and uploads nothing). Upstream's flags parse:
@@ -237,7 +238,19 @@ def shares(err: IO[str]) -> int:
     return exit_codes.USAGE_ERROR
 
 
+NAMES = ("serve", "logs", "export", "viewer", "shares")  # the first word that makes a command a subcommand
+
+
 def main(command: str, argv: Sequence[str], out: IO[str] | None = None, err: IO[str] | None = None) -> int:
+    """``massgen COMMAND ...`` for each of ``NAMES``: each has its own parser."""
+    if command == "serve":  # loads the HTTP stack only when serving
+        from massgen.cli.serve import main as serve_main
+
+        return serve_main(list(argv))
+    if command == "logs":
+        from massgen.cli.log_tools import main as logs_main
+
+        return logs_main(list(argv))
     out = out or sys.stdout
     err = err or sys.stderr
     try:

@@ -26,7 +26,7 @@ class UpstreamFlag:
     shape: dict[str, Any] = field(default_factory=dict)  # argparse keywords, as upstream declares the flag
     # For a flag that works for some values only: the values that are not available.
     refused: Callable[[Any], bool] | None = None
-    ours: bool = False  # defined by the massgen parser itself (cli/main.py, cli/flags.py)
+    ours: bool = False  # defined by the massgen parser itself (cli/request.py, cli/flags.py)
 
 
 _FLAG = {"action": "store_true"}

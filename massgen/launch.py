@@ -66,6 +66,7 @@ def new_team(
     timeout: float | None = None,
     log_dir: str | os.PathLike[str] | None = None,
     log_base: str | os.PathLike[str] | None = None,
+    run_root: str | os.PathLike[str] | None = None,
     subscribers: Sequence[Subscriber] = (),
     turn: int = 1,
     context_paths: bool = False,
@@ -78,7 +79,8 @@ def new_team(
     ``resolve_config``). ``history``: earlier (question, answer) pairs the team sees.
     ``timeout``: the whole-run deadline in seconds (overrides ``timeout_settings``).
     ``log_dir``: this run's log directory; else a new one under ``log_base`` (default
-    ``$MASSGEN_LOG_BASE_DIR`` or ``.massgen/massgen_logs``). ``subscribers``: called with
+    ``$MASSGEN_LOG_BASE_DIR`` or ``.massgen/massgen_logs``); ``run_root``: the folder of earlier
+    turns of the same conversation, where this turn's ``turn_N/attempt_1`` goes. ``subscribers``: called with
     each trace record once it is on disk. ``context_paths``: apply ``@path`` / ``@path:w``
     in the question (``massgen/files``). ``client_tools``: tools the caller runs itself.
     ``resume``: continue a run from its trace (``resume_point``); its log directory is next
@@ -93,5 +95,6 @@ def new_team(
         team_config = with_context_paths(team_config, question)
     return Team(team_config, question, history=tuple((str(q), str(a)) for q, a in history),
                 log_dir=Path(log_dir) if log_dir is not None else None,
-                log_base=Path(log_base) if log_base is not None else None, subscribers=list(subscribers),
+                log_base=Path(log_base) if log_base is not None else None,
+                run_root=Path(run_root) if run_root is not None else None, subscribers=list(subscribers),
                 turn=turn, client_tools=client_tools, resume=resume)

@@ -35,9 +35,9 @@ from massgen.configs.loader import ConfigError
 from massgen.configs.schema import AgentConfig, OrchestratorConfig, TeamConfig
 from massgen.files import RunFiles, confined
 from massgen.logs import LogProjection
+from massgen.logs.layout import attempt_dir, run_root_of
 from massgen.logs.layout import default_log_base as default_log_base  # re-exported
 from massgen.logs.layout import new_log_dir as new_log_dir  # re-exported
-from massgen.logs.layout import run_root_of
 from massgen.messages import (
     AnswerNow,
     CancelRun,
@@ -211,6 +211,7 @@ class Team:
         history: tuple[tuple[str, str], ...] = (),
         log_dir: Path | None = None,
         log_base: Path | None = None,
+        run_root: Path | None = None,
         subscribers: list[Subscriber] | None = None,
         tick_interval_s: float = 0.05,
         turn: int = 1,
@@ -218,9 +219,11 @@ class Team:
         resume: ResumePoint | None = None,
         runtime: Runtime | None = None,
     ) -> None:
-        """``log_dir``: this run's log directory; else the next attempt beside a resumed run, else a new
-        ``log_<stamp>/turn_N/attempt_1`` under ``log_base`` (default ``default_log_base()``): the one place
-        a run's log directory is chosen (an ``OSError`` making it is a ``LogDirError``).
+        """``log_dir``: this run's log directory; else the next attempt beside a resumed run, else
+        ``turn_N/attempt_1`` in ``run_root`` (the folder of a conversation's earlier turns: the REPL and
+        the full screen), else a new ``log_<stamp>/turn_N/attempt_1`` under ``log_base`` (default
+        ``default_log_base()``): the one place a run's log directory is chosen, on every surface (an
+        ``OSError`` making it is a ``LogDirError``).
         ``client_tools``: tools the caller runs itself; a winning call of one is the final answer.
         ``runtime``: where the agents run, instead of the one ``config.runtime`` names (the seam a
         test uses to lose an agent the way a cluster does)."""
@@ -235,6 +238,9 @@ class Team:
             if resume is not None:
                 log_dir = log_dir or resume.next_log_dir()
                 log_dir.mkdir(parents=True, exist_ok=True)
+            elif log_dir is None and run_root is not None:
+                log_dir = attempt_dir(run_root, turn)
+                log_dir.mkdir(parents=True, exist_ok=False)
             self.log_dir = log_dir or new_log_dir(log_base, turn=turn)
         self.run_id = uuid.uuid4().hex[:12]
         self._subscribers = [self._watch, *(subscribers or [])]

@@ -19,8 +19,6 @@ from massgen import (
     Subscriber,
     Team,
     TeamConfig,
-    attempt_dir,
-    new_log_dir,
     new_team,
     open_session,
 )
@@ -73,22 +71,17 @@ class Conversation:
             return name
         return self.labels().get(name)
 
-    def _log_dir(self, turn: int) -> Path:
-        if self.root is None:
-            path = new_log_dir(turn=turn)
-            self.root = path.parent.parent
-            return path
-        path = attempt_dir(self.root, turn)
-        path.mkdir(parents=True, exist_ok=False)
-        return path
-
     def new_team(self, question: str, subscribers: list[Subscriber]) -> Team:
         """The team for the next turn, with every earlier answer as context; not started yet."""
         number = self.next_turn
         self.next_turn += 1
-        return new_team(self.config, question, history=self.history, timeout=self.timeout,
-                        log_dir=self._log_dir(number), subscribers=subscribers, turn=number,
+        # The team chooses its folder (as for a question): turn_N of this conversation's root, or a new root.
+        team = new_team(self.config, question, history=self.history, timeout=self.timeout,
+                        run_root=self.root, subscribers=subscribers, turn=number,
                         context_paths=True)  # @path / @path:w in this question
+        if self.root is None:
+            self.root = team.log_dir.parent.parent  # log_<stamp>/turn_N/attempt_1
+        return team
 
     def record(self, number: int, question: str, result: RunResult) -> None:
         """Keep the turn; its answer (even a best-so-far one) becomes context for the next turn."""
