@@ -101,7 +101,15 @@ def test_flatten_turns_tool_history_into_text() -> None:
 
 _CONSTRAINED_CALL = """
 import json, sys
+import llama_cpp.llama_cpp as bindings
 from llama_cpp import Llama
+# as the model server does (backends/llama_server.py): AMX weight repacking segfaults on the first token
+default_params = bindings.llama_model_default_params
+def model_params():
+    params = default_params()
+    params.use_extra_bufts = False
+    return params
+bindings.llama_model_default_params = model_params
 schema = json.loads(sys.stdin.read())["schema"]
 llm = Llama(model_path=sys.argv[1], n_ctx=512, n_threads=1, verbose=False)
 out = llm.create_chat_completion(messages=[{"role": "user", "content": "Print 2 + 2 with Python."}],
