@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import itertools
 import re
 
 from massgen.actors.agent import check_tools, client_tools, prompts, tool_arguments
@@ -510,7 +511,7 @@ class TurnRunner:
         """The runner a code check uses: each program run traced as a tool call (``check`` names the check
         tool), so the run is seen, and the supervisor counts it as work under its own deadline, not as
         silence (``SILENT_TOOLS``)."""
-        runs = iter(range(1, 1 << 30))
+        runs = itertools.count(1)
 
         async def run(code: str, limits: confined.Limits) -> confined.ProgramRun:
             call_id = f"{check}-{turn_id}-{next(runs)}"
