@@ -34,19 +34,24 @@ PROVIDER_KEYS: dict[str, str] = default_team_keys()
 # 173/175 over issue 20's eight arithmetic sets (the calculator team before it: 151), 117-119/160 on
 # reasoning-gym and HumanEval problems against one greedy call's 75, and the twenty-four probes.
 # Where no sandbox can be had the program agents answer with the team's prompt, and the run says so once.
-LOCAL_TEAM_TEMPERATURES = (0.0, 0.4, 0.0)
-LOCAL_TEAM_FIRST_ANSWERS = ("program", "program", "bare")
+# Issue 48 (bench/results/plain-127/RULE.md): execution outranks agreement, agreement outranks listing order; a
+# program that failed, printed prose or printed a literal of its source is no evidence, so a question whose answer
+# is prose or a fact gets the written answer; and disagreement buys evidence: `local_4` and `local_5` (programs at
+# T 0.7) are reserve agents, asked one at a time only while the first answers have not settled.
+LOCAL_TEAM_TEMPERATURES = (0.0, 0.4, 0.0, 0.7, 0.7)
+LOCAL_TEAM_FIRST_ANSWERS = ("program", "program", "bare", "program", "program")
+LOCAL_TEAM_RESERVE = ("local_4", "local_5")
 LOCAL_TEAM: dict[str, object] = {
     "agents": [
         {"id": f"local_{i}", "backend": {"type": "local", "model": "default", "temperature": temp, "seed": seed,
                                            "first_answer": first, "check_tools": ["code_examples"]}}
         for i, (temp, seed, first) in enumerate(
-            zip(LOCAL_TEAM_TEMPERATURES, (11, 22, 33), LOCAL_TEAM_FIRST_ANSWERS, strict=True), 1)
+            zip(LOCAL_TEAM_TEMPERATURES, (11, 22, 33, 44, 55), LOCAL_TEAM_FIRST_ANSWERS, strict=True), 1)
     ],
     # The winner's answer already carries its work (a program and what it printed); a small model's rewrite
     # of it can only lose.
     "orchestrator": {"max_new_answers_per_agent": 1, "final_answer_strategy": "winner_reuse",
-                     "after_first_answers": "decide"},
+                     "after_first_answers": "decide", "reserve_agents": list(LOCAL_TEAM_RESERVE)},
     # Waiting for the shared server is reported (local.queued), so the idle deadline covers one call's
     # own silence; a turn may wait behind the other agents' calls, so its deadline allows for that.
     "timeout_settings": {

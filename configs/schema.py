@@ -134,6 +134,9 @@ class OrchestratorConfig(_Strict):
     # small local model's vote rounds never picked a right answer the first answers had not already agreed on
     # (docs/architecture.md, Coordination rules: where each rule was measured), at two calls an agent.
     after_first_answers: Literal["vote", "decide"] = "vote"
+    # Under "decide": agents asked for a first answer only while the first answers disagree (issue 48:
+    # disagreement buys evidence, agreement stops; Adaptive-Consistency), one at a time, in this order.
+    reserve_agents: list[str] = Field(default_factory=list)
     context_paths: list[ContextPathConfig] = Field(default_factory=list)
     # Every agent gets a workspace and the file tools (agents with backend.cwd always do).
     workspaces: bool = False
@@ -269,6 +272,21 @@ class TeamConfig(_Strict):
         unknown = sorted(set(self.runtime.agents) - {a.id for a in self.agents})
         if unknown:
             raise ValueError(f"runtime.agents names {', '.join(unknown)}, which is not an agent id")
+        return self
+
+    @model_validator(mode="after")
+    def _reserve_agents_exist(self) -> TeamConfig:
+        reserve = self.orchestrator.reserve_agents
+        ids = [a.id for a in self.agents]
+        unknown = [agent for agent in reserve if agent not in ids]
+        if unknown:
+            raise ValueError(f"orchestrator.reserve_agents names {', '.join(unknown)}, which is not an agent id")
+        if reserve and self.orchestrator.after_first_answers != "decide":
+            raise ValueError("orchestrator.reserve_agents needs after_first_answers: decide (a reserve agent is "
+                             "asked only while the first answers disagree)")
+        if len(set(reserve)) != len(reserve) or set(ids) <= set(reserve):
+            raise ValueError("orchestrator.reserve_agents: each agent at most once, and at least one agent not in "
+                             "reserve")
         return self
 
     @model_validator(mode="after")

@@ -95,6 +95,9 @@ class AnswerResult(BaseModel):
     computed: bool = False
     # Its agent was asked for a program (printed or not): not a written answer.
     program: bool = False
+    # A written answer's last lines outside code (``evidence.conclusion_of``): whether it states a value a
+    # program computed is read there (``evidence.states``); "" for a program's answer.
+    conclusion: str = ""
 
 
 class AnswerView(BaseModel):
@@ -311,6 +314,9 @@ class FirstAnswersJudged(Message):
 
     round: int
     winner: str | None = None
+    # The first answers did not settle and a reserve agent is left: ``ask`` gives its first answer, and the judge
+    # rules again once it has (``FirstAnswersDisagree`` records why).
+    ask: str | None = None
 
 
 class TallyUpdated(Message):
@@ -348,11 +354,11 @@ class UnanimousFirstAnswers(Message):
 
 class FirstAnswersDecided(Message):
     """Under ``orchestrator.after_first_answers: decide``, the first answers decided the run with no vote round:
-    ``support`` counts the first answers stating each result, ``computed`` those of them whose result a program
-    printed (weighed first); ``two_valued``: every stated result was a yes/no or true/false, so the first listed
-    answer stating one decided, not agreement; ``no_result_asked``: a program printed, but no written answer
-    stated a result, so the first written answer presents and nothing was weighed; ``winner`` is the answer that
-    presents."""
+    ``support`` counts the first answers supporting each result (a program printing it, a written answer stating
+    it), ``computed`` the programs among them whose printout was a computed value (weighed first); ``winner`` is
+    the answer that presents; ``result`` "" when no program computed one (the first written answer presents).
+    ``two_valued`` and ``no_result_asked`` are read from traces of runs before issue 48's rule, and no longer
+    written."""
 
     result: str
     winner: str
@@ -361,6 +367,17 @@ class FirstAnswersDecided(Message):
     computed: dict[str, int] = {}
     two_valued: bool = False
     no_result_asked: bool = False
+
+
+class FirstAnswersDisagree(Message):
+    """The first answers did not settle (``actors/coordination/decision.py``): no computed result held by two
+    answers and ahead of every other; the reserve agent ``ask`` is asked for its first answer. ``support`` and
+    ``computed`` as in ``FirstAnswersDecided``."""
+
+    ask: str
+    support: dict[str, int] = {}
+    computed: dict[str, int] = {}
+    labels: tuple[str, ...] = ()
 
 
 class TurnStarted(Message):

@@ -401,13 +401,14 @@ def test_unanimous_first_answers_end_a_prior_rule_run_without_a_vote_round(tmp_p
     assert not of_type(trace, "RecordVote")
 
 
-def test_the_default_local_team_is_two_programs_and_the_bare_greedy_call_whose_first_answers_decide() -> None:
+def test_the_default_local_team_is_two_programs_the_bare_greedy_call_and_two_reserve_programs() -> None:
     from massgen.configs.defaults import default_team
 
     team = default_team({})
     assert [(a.backend.temperature, a.backend.first_answer) for a in team.agents] == [  # type: ignore[union-attr]
-        (0.0, "program"), (0.4, "program"), (0.0, "bare")]
+        (0.0, "program"), (0.4, "program"), (0.0, "bare"), (0.7, "program"), (0.7, "program")]
     assert team.orchestrator.after_first_answers == "decide" and team.orchestrator.max_new_answers_per_agent == 1
+    assert team.orchestrator.reserve_agents == ["local_4", "local_5"]  # asked only while the first disagree
 
 
 # -- the README's question: results that are comparisons, votes that say what they computed ---------

@@ -15,12 +15,13 @@ import pytest
 from massgen.actors.coordination.decision import (
     RULES,
     Ballot,
+    Decision,
     Evidence,
     FirstTurnsEnded,
     decide,
     rules_without,
 )
-from massgen.messages import AnswerResult, FirstAnswersDecided, UnanimousFirstAnswers
+from massgen.messages import AnswerResult, FirstAnswersDecided, FirstAnswersDisagree, UnanimousFirstAnswers
 
 ORDER = ("p", "q", "g")
 
@@ -54,8 +55,8 @@ def test_the_rules_are_one_ordered_list_and_the_architecture_lists_them_in_that_
 
 
 def test_a_replay_names_the_rules_it_leaves_out() -> None:
-    kept = [rule.name for rule in rules_without("no_result_asked")]
-    assert kept == [rule.name for rule in RULES if rule.name != "no_result_asked"]
+    kept = [rule.name for rule in rules_without("first_answers_evidence")]
+    assert kept == [rule.name for rule in RULES if rule.name != "first_answers_evidence"]
     with pytest.raises(ValueError, match="no such rule"):
         rules_without("majority")
 
@@ -73,38 +74,86 @@ def test_unanimous_first_answers_end_a_prior_run_with_the_prior_agent_presenting
                                     after="vote")).ends_run
 
 
-def test_a_question_that_asks_for_no_result_is_answered_by_the_first_written_answer() -> None:
-    decision = decide(first_answers(answer("p", "30", program=True), answer("q", "-2.4e-14", program=True),
-                                    answer("g", "whispers of the sea", stated=False)))
-    assert (decision.rule, decision.winner) == ("no_result_asked", "g")
-    assert isinstance(decision.record, FirstAnswersDecided) and decision.record.no_result_asked
-    assert decision.record.result == "" and decision.record.support == {}
-    # A written answer that states a result leaves the programs weighed.
-    stated = decide(first_answers(answer("p", "3", program=True), answer("g", "2")))
-    assert stated.rule == "first_answers_majority" and stated.winner == "p"
+def written(agent: str, conclusion: str) -> AnswerResult:
+    """A written first answer whose last lines are ``conclusion``."""
+    return AnswerResult(agent=agent, label=f"{agent}.1", result="", stated=False, independent=True,
+                        conclusion=conclusion)
 
 
-def test_a_two_valued_result_is_decided_by_the_first_listed_answer_stating_one() -> None:
-    decision = decide(first_answers(answer("p", "yes", program=True), answer("q", "no", program=True),
-                                    answer("g", "no")))
-    assert (decision.rule, decision.winner) == ("two_valued_first_answers", "p")
-    assert isinstance(decision.record, FirstAnswersDecided) and decision.record.two_valued
-    assert decision.record.support == {"yes": 1, "no": 2} and decision.record.computed == {"yes": 1, "no": 1}
+def decided(*answers: AnswerResult, reserve: tuple[str, ...] = (), spent: bool = False,
+            order: tuple[str, ...] = ORDER) -> Decision:
+    return decide(Evidence(answers=answers, order=order, after_first_answers="decide", reserve=reserve,
+                           reserve_spent=spent, first_turns=FirstTurnsEnded(agents=tuple(a.agent for a in answers))))
 
 
-def test_the_first_answers_majority_weighs_computed_results_first() -> None:
-    decision = decide(first_answers(answer("p", "3", program=True), answer("q", "2"), answer("g", "2")))
-    assert (decision.rule, decision.winner) == ("first_answers_majority", "p")
+def test_with_no_computed_result_the_first_written_answer_presents() -> None:
+    # A failed program (stated nothing), a literal or prose printout (not computed): no evidence.
+    decision = decided(answer("p", "", stated=False, program=True), answer("q", "lrohtam", program=True,
+                                                                            computed=False),
+                       written("g", "The letter 's' appears 4 times."))
+    assert (decision.rule, decision.winner, decision.ends_run) == ("first_answers_evidence", "g", True)
     assert isinstance(decision.record, FirstAnswersDecided)
-    assert (decision.record.result, decision.record.support, decision.record.computed) == ("3", {"3": 1, "2": 2},
-                                                                                            {"3": 1})
-    # Among equals, most answers; then the first listed. An answer stating nothing supports nothing.
-    assert decide(first_answers(answer("p", "7", stated=False, program=True), answer("q", "2"),
-                                answer("g", "2"))).winner == "q"
-    assert decide(first_answers(answer("p", "1"), answer("q", "2"))).winner == "p"
-    # None states a result: the first listed presents, stating none.
-    none = decide(first_answers(answer("p", "", stated=False, program=True), answer("q", "x", stated=False)))
-    assert none.winner == "p" and isinstance(none.record, FirstAnswersDecided) and none.record.result == ""
+    assert (decision.record.result, decision.record.support) == ("", {})
+
+
+def test_a_failed_program_never_presents_while_a_written_answer_exists() -> None:
+    for reserve in ((), ("r",)):
+        decision = decided(answer("p", "", stated=False, program=True), written("g", "It is 4."), reserve=reserve)
+        assert decision.winner == "g" and decision.ask is None
+
+
+def test_execution_outranks_agreement_when_the_evidence_settles() -> None:
+    # Two programs print Saturday; the written answer says Monday: the computed result wins, at three answers.
+    decision = decided(answer("p", "saturday", program=True), answer("q", "saturday", program=True),
+                       written("g", "1 January 2000 was a Monday."), reserve=("r",))
+    assert (decision.winner, decision.ask) == ("p", None)
+    assert isinstance(decision.record, FirstAnswersDecided)
+    assert (decision.record.result, decision.record.computed, decision.record.support) == (
+        "saturday", {"saturday": 2}, {"saturday": 2})
+
+
+def test_agreement_outranks_listing_order_and_a_written_answer_supports_what_it_states() -> None:
+    # One program each; the written answer states the second one's result: the second wins.
+    decision = decided(answer("p", "3", program=True), answer("q", "3 7 12 19 25", program=True),
+                       written("g", "In order: 3, 7, 12, 19, 25."), reserve=("r",))
+    assert (decision.winner, decision.ask) == ("q", None)
+    assert decision.support == {"3": 1, "3 7 12 19 25": 2}  # the most specific value it states
+
+
+def test_disagreement_asks_the_next_reserve_agent_and_nothing_ends() -> None:
+    decision = decided(answer("p", "saturday", program=True), answer("q", "", stated=False, program=True),
+                       written("g", "1 January 2000 was a Monday."), reserve=("r", "s"))
+    assert (decision.winner, decision.ask, decision.ends_run) == (None, "r", False)
+    assert isinstance(decision.record, FirstAnswersDisagree) and decision.record.ask == "r"
+    # The reserve's program agrees: settled, and the first listed program holding it presents.
+    settled = decided(answer("p", "saturday", program=True), answer("q", "", stated=False, program=True),
+                      written("g", "1 January 2000 was a Monday."), answer("r", "saturday", program=True),
+                      reserve=("s",), order=("p", "q", "g", "r", "s"))
+    assert (settled.winner, settled.ask) == ("p", None)
+
+
+def test_evidence_that_never_settles_after_the_reserve_was_asked_falls_back_to_the_written_answer() -> None:
+    # A haiku: the programs printed numbers, no two alike, and the reserve is spent.
+    haiku = written("g", "Whispers of the sea\nsoft waves fold into the dusk\nthe gulls sleep at last")
+    decision = decided(answer("p", "30", program=True), answer("q", "-2.4e-14", program=True), haiku, spent=True)
+    assert (decision.winner, decision.ends_run) == ("g", True)
+    assert isinstance(decision.record, FirstAnswersDecided) and decision.record.result == ""
+    # A team with no reserve asked nothing more: execution outranks agreement, and the first listed program wins.
+    assert decided(answer("p", "30", program=True), answer("q", "-2.4e-14", program=True), haiku).winner == "p"
+    # With no written answer at all, the greatest key (here the first listed) wins.
+    assert decided(answer("p", "30", program=True), answer("q", "31", program=True), spent=True).winner == "p"
+
+
+def test_with_no_computed_result_written_answers_agreeing_outrank_the_first_listed() -> None:
+    decision = decided(answer("p", "", stated=False, program=True), answer("q", "no"), answer("g", "yes"),
+                       answer("s", "yes"), order=("p", "q", "g", "s"))
+    assert decision.winner == "g" and decision.support == {"no": 1, "yes": 2}
+
+
+def test_when_every_first_turn_failed_a_reserve_agent_is_asked() -> None:
+    none = Evidence(answers=(), order=ORDER, after_first_answers="decide", reserve=("r",),
+                    first_turns=FirstTurnsEnded(agents=()))
+    assert decide(none).ask == "r"
 
 
 def test_the_first_answer_rules_wait_for_every_first_turn_and_their_setting() -> None:

@@ -4,10 +4,11 @@
 A program first answer is one call asking for a short Python program that prints the answer (PAL); the
 program runs confined, traced as a ``run_python`` call, and what it prints is the answer's result. A
 program that fails states no result and says why. Under ``decide`` there is no vote round: once every
-first answer is in, the result most of them state wins (computed results first: those a program printed),
-a tie going to the agent listed first among its holders, and an answer that states no result (a failed
-program, a code answer failing the task's examples) supports nothing. Scripted backends play the model;
-the programs really run in bubblewrap.
+first answer is in, execution outranks agreement and agreement outranks listing order (issue 48): a value a
+program computed (not a literal it printed) first, then the answers supporting it, then the first listed; with
+no computed value the written answers decide; while the evidence has not settled a reserve agent is asked,
+and evidence still unsettled after that falls back to the written answers. Scripted backends play the model;
+the programs really run confined.
 """
 
 from __future__ import annotations
@@ -90,7 +91,7 @@ def test_the_first_answers_decide_without_a_vote_round_at_one_call_each(tmp_path
     assert result.status == "completed", result.reason
     trace = records(result)
     decided = [r["payload"] for r in of_type(trace, "FirstAnswersDecided")]
-    assert decided == [{**decided[0], "result": "3", "winner": "agent1.1", "support": {"3": 2, "2": 1},
+    assert decided == [{**decided[0], "result": "3", "winner": "agent1.1", "support": {"3": 2}, "computed": {"3": 1},
                         "labels": ["agent1.1", "agent2.1", "agent3.1"]}]
     assert len(of_type(trace, "ModelCallStarted")) == 3 and not of_type(trace, "RecordVote", "VoteProposed")
     assert result.winner == "p" and (result.final_answer or "").endswith("Answer: 3")
@@ -106,7 +107,7 @@ def test_a_computed_result_outranks_written_answers_that_agree_on_another(tmp_pa
     accepted = {r["payload"]["agent"]: r["payload"]["computed"] for r in of_type(trace, "AnswerAccepted")}
     assert accepted == {"g": False, "s": False, "p": True}
     decided = [r["payload"] for r in of_type(trace, "FirstAnswersDecided")]
-    assert decided == [{"result": "3", "winner": "agent3.1", "support": {"2": 2, "3": 1}, "computed": {"3": 1},
+    assert decided == [{"result": "3", "winner": "agent3.1", "support": {"3": 1}, "computed": {"3": 1},
                         "labels": ["agent1.1", "agent2.1", "agent3.1"], "two_valued": False,
                         "no_result_asked": False}]
     assert result.winner == "p" and (result.final_answer or "").endswith("Answer: 3")
@@ -129,30 +130,33 @@ def test_a_program_that_fails_states_no_result_and_a_tie_goes_to_the_first_liste
     assert result.winner == "g"
 
 
-def test_a_yes_or_no_is_the_first_listed_answers_however_many_agree_on_the_other(tmp_path: Path) -> None:
-    # Two wrong yes/no answers agree whenever both are wrong: the first listed agent's (the strongest) stands.
-    question = "All cats are animals. Some animals are dogs. Does it follow that some cats are dogs? Yes or no."
-    team = team_config(programmer("p", "```python\nprint('Answer: No')\n```"),
-                       programmer("q", "```python\nprint('Answer: Yes')\n```"),
-                       answerer("g", "Yes, it follows.\nAnswer: Yes"), orchestrator=deciding(), turn_timeout=30)
+def test_a_program_that_prints_a_literal_is_no_evidence_and_the_written_answer_presents(tmp_path: Path) -> None:
+    # Measured (issue 48): print('lrohtam') was reported as the word spelled backwards.
+    question = "All cats are animals. Some animals are dogs. Does it follow that some cats are dogs?"
+    team = team_config(programmer("p", "```python\nprint('Answer: Yes')\n```"),
+                       programmer("q", "```python\nanswer = 'Yes'\nprint(answer)\n```"),
+                       answerer("g", "No: the dogs among the animals need not be cats."), orchestrator=deciding(),
+                       turn_timeout=30)
     result = run_team(team, tmp_path, question)
     assert result.status == "completed", result.reason
-    decided = [r["payload"] for r in of_type(records(result), "FirstAnswersDecided")]
-    assert decided == [{"result": "no", "winner": "agent1.1", "support": {"no": 1, "yes": 2},
-                        "computed": {"no": 1, "yes": 1}, "labels": ["agent1.1", "agent2.1", "agent3.1"],
-                        "two_valued": True, "no_result_asked": False}]
-    assert result.winner == "p" and (result.final_answer or "").endswith("Answer: No")
+    trace = records(result)
+    accepted = {r["payload"]["agent"]: (r["payload"]["program"], r["payload"]["computed"])
+                for r in of_type(trace, "AnswerAccepted")}
+    assert accepted == {"p": (True, False), "q": (True, False), "g": (False, False)}
+    decided = of_type(trace, "FirstAnswersDecided")[0]["payload"]
+    assert (decided["winner"], decided["computed"]) == ("agent3.1", {})
+    assert result.winner == "g" and (result.final_answer or "").startswith("No:")
 
 
-def test_a_yes_or_no_goes_to_the_first_listed_answer_that_states_one(tmp_path: Path) -> None:
+def test_with_no_computed_result_written_answers_that_agree_outrank_the_first_listed(tmp_path: Path) -> None:
     team = team_config(programmer("p", "```python\nprint(undefined_name)\n```"), answerer("g", "Answer: No"),
                        answerer("s", "Answer: Yes"), answerer("t", "Answer: Yes"), orchestrator=deciding(),
                        turn_timeout=30)
     result = run_team(team, tmp_path, "Is 91 a prime number? Yes or no.")
     assert result.status == "completed", result.reason
     decided = of_type(records(result), "FirstAnswersDecided")[0]["payload"]
-    assert decided["two_valued"] and decided["support"] == {"no": 1, "yes": 2} and decided["winner"] == "agent2.1"
-    assert result.winner == "g"
+    assert decided["support"] == {"no": 1, "yes": 2} and decided["winner"] == "agent3.1"
+    assert result.winner == "s"
 
 
 def test_a_yes_beside_a_number_is_not_two_valued_and_agreement_decides(tmp_path: Path) -> None:
@@ -167,47 +171,73 @@ def test_a_yes_beside_a_number_is_not_two_valued_and_agreement_decides(tmp_path:
 HAIKU = "Whispers in the wind,\nOcean's vast embrace,\nPeace and calm."
 
 
-def test_a_question_that_asks_for_no_result_is_answered_in_writing_not_by_a_programs_output(tmp_path: Path) -> None:
+def with_reserve(*agents: dict[str, Any]) -> dict[str, Any]:
+    """Under ``decide``, with the named agents asked only while the first answers disagree."""
+    return {**deciding(), "reserve_agents": [a["id"] for a in agents]}
+
+
+HAIKU_TEAM = (programmer("p", "```python\nprint(undefined_name)\n```"),
+              programmer("q", "```python\nprint(10 + 20)\n```"), answerer("g", HAIKU),
+              programmer("r", "```python\nprint(2 * 21)\n```"), programmer("s", "```python\nprint(7 - 9)\n```"))
+
+
+def test_disagreement_asks_the_reserve_and_evidence_that_never_settles_leaves_the_written_answer(
+        tmp_path: Path) -> None:
     # Measured: asked for a haiku, the programs printed 30 and -2.4e-14 and the team answered "Answer: 30".
-    team = team_config(programmer("p", "```python\nprint(10 + 20)\n```"),
-                       programmer("q", "```python\nprint(2 * 21)\n```"), answerer("g", HAIKU),
-                       orchestrator=deciding(), turn_timeout=30)
+    team = team_config(*HAIKU_TEAM, orchestrator=with_reserve(*HAIKU_TEAM[3:]), turn_timeout=30)
     result = run_team(team, tmp_path, "Write a haiku about the sea.")
     assert result.status == "completed", result.reason
     trace = records(result)
     accepted = {r["payload"]["agent"]: (r["payload"]["program"], r["payload"]["computed"])
                 for r in of_type(trace, "AnswerAccepted")}
-    assert accepted == {"p": (True, True), "q": (True, True), "g": (False, False)}
+    assert accepted == {"p": (True, False), "q": (True, True), "g": (False, False), "r": (True, True),
+                        "s": (True, True)}
+    asked = [r["payload"]["ask"] for r in of_type(trace, "FirstAnswersDisagree")]
+    assert asked == ["r", "s"]  # one at a time, in order, each while the evidence had not settled
+    started = [r["payload"]["agent"] for r in of_type(trace, "TurnStarted")]
+    assert started.index("r") > 2 and started.index("s") > started.index("r")  # not before they were asked
     decided = [r["payload"] for r in of_type(trace, "FirstAnswersDecided")]
-    assert decided == [{"result": "", "winner": "agent3.1", "support": {}, "computed": {},
-                        "labels": ["agent1.1", "agent2.1", "agent3.1"], "two_valued": False,
-                        "no_result_asked": True}]
+    assert decided == [{"result": "", "winner": "agent3.1", "support": {"30": 1, "42": 1, "-2": 1},
+                        "computed": {"30": 1, "42": 1, "-2": 1},
+                        "labels": ["agent1.1", "agent2.1", "agent3.1", "agent4.1", "agent5.1"],
+                        "two_valued": False, "no_result_asked": False}]
     assert result.winner == "g" and result.final_answer == HAIKU
-    assert len(of_type(trace, "ModelCallStarted")) == 3 and not of_type(trace, "RecordVote", "VoteProposed")
+    assert len(of_type(trace, "ModelCallStarted")) == 5 and not of_type(trace, "RecordVote", "VoteProposed")
 
 
-def test_a_failed_program_is_no_written_answer_even_when_listed_first(tmp_path: Path) -> None:
-    team = team_config(programmer("p", "```python\nprint(undefined_name)\n```"),
-                       programmer("q", "```python\nprint(10 + 20)\n```"), answerer("g", HAIKU),
-                       orchestrator=deciding(), turn_timeout=30)
-    result = run_team(team, tmp_path, "Write a haiku about the sea.")
+def test_agreement_stops_the_asking_and_an_unasked_reserve_never_starts(tmp_path: Path) -> None:
+    team = team_config(programmer("p", COUNTING), answerer("g", "I count three r's."),
+                       programmer("r", COUNTING), orchestrator=with_reserve(programmer("r", COUNTING)),
+                       turn_timeout=30)
+    result = run_team(team, tmp_path, QUESTION)
     assert result.status == "completed", result.reason
-    decided = of_type(records(result), "FirstAnswersDecided")[0]["payload"]
-    assert decided["no_result_asked"] and decided["winner"] == "agent3.1" and result.winner == "g"
+    trace = records(result)
+    assert not of_type(trace, "FirstAnswersDisagree")
+    assert "r" not in {r["payload"]["agent"] for r in of_type(trace, "TurnStarted")}
+    assert len(of_type(trace, "ModelCallStarted")) == 2 and result.winner == "p"
 
 
-def test_a_resumed_run_keeps_which_answers_a_program_gave(tmp_path: Path) -> None:
-    """Cut after the three accepted answers (what a SIGKILL then leaves): resumed, the programs' answers are
-    still program answers, so the written haiku presents again, from the trace alone."""
-    team = team_config(programmer("p", "```python\nprint(undefined_name)\n```"),
-                       programmer("q", "```python\nprint(10 + 20)\n```"), answerer("g", HAIKU),
-                       orchestrator=deciding(), turn_timeout=30)
+def test_a_failed_program_never_reaches_the_final_answer_while_a_written_answer_exists(tmp_path: Path) -> None:
+    # Measured (issue 48): "NameError: name 'mississippi' is not defined" presented, beside a right written answer.
+    team = team_config(programmer("p", "```python\nprint(mississippi.count('s'))\n```"),
+                       answerer("g", "The letter 's' appears 4 times in mississippi."), orchestrator=deciding(),
+                       turn_timeout=30)
+    result = run_team(team, tmp_path, "how many s in mississippi")
+    assert result.status == "completed", result.reason
+    assert result.winner == "g" and "NameError" not in (result.final_answer or "")
+    assert of_type(records(result), "FirstAnswersDecided")[0]["payload"]["winner"] == "agent2.1"
+
+
+def test_a_resumed_run_keeps_which_answers_a_program_gave_and_which_reserves_were_asked(tmp_path: Path) -> None:
+    """Cut after the last accepted answer (what a SIGKILL then leaves): resumed, the programs' answers are still
+    program answers and the reserve agents that answered are counted, so the written haiku presents again."""
+    team = team_config(*HAIKU_TEAM, orchestrator=with_reserve(*HAIKU_TEAM[3:]), turn_timeout=30)
     whole = run_team(team, tmp_path / "whole", "Write a haiku about the sea.")
     resumed = resumed_after_last_answer(whole, tmp_path)
     assert (resumed.status, resumed.winner) == ("completed", "g") == (whole.status, whole.winner)
     again = {r["payload"]["agent"]: r["payload"]["program"] for r in of_type(records(resumed), "AnswerAccepted")}
-    assert again == {"p": True, "q": True, "g": False}
-    assert of_type(records(resumed), "FirstAnswersDecided")[0]["payload"]["no_result_asked"]
+    assert again == {"p": True, "q": True, "g": False, "r": True, "s": True}
+    assert of_type(records(resumed), "FirstAnswersDecided")[0]["payload"]["winner"] == "agent3.1"
 
 
 def test_a_written_answer_that_states_a_result_leaves_the_programs_weighed(tmp_path: Path) -> None:
@@ -216,7 +246,7 @@ def test_a_written_answer_that_states_a_result_leaves_the_programs_weighed(tmp_p
     result = run_team(team, tmp_path, QUESTION)
     assert result.status == "completed", result.reason
     decided = of_type(records(result), "FirstAnswersDecided")[0]["payload"]
-    assert not decided["no_result_asked"] and decided["computed"] == {"3": 1} and result.winner == "p"
+    assert decided["computed"] == {"3": 1} and result.winner == "p"
 
 
 def test_a_reply_with_no_program_is_refused_visibly_and_states_no_result(tmp_path: Path) -> None:
@@ -325,3 +355,28 @@ def test_without_a_sandbox_a_program_agent_answers_the_bare_question_and_the_run
     assert of_type(trace, "RunStarted")[0]["payload"]["warnings"] == [warned[0].removeprefix("massgen: warning: ")]
     assert not of_type(trace, "ToolCallRequested")
     assert of_type(trace, "FirstAnswersDecided")[0]["payload"]["support"] == {"3": 2}
+
+
+def test_a_reserve_agent_that_fails_costs_only_itself_and_the_next_is_asked(tmp_path: Path) -> None:
+    failing = scripted("r", [step(fault="error_event")], first_answer="program")
+    team = team_config(programmer("p", COUNTING), answerer("g", "Two r's.\nAnswer: 2"), failing,
+                       programmer("s", COUNTING), orchestrator=with_reserve(failing, programmer("s", COUNTING)),
+                       turn_timeout=30)
+    result = run_team(team, tmp_path, QUESTION)
+    assert result.status == "completed", result.reason
+    trace = records(result)
+    assert [r["payload"]["ask"] for r in of_type(trace, "FirstAnswersDisagree")] == ["r", "s"]
+    assert [r["payload"]["name"] for r in of_type(trace, "AgentMarkedFailed")] == ["r"]
+    decided = of_type(trace, "FirstAnswersDecided")[0]["payload"]
+    assert (decided["result"], decided["computed"], decided["winner"]) == ("3", {"3": 2}, "agent1.1")
+    assert result.winner == "p"
+
+
+def test_the_config_names_a_reserve_agent_that_is_no_agent_or_has_nothing_to_wait_for() -> None:
+    agents = [{"id": "a", "backend": {"type": "scripted"}}, {"id": "b", "backend": {"type": "scripted"}}]
+    with pytest.raises(ConfigError, match="reserve_agents names c, which is not an agent id"):
+        validate_data({"agents": agents, "orchestrator": {**deciding(), "reserve_agents": ["c"]}}, "t.yaml")
+    with pytest.raises(ConfigError, match="reserve_agents needs after_first_answers: decide"):
+        validate_data({"agents": agents, "orchestrator": {"reserve_agents": ["b"]}}, "t.yaml")
+    with pytest.raises(ConfigError, match="at least one agent not in reserve"):
+        validate_data({"agents": agents, "orchestrator": {**deciding(), "reserve_agents": ["a", "b"]}}, "t.yaml")

@@ -16,7 +16,7 @@ from massgen.actors.agent import check_tools, client_tools, prompts, tool_argume
 from massgen.actors.agent.stream_guard import guard
 from massgen.actors.agent.turn_io import BudgetDenied, CallResult, ModelCallError, TurnIO, TurnSettings
 from massgen.actors.agent.workflow_checks import copies_ours, with_work, without_view_tags, workflow_problem
-from massgen.actors.coordination import code_checks, results
+from massgen.actors.coordination import code_checks, evidence, results
 from massgen.backends import Backend
 from massgen.backends.retry import CALL_RETRY_EVENT
 from massgen.files import confined
@@ -419,7 +419,8 @@ class TurnRunner:
         self.io.emit(ToolCallResult(causation_id=cause, turn_id=start.turn_id, call_id=call.id, name=call.name,
                                     content=shown, is_error=not run.ok))
         await self._answer(start, cause, program_answer(code, run, start.task), start.view,
-                           computed=bool(printed_lines(run)), program=True)
+                           computed=bool(printed_lines(run)) and evidence.computed_value(code, run.stdout),
+                           program=True)
 
     async def _two_phase_turn(self, start: StartTurn) -> None:
         """Free text (no tools, so the model reasons before committing), then a few-token decision."""

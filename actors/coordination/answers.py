@@ -21,6 +21,7 @@ import bisect
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from massgen.actors.coordination.evidence import conclusion_of
 from massgen.actors.coordination.results import final_result, stated_result
 from massgen.configs.schema import OrchestratorConfig
 from massgen.messages import AnswerEntry, AnswerResult, AnswerView, CodeCheck, TallyUpdated
@@ -40,7 +41,7 @@ class Answer:
     code: CodeCheck | None = None
     # Its result was printed by a program its agent ran (``first_answer: program``), not written by the model.
     computed: bool = False
-    # Its agent was asked for a program (printed or not): not a written answer (``decision.no_result_asked``).
+    # Its agent was asked for a program (printed or not): not a written answer (``decision.first_answers_evidence``).
     program: bool = False
 
     # Read by every view, tally and decision: parsed once (an answer's content and check never change).
@@ -115,7 +116,8 @@ class Coordination:
             known.get((a.label, newest[a.agent] == a.label))
             or AnswerResult(agent=a.agent, label=a.label, result=a.result, independent=a.independent, stated=a.stated,
                             latest=newest[a.agent] == a.label, passed=a.code.passed if a.code is not None else None,
-                            computed=a.computed, program=a.program)
+                            computed=a.computed, program=a.program,
+                            conclusion="" if a.program or a.code is not None else conclusion_of(a.content))
             for a in self.answers
         )
         self._previous_results = self._results

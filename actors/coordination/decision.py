@@ -24,8 +24,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from massgen.actors.coordination.results import TWO_VALUED_RESULTS
-from massgen.messages import AnswerResult, FirstAnswersDecided, UnanimousFirstAnswers
+from massgen.actors.coordination.evidence import states
+from massgen.messages import AnswerResult, FirstAnswersDecided, FirstAnswersDisagree, UnanimousFirstAnswers
 
 __all__ = [
     "RULES",
@@ -70,20 +70,24 @@ class Evidence:
     winner_rule: WinnerRule = "support"
     after_first_answers: AfterFirstAnswers = "vote"
     first_turns: FirstTurnsEnded | None = None
+    reserve: tuple[str, ...] = ()  # reserve agents not yet asked, in config order (``first_answers_evidence``)
+    reserve_spent: bool = False  # the team had reserve agents, and every one has been asked
 
 
 @dataclass(frozen=True)
 class Decision:
     """``winner``: the agent whose answer wins (None: no evidence yet, the caller takes the newest answer);
     ``rule``: the name of the rule that decided; ``support``: votes plus independent agreement per result;
-    ``ends_run``: decided on the first answers, with no vote round, and ``record`` says so in the trace."""
+    ``ends_run``: decided on the first answers, with no vote round, and ``record`` says so in the trace; ``ask``:
+    the first answers did not settle, and this reserve agent is asked for its first answer."""
 
     winner: str | None
     rule: str
     reason: str
     support: dict[str, int] = field(default_factory=dict)
     ends_run: bool = False
-    record: UnanimousFirstAnswers | FirstAnswersDecided | None = None
+    record: UnanimousFirstAnswers | FirstAnswersDecided | FirstAnswersDisagree | None = None
+    ask: str | None = None  # the first answers did not settle: this reserve agent is asked for its first answer
 
 
 def pick_winner(counts: Mapping[str, int], order: Sequence[str]) -> str | None:
@@ -170,23 +174,8 @@ def _unanimous_first_answers(ev: Evidence, _round: _Round) -> Decision | None:
                     record=UnanimousFirstAnswers(result=first, labels=tuple(a.label for a in answers)))
 
 
-def _no_result_asked(ev: Evidence, _round: _Round) -> Decision | None:
-    """Under ``decide``: a program printed, but no written first answer states a result, so the question asks for
-    none; the first listed written answer presents and no program's output is weighed."""
-    if ev.after_first_answers != "decide" or ev.first_turns is None:
-        return None
-    firsts = _firsts(ev)
-    written = [a for a in firsts if not a.program and a.passed is None]
-    if not (written and any(a.computed for a in firsts) and not any(a.stated for a in written)):
-        return None
-    return Decision(written[0].agent, "no_result_asked", "a program printed, but no written answer states a result",
-                    ends_run=True, record=FirstAnswersDecided(result="", winner=written[0].label, support={},
-                                                              labels=tuple(a.label for a in firsts),
-                                                              no_result_asked=True))
-
-
 def _first_answer_support(firsts: list[AnswerResult]) -> tuple[dict[str, int], dict[str, int]]:
-    """Per stated result: the first answers stating it, and those of them a program printed."""
+    """Per stated result: the first answers stating it, and those of them a program printed (code answers)."""
     support: dict[str, int] = {}
     computed: dict[str, int] = {}
     for answer in firsts:
@@ -197,36 +186,9 @@ def _first_answer_support(firsts: list[AnswerResult]) -> tuple[dict[str, int], d
     return support, computed
 
 
-def _first_answers_decided(firsts: list[AnswerResult], winner: AnswerResult, rule: str, reason: str,
-                           two_valued: bool) -> Decision:
-    support, computed = _first_answer_support(firsts)
-    return Decision(winner.agent, rule, reason, ends_run=True, record=FirstAnswersDecided(
-        result=winner.result if winner.stated else "", winner=winner.label, support=support,
-        labels=tuple(a.label for a in firsts), computed=computed, two_valued=two_valued))
-
-
-def _two_valued_first_answers(ev: Evidence, _round: _Round) -> Decision | None:
-    """Under ``decide``: when every stated result is a yes or no, a true or false, the first listed answer stating
-    one decides; two wrong yes/no answers agree whenever both are wrong."""
-    if ev.after_first_answers != "decide" or ev.first_turns is None:
-        return None
-    firsts = _firsts(ev)
-    support, _computed = _first_answer_support(firsts)
-    if not support or not support.keys() <= TWO_VALUED_RESULTS:
-        return None
-    winner = next(a for a in firsts if a.stated and a.result)
-    return _first_answers_decided(firsts, winner, "two_valued_first_answers",
-                                  "every stated result is two-valued: the first listed decides", True)
-
-
-def _first_answers_majority(ev: Evidence, _round: _Round) -> Decision | None:
-    """Under ``decide``: the result most first answers state wins, computed ones (a program printed it) first, then
-    every answer, then the first listed holder; when none states one, the first listed answer presents."""
-    if ev.after_first_answers != "decide" or ev.first_turns is None:
-        return None
-    firsts = _firsts(ev)
-    if not firsts:
-        return None
+def _code_first_answers(firsts: list[AnswerResult]) -> Decision:
+    """First answers to a code task (each ran the task's own examples): the behaviour most of them share wins,
+    then the first listed holder; when none passed, the first listed answer presents."""
     support, computed = _first_answer_support(firsts)
 
     def weight(result: str) -> tuple[int, int]:
@@ -234,8 +196,89 @@ def _first_answers_majority(ev: Evidence, _round: _Round) -> Decision | None:
 
     best = max((weight(result) for result in support), default=(0, 0))
     winner = next((a for a in firsts if a.stated and a.result and weight(a.result) == best), firsts[0])
-    reason = "most first answers, computed first" if support else "no first answer states a result"
-    return _first_answers_decided(firsts, winner, "first_answers_majority", reason, False)
+    return Decision(winner.agent, "first_answers_evidence", "code answers: most alike on the task's examples",
+                    ends_run=True, record=FirstAnswersDecided(
+                        result=winner.result if winner.stated else "", winner=winner.label, support=support,
+                        labels=tuple(a.label for a in firsts), computed=computed))
+
+
+def _weighed(firsts: list[AnswerResult]) -> tuple[dict[str, int], dict[str, int]]:
+    """Per computed result: the valid programs printing it, and every answer supporting it (those programs and
+    the written answers stating it; a written answer stating several supports the most specific)."""
+    computed: dict[str, int] = {}
+    for answer in firsts:
+        if answer.program and answer.computed and answer.result:
+            computed[answer.result] = computed.get(answer.result, 0) + 1
+    support = dict(computed)
+    for answer in firsts:
+        if not answer.program:
+            stated = [r for r in computed if states(answer.conclusion, r)]
+            if stated:
+                support[max(stated, key=lambda r: (len(r.split()), len(r)))] += 1
+    return computed, support
+
+
+def _written_choice(firsts: list[AnswerResult], rule_reason: str, computed: dict[str, int],
+                    support: dict[str, int]) -> Decision | None:
+    """The written answers decide among themselves: the result most of them state, then the first listed (an
+    answer stating none supports nothing); None when no answer is written."""
+    written = [a for a in firsts if not a.program]
+    if not written:
+        return None
+    stated: dict[str, int] = {}
+    for answer in written:
+        if answer.stated and answer.result:
+            stated[answer.result] = stated.get(answer.result, 0) + 1
+    best = max(stated.values(), default=0)
+    presenter = next((a for a in written if a.stated and a.result and stated[a.result] == best), written[0])
+    return Decision(presenter.agent, "first_answers_evidence", rule_reason, support=support or stated, ends_run=True,
+                    record=FirstAnswersDecided(result=presenter.result if presenter.stated else "",
+                                               winner=presenter.label, support=support or stated,
+                                               labels=tuple(a.label for a in firsts), computed=computed))
+
+
+def _first_answers_evidence(ev: Evidence, _round: _Round) -> Decision | None:
+    """Under ``decide`` (issue 48; bench/results/plain-127/RULE.md): execution outranks agreement, agreement
+    outranks listing order. A result's key is (valid programs printing it, answers supporting it, first listed
+    holder). No computed result: the written answers decide among themselves (failed, silent, prose and literal
+    programs never present while one exists). Settled when no result is computed, or the leading one is held by
+    two answers and strictly ahead of the next on (computed, support); until then the next reserve agent is
+    asked, and once the reserve is spent unsettled the written answers decide (uncorroborated evidence, after
+    more was asked for, is none)."""
+    if ev.after_first_answers != "decide" or ev.first_turns is None:
+        return None
+    firsts = _firsts(ev)
+    if not firsts:  # every counted agent's first turn failed: a reserve agent, if one is left, is asked
+        return Decision(None, "first_answers_evidence", f"no first answer: {ev.reserve[0]} is asked",
+                        ask=ev.reserve[0], record=FirstAnswersDisagree(ask=ev.reserve[0])) if ev.reserve else None
+    if any(a.passed is not None for a in firsts):
+        return _code_first_answers(firsts)
+    labels = tuple(a.label for a in firsts)
+    computed, support = _weighed(firsts)
+    if not computed:
+        return _written_choice(firsts, "no program computed a result: the written answers decide", {}, {}) \
+            or _code_first_answers(firsts)  # no answer written either: the first listed presents
+    place = {agent: i for i, agent in enumerate(ev.order)}
+    holder = {r: min((a for a in firsts if a.program and a.computed and a.result == r),
+                     key=lambda a: place.get(a.agent, len(place))) for r in computed}
+    ranked = sorted(computed, key=lambda r: (computed[r], support[r], -place.get(holder[r].agent, len(place))),
+                    reverse=True)
+    lead = ranked[0]
+    settled = support[lead] >= 2 and (
+        len(ranked) == 1 or (computed[lead], support[lead]) > (computed[ranked[1]], support[ranked[1]]))
+    if not settled and ev.reserve:
+        return Decision(None, "first_answers_evidence", f"the first answers disagree: {ev.reserve[0]} is asked",
+                        support=support, ask=ev.reserve[0], record=FirstAnswersDisagree(
+                            ask=ev.reserve[0], support=support, computed=computed, labels=labels))
+    if not settled and ev.reserve_spent:
+        fallback = _written_choice(firsts, "the evidence never settled: the written answers decide", computed,
+                                   support)
+        if fallback is not None:
+            return fallback
+    reason = "computed, and agreed" if settled else "computed, uncorroborated"
+    return Decision(holder[lead].agent, "first_answers_evidence", reason, support=support, ends_run=True,
+                    record=FirstAnswersDecided(result=lead, winner=holder[lead].label, support=support,
+                                               labels=labels, computed=computed))
 
 
 # --- a vote round ------------------------------------------------------------------------------------------
@@ -310,9 +353,7 @@ class Rule:
 
 RULES: tuple[Rule, ...] = (
     Rule("unanimous_first_answers", _unanimous_first_answers),
-    Rule("no_result_asked", _no_result_asked),
-    Rule("two_valued_first_answers", _two_valued_first_answers),
-    Rule("first_answers_majority", _first_answers_majority),
+    Rule("first_answers_evidence", _first_answers_evidence),
     Rule("results_unknown", _results_unknown),
     Rule("no_evidence", _no_evidence),
     Rule("checked_results", _checked_results),

@@ -8,7 +8,9 @@ tells the supervisor the tally (``TallyUpdated``: counts, votes, converged, winn
 The first answers are a round too. When every counted agent has ended its first turn the supervisor holds
 the vote turns and tells the judge (``FirstAnswersIn``); the judge applies the same function with the first
 answers' rules in play and replies ``FirstAnswersJudged``: the agent whose answer ends the run with no vote
-round (recorded as ``UnanimousFirstAnswers`` or ``FirstAnswersDecided``), or None, and the vote round goes on.
+round (recorded as ``UnanimousFirstAnswers`` or ``FirstAnswersDecided``); or a reserve agent to ask, when the
+first answers did not settle (``FirstAnswersDisagree``; it rules again once that answer is in); or neither, and
+the vote round goes on.
 
 A vote carries its voter's own result: what the voter's work in that turn concluded, else the number its
 reason states (``results.reason_result``), "" when neither states one or the target states no result to
@@ -41,7 +43,8 @@ class Judge(TracedActor[JudgeInbox]):
 
     def __init__(self, ctx: RunContext, supervisor: Peer, agent_order: list[str],
                  rule: Literal["support", "prior"] = "support",
-                 after_first_answers: Literal["vote", "decide"] = "vote") -> None:
+                 after_first_answers: Literal["vote", "decide"] = "vote", reserve: tuple[str, ...] = ()) -> None:
+        """``reserve``: agents asked for a first answer only while the first answers have not settled."""
         super().__init__(ctx, "judge")
         self.supervisor = supervisor
         self.order = tuple(agent_order)
@@ -52,6 +55,8 @@ class Judge(TracedActor[JudgeInbox]):
         self.vote_results: dict[str, Ballot] = {}
         self.answers: tuple[AnswerResult, ...] = ()
         self.round = 0
+        self.reserve = reserve  # not yet asked, in config order
+        self.had_reserve = bool(reserve)
 
     def handle(self, message: JudgeInbox) -> None:
         match message:
@@ -79,17 +84,22 @@ class Judge(TracedActor[JudgeInbox]):
         self._report()
 
     def _first_answers(self, message: FirstAnswersIn) -> None:
-        """Rule on the first answers of ``message.round``: the winner ends the run, or None: vote on."""
+        """Rule on the first answers of ``message.round``: the winner ends the run, a reserve agent is asked, or
+        neither: vote on."""
+        self.reserve = tuple(agent for agent in self.reserve if agent not in message.agents)  # asked already
         decision = decide(Evidence(
             answers=self.answers, order=self.order, winner_rule=self.rule,
-            after_first_answers=self.after_first_answers,
+            after_first_answers=self.after_first_answers, reserve=self.reserve,
+            reserve_spent=self.had_reserve and not self.reserve,
             first_turns=FirstTurnsEnded(agents=message.agents, on_answer=message.on_answer)))
-        winner = None
-        if message.round == self.round and decision.ends_run:
+        winner = ask = None
+        if message.round == self.round and (decision.ends_run or decision.ask is not None):
             if decision.record is not None:
                 self.record(decision.record)
-            winner = decision.winner
-        self.tell(self.supervisor, FirstAnswersJudged(round=message.round, winner=winner))
+            winner, ask = decision.winner, decision.ask
+            if ask is not None:
+                self.reserve = tuple(agent for agent in self.reserve if agent != ask)
+        self.tell(self.supervisor, FirstAnswersJudged(round=message.round, winner=winner, ask=ask))
 
     def _report(self) -> None:
         live_votes = {voter: vote for voter, vote in self.votes.items() if voter in self.live}

@@ -95,7 +95,7 @@ class Supervisor(TracedActor[SupervisorInbox]):
         self.mcp = McpSupervision(ActorPort(self), specs, state.rules.restart, state.live_peer)
         self.ending = RunEnding(state, self, ctx.clock, lambda: self.actor_ref.stop(block=False))
         self.snapshots = Snapshotting(run.files, ctx.run_id, self._deliver_snapshot)
-        self.handout = TurnHandout(state, self, ctx.clock, self.ending, self.snapshots)
+        self.handout = TurnHandout(state, self, ctx.clock, self.ending, self.snapshots, self._spawn)
         self.failures = FailureHandling(state, self, ctx.clock, handout=self.handout, ending=self.ending,
                                         spawn=self._spawn, mcp=self.mcp, runtime=ctx.runtime)
 
@@ -116,13 +116,14 @@ class Supervisor(TracedActor[SupervisorInbox]):
         me = Peer("supervisor", 1, self.actor_ref)
         self.self_peer = me
         judge_ref = Judge.start(self.ctx, me, list(state.children), state.rules.winner_rule,
-                                state.rules.after_first_answers)
+                                state.rules.after_first_answers,
+                                tuple(a for a in state.children if state.children[a].status == "reserve"))
         state.judge = Peer("judge", 1, judge_ref)
         self.mcp.start(me)
         if run.resume is not None:
             restore(state, self, self.ctx.clock, run.resume)
         for child in state.children.values():
-            if child.status != "failed":
+            if child.status not in ("failed", "reserve"):  # a reserve agent starts when the judge asks for it
                 self._spawn(child)
         if all(child.status == "failed" for child in state.children.values()):
             self.ending.all_failed()  # a resumed run whose agents had all failed

@@ -20,7 +20,9 @@ from massgen.configs.schema import TimeoutSettings
 from massgen.messages import AnswerView, Tick
 
 # "answering": its answer waits for its workspace snapshot (actors/supervisor/snapshotting.py); no turn meanwhile.
-ChildStatus = Literal["starting", "idle", "in_turn", "answering", "presenting", "restarting", "failed"]
+# "reserve": asked for a first answer only while the first answers disagree (``orchestrator.reserve_agents``);
+# not started until then, and not counted.
+ChildStatus = Literal["reserve", "starting", "idle", "in_turn", "answering", "presenting", "restarting", "failed"]
 Overdue = Literal["restart", "stopped", "start", "finish", "turn", "idle", "present"]
 # After a command's own deadline: time to kill it, read its output and report the result.
 COMMAND_GRACE_S = 10.0

@@ -109,7 +109,7 @@ class FailureHandling:
     def _others_go_on(self, child: Child) -> bool:
         """Whether another agent is live and counted: the team can converge without ``child``."""
         state = self.state
-        return any(c.status not in ("failed", "restarting") and state.stragglers.counted(a)
+        return any(c.status not in ("failed", "restarting", "reserve") and state.stragglers.counted(a)
                    for a, c in state.children.items() if c is not child)
 
     def _leave_out(self, child: Child, reason: str) -> None:

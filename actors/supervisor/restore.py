@@ -55,6 +55,8 @@ def restore(state: SupervisorState, out: Emitter, clock: Clock, resumed: ResumeS
             child.resume_turn = (AnswerView.model_validate(carried.turn_view), carried.turn_vote_only)
         if carried.status == "failed":
             child.status = "failed"
+        elif child.status == "reserve" and (name in state.first_done or carried.turn_view is not None):
+            child.status = "starting"  # the attempt it continues had asked this reserve agent
         elif carried.excluded_round is not None:
             state.stragglers.exclude(name, carried.excluded_round)
     if answers:

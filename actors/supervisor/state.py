@@ -75,7 +75,9 @@ class SupervisorState:
         order = [s.agent_id for s in specs]
         return cls(
             config=config, run=run, timeouts=timeouts, rules=rules,
-            children={s.agent_id: Child(spec=s, history=RestartHistory(rules.restart)) for s in specs},
+            children={s.agent_id: Child(spec=s, history=RestartHistory(rules.restart),
+                                        status="reserve" if s.agent_id in rules.reserve_agents else "starting")
+                      for s in specs},
             coord=Coordination(order, {s.agent_id: s.label for s in specs}, rules),
             spent=Spending(rules.budget), stragglers=StragglerWatch(timeouts.straggler_grace_seconds),
             notes=NoteBoard(order), started=now, deadline=now + timeouts.orchestrator_timeout_seconds,
@@ -92,12 +94,13 @@ class SupervisorState:
 
     def counted(self) -> tuple[str, ...]:
         """The agents the round waits for: live, and not left out of it as stragglers."""
-        return tuple(a for a, c in self.children.items() if c.status != "failed" and self.stragglers.counted(a))
+        return tuple(a for a, c in self.children.items()
+                     if c.status not in ("failed", "reserve") and self.stragglers.counted(a))
 
     def awaiting_first_turns(self) -> bool:
         """Whether a live, counted agent has not yet ended its first (independent) turn."""
-        return any(agent not in self.first_done and c.status != "failed" and self.stragglers.counted(agent)
-                   for agent, c in self.children.items())
+        return any(agent not in self.first_done and c.status not in ("failed", "reserve")
+                   and self.stragglers.counted(agent) for agent, c in self.children.items())
 
     def live_peer(self, agent_id: str) -> Peer | None:
         """The agent's incarnation now, unless it is failed or restarting."""

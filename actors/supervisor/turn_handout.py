@@ -11,6 +11,7 @@ answers' included: once they are all in, the turns wait for its ruling (``FirstA
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from massgen.actors.coordination.presentation import presentation_change
@@ -46,10 +47,11 @@ from massgen.messages import (
 
 class TurnHandout:
     def __init__(self, state: SupervisorState, out: Emitter, clock: Clock, ending: RunEnding,
-                 snapshots: Snapshotting) -> None:
-        """``snapshots``: an answer's workspace is copied there, off this thread, before it is accepted."""
+                 snapshots: Snapshotting, spawn: Callable[[Child], None]) -> None:
+        """``snapshots``: an answer's workspace is copied there, off this thread, before it is accepted;
+        ``spawn`` starts an agent's incarnation (a reserve agent, when the judge asks for it)."""
         self.state, self.out, self.clock, self.ending = state, out, clock, ending
-        self.snapshots = snapshots
+        self.snapshots, self.spawn = snapshots, spawn
 
     def start_turn(self, child: Child) -> None:
         state = self.state
@@ -185,6 +187,15 @@ class TurnHandout:
             self._conclude(ruling.winner)
             return
         child = state.children.get(held) if held is not None else None
+        reserve = state.children.get(ruling.ask) if ruling.ask is not None else None
+        if reserve is not None and reserve.status == "reserve":
+            # The first answers disagree: the reserve agent gives its first answer, and the turns wait for it
+            # (it is counted now); the judge rules again once it is in.
+            reserve.status = "starting"
+            self.spawn(reserve)
+            if child is not None:
+                self.next_turn(child)
+            return
         if child is not None:
             self._hand_out(child, state.awaiting_first_turns())
         else:

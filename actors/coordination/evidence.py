@@ -1,0 +1,154 @@
+"""What a first answer is evidence of: a value a program computed, or a written answer stating one.
+
+Issue 48's rule (bench/results/plain-127/RULE.md, written before its runs): execution outranks agreement,
+agreement outranks listing order. Two questions only, both pure functions of text:
+
+- ``computed_value``: does a program's printout count as a value it *computed*? Not when it printed nothing,
+  printed prose (more than ``VALUE_WORDS`` words: a program computes values, text of more words is text it
+  holds), or printed a literal of its own source (``print('lrohtam')`` printed what it was told to print; a
+  fact or a haiku a program can only repeat). A program that failed never gets this far.
+- ``states``: does a written answer's conclusion state a given computed value? The reader is never asked to
+  invent a result, only whether an answer says this one: the value's words or numbers in order in the answer's
+  last lines (numbers as numbers, ``True``/``False`` as yes/no, list brackets and commas aside), or the result
+  the answer itself states (``results.stated_result``) equal to it.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from massgen.actors.coordination.results import stated_result
+
+__all__ = ["VALUE_WORDS", "computed_value", "conclusion_of", "states"]
+
+VALUE_WORDS = 12
+"""The most words a printout may have and still be a value (a list of twelve words is one; a sentence of
+explanation is not)."""
+
+_CONCLUSION_LINES = 3  # where a written answer concludes: its last lines outside code, closing remarks aside
+_CONCLUSION_CHARS = 600  # what the judge is told of an answer's conclusion (``AnswerResult.conclusion``)
+_FENCE = re.compile(r"^\s*(?:```|~~~)")
+_CLOSING = re.compile(
+    r"^\W*(?:i\s+)?(?:hope\b|let\s+me\s+know\b|feel\s+free\b|if\s+you\s+(?:have|need)\b|happy\s+to\s+help|"
+    r"glad\s+to\s+help|good\s+luck|thanks?\b|thank\s+you|cheers\b|you'?re\s+welcome|is\s+there\s+anything\s+else|"
+    r"(?:do\s+you\s+have\s+)?any\s+(?:other|more|further)\s+questions|enjoy\b|best\s+regards)",
+    re.IGNORECASE,
+)
+_TOKEN = re.compile(r"-?\d[\d,]*(?:\.\d+)?|[^\W\d_]+(?:['\u2019-][^\W\d_]+)*", re.UNICODE)
+_SPELLED = {"zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
+            "seven": "7", "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12"}
+_TRUTH = {"true": "yes", "false": "no"}
+
+
+def _literal(node: ast.expr, bound: dict[str, list[ast.expr]]) -> bool:
+    """Whether ``node`` only restates what the source wrote: a constant, an f-string of constants, a name
+    every assignment of which is a literal, or a tuple or list of literals."""
+    match node:
+        case ast.Constant():
+            return True
+        case ast.JoinedStr():
+            return all(isinstance(v, ast.Constant)
+                       or (isinstance(v, ast.FormattedValue) and _literal(v.value, bound)) for v in node.values)
+        case ast.Name():
+            values = bound.get(node.id)
+            return bool(values) and all(_literal(v, {}) for v in values or ())
+        case ast.Tuple() | ast.List():
+            return all(_literal(e, bound) for e in node.elts)
+        case _:
+            return False
+
+
+def _prints_literals(code: str) -> bool:
+    """Whether every ``print`` of ``code`` prints only literals (``print('lrohtam')``, ``answer = 'Paris';
+    print(answer)``): what it printed, it was told to print. A program that prints nothing through ``print``,
+    or that does not parse, is taken at its word."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return False
+    bound: dict[str, list[ast.expr]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    bound.setdefault(target.id, []).append(node.value)
+                else:  # unpacking, subscripts: not a plain binding of a literal
+                    for name in ast.walk(target):
+                        if isinstance(name, ast.Name):
+                            bound.setdefault(name.id, []).append(ast.Name(id="<computed>"))
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.comprehension, ast.NamedExpr)):
+            target = node.target
+            for name in ast.walk(target):
+                if isinstance(name, ast.Name):
+                    bound.setdefault(name.id, []).append(ast.Name(id="<computed>"))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and isinstance(node.func.value, ast.Name):  # ``x.sort()`` may change what ``x`` holds
+            bound.setdefault(node.func.value.id, []).append(ast.Name(id="<computed>"))
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)):
+            defined = ([node.name] if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                       else [alias.asname or alias.name for alias in node.names])
+            for defined_name in defined:
+                bound.setdefault(defined_name, []).append(ast.Name(id="<computed>"))
+    prints = [node for node in ast.walk(tree) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+              and node.func.id == "print"]
+    return bool(prints) and all(_literal(arg, bound) for call in prints for arg in call.args)
+
+
+def computed_value(code: str, printed: str) -> bool:
+    """Whether ``printed`` (a program's standard output, the program having exited 0) is a value the program
+    computed: something printed, at most ``VALUE_WORDS`` words, and not only literals of ``code`` printed."""
+    lines = [line.strip() for line in printed.splitlines() if line.strip()]
+    if not lines:
+        return False
+    if len(_TOKEN.findall(" ".join(lines))) > VALUE_WORDS:
+        return False
+    return not _prints_literals(code)
+
+
+def conclusion_of(text: str) -> str:
+    """A written answer's last lines outside code, closing remarks and punctuation-only lines aside: where it
+    concludes (at most ``_CONCLUSION_CHARS``, the end kept)."""
+    kept: list[str] = []
+    in_code = False
+    for raw in text.splitlines():
+        if _FENCE.match(raw):
+            in_code = not in_code
+            continue
+        if not in_code and raw.strip():
+            kept.append(raw.strip())
+    while kept and (_CLOSING.match(kept[-1]) or not re.search(r"\w", kept[-1])):
+        kept.pop()
+    return "\n".join(kept[-_CONCLUSION_LINES:])[-_CONCLUSION_CHARS:]
+
+
+def _tokens(text: str) -> list[str]:
+    """Words and numbers, lowercased, numbers without thousands separators or a ``.0``, spelled small numbers as
+    digits, True/False as yes/no."""
+    out: list[str] = []
+    for token in _TOKEN.findall(text.lower()):
+        if token[0].isdigit() or token[0] == "-":
+            token = token.replace(",", "")
+            if re.fullmatch(r"-?\d+\.0+", token):
+                token = token.split(".", 1)[0]
+        out.append(_SPELLED.get(token, _TRUTH.get(token, token)))
+    return out
+
+
+def _contains(haystack: list[str], needle: list[str]) -> bool:
+    n = len(needle)
+    return any(haystack[i:i + n] == needle for i in range(len(haystack) - n + 1))
+
+
+def states(conclusion: str, value: str) -> bool:
+    """Whether a written answer whose conclusion is ``conclusion`` states ``value`` (a computed result)."""
+    wanted = _tokens(value)
+    if not wanted or not conclusion.strip():
+        return False
+    if wanted in (["yes"], ["no"]):
+        said = stated_result(conclusion)
+        return _tokens(said) == wanted if said else _tokens(conclusion)[:1] == wanted
+    if _contains(_tokens(conclusion), wanted):
+        return True
+    said = stated_result(conclusion)
+    return bool(said) and _tokens(said) == wanted

@@ -1,0 +1,60 @@
+"""What a first answer is evidence of (``actors/coordination/evidence.py``): a value a program computed, and
+whether a written answer states it. Issue 48's cases, each as a user met it."""
+
+from __future__ import annotations
+
+import pytest
+
+from massgen.actors.coordination.evidence import computed_value, conclusion_of, states
+
+
+@pytest.mark.parametrize(("code", "printed"), [
+    ("print('lrohtam')", "lrohtam"),                                   # what it was told to print
+    ("answer = 'Canberra'\nprint(answer)", "Canberra"),                # a fact it can only repeat
+    ("print(f'The answer is {4}')", "The answer is 4"),
+    ("print('Whispers of the sea')\nprint('soft waves fold')", "Whispers of the sea\nsoft waves fold"),
+    ("import math\nprint(' '.join(['word'] * 13))", " ".join(["word"] * 13)),  # prose, not a value
+    ("x = 1 / 0", ""),                                                 # printed nothing
+])
+def test_a_printout_that_is_a_literal_prose_or_nothing_was_not_computed(code: str, printed: str) -> None:
+    assert not computed_value(code, printed)
+
+
+@pytest.mark.parametrize(("code", "printed"), [
+    ("print('mississippi'.count('s'))", "4"),
+    ("import datetime\nprint(datetime.date(2000, 1, 1).strftime('%A'))", "Saturday"),
+    ("print(max(9.11, 9.9))", "9.9"),                                  # it picked one of its constants
+    ("xs = [25, 3, 19]\nxs.sort()\nprint(xs)", "[3, 19, 25]"),        # a literal changed in place
+    ("word = 'matthor'\nprint(word[::-1])", "rohttam"),
+    ("for w in ['a', 'b']:\n    print(w)", "a\nb"),
+])
+def test_a_value_the_program_computed_is_evidence(code: str, printed: str) -> None:
+    assert computed_value(code, printed)
+
+
+@pytest.mark.parametrize(("conclusion", "value"), [
+    ("The letter 's' appears **4** times in mississippi.", "4"),
+    ("There are four.", "4"),
+    ("In order: 3, 7, 12, 19, 25.", "3 7 12 19 25"),
+    ("No, 221 is not prime: 13 x 17.", "no"),
+    ("1,089 is the total.", "1089"),
+    ("The answer is Saturday.", "saturday"),
+])
+def test_a_written_answer_states_a_value_it_concludes(conclusion: str, value: str) -> None:
+    assert states(conclusion, value)
+
+
+@pytest.mark.parametrize(("conclusion", "value"), [
+    ("1 January 2000 was a Monday.", "saturday"),
+    ("Yes.", "no"),
+    ("In order: 3, 12, 7, 19, 25.", "3 7 12 19 25"),
+    ("", "4"),
+])
+def test_a_written_answer_that_concludes_otherwise_does_not_state_it(conclusion: str, value: str) -> None:
+    assert not states(conclusion, value)
+
+
+def test_the_conclusion_is_read_outside_code_and_before_closing_remarks() -> None:
+    text = "Let me count.\n```python\nprint(4)\n```\nIt appears 3 times.\n\nHope this helps!"
+    assert conclusion_of(text) == "Let me count.\nIt appears 3 times."
+    assert not states(conclusion_of(text), "4")
