@@ -113,11 +113,16 @@ def test_execution_outranks_agreement_when_the_evidence_settles() -> None:
 
 
 def test_agreement_outranks_listing_order_and_a_written_answer_supports_what_it_states() -> None:
-    # One program each; the written answer states the second one's result: the second wins.
-    decision = decided(answer("p", "3", program=True), answer("q", "3 7 12 19 25", program=True),
-                       written("g", "In order: 3, 7, 12, 19, 25."), reserve=("r",))
+    # One program each; the written answer states the second one's result: with no reserve, the second wins.
+    firsts = (answer("p", "3", program=True), answer("q", "3 7 12 19 25", program=True),
+              written("g", "In order: 3, 7, 12, 19, 25."))
+    decision = decided(*firsts)
     assert (decision.winner, decision.ask) == ("q", None)
     assert decision.support == {"3": 1, "3 7 12 19 25": 2}  # the most specific value it states
+    # Programs that disagree are settled by programs: agreement only breaks the tie once none is left to ask.
+    assert decided(*firsts, reserve=("r",)).ask == "r"
+    settled = decided(*firsts, answer("r", "3 7 12 19 25", program=True), order=("p", "q", "g", "r"))
+    assert (settled.winner, settled.support) == ("q", {"3": 1, "3 7 12 19 25": 3})
 
 
 def test_disagreement_asks_the_next_reserve_agent_and_nothing_ends() -> None:

@@ -27,6 +27,8 @@ def test_a_printout_that_is_a_literal_prose_or_nothing_was_not_computed(code: st
     ("xs = [25, 3, 19]\nxs.sort()\nprint(xs)", "[3, 19, 25]"),        # a literal changed in place
     ("word = 'matthor'\nprint(word[::-1])", "rohttam"),
     ("for w in ['a', 'b']:\n    print(w)", "a\nb"),
+    ("if 3 > 2:\n    answer = 'Yes'\nelse:\n    answer = 'No'\nprint(answer)", "Yes"),  # it chose which
+    ("print('Yes' if 9.9 > 9.11 else 'No')", "Yes"),
 ])
 def test_a_value_the_program_computed_is_evidence(code: str, printed: str) -> None:
     assert computed_value(code, printed)

@@ -32,6 +32,7 @@ from typing import Any, Literal
 import simpleeval
 
 from massgen.actors.agent.turn_io import ToolExecutor
+from massgen.actors.coordination import parsing
 from massgen.files import confined
 from massgen.messages import ToolSpec
 
@@ -208,7 +209,7 @@ def order_shown(expression: str, holds: bool) -> tuple[str, str, str] | None:
     ``holds``: ``9.11 > 9.9`` False is ``("9.9", "larger", "9.11")``, the numbers as written; else None."""
     source = expression.strip()
     try:
-        tree = ast.parse(source, mode="eval").body
+        tree = parsing.parse_expression(source).body
     except SyntaxError:
         return None
     if not isinstance(tree, ast.Compare) or len(tree.ops) != 1 or type(tree.ops[0]) not in _ORDER:

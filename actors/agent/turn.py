@@ -16,7 +16,7 @@ from massgen.actors.agent import check_tools, client_tools, prompts, tool_argume
 from massgen.actors.agent.stream_guard import guard
 from massgen.actors.agent.turn_io import BudgetDenied, CallResult, ModelCallError, TurnIO, TurnSettings
 from massgen.actors.agent.workflow_checks import copies_ours, with_work, without_view_tags, workflow_problem
-from massgen.actors.coordination import code_checks, evidence, results
+from massgen.actors.coordination import code_checks, evidence, parsing, results
 from massgen.backends import Backend
 from massgen.backends.retry import CALL_RETRY_EVENT
 from massgen.files import confined
@@ -82,7 +82,7 @@ def printed_value(value: str, task: str, code: str = "") -> str:
 def _last_printed(code: str) -> str:
     """The expression of the program's last ``print(x)`` call (by its place in the code), or ""."""
     try:
-        tree = ast.parse(code)
+        tree = parsing.parse_module(code)
     except (SyntaxError, ValueError):
         return ""
     calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)

@@ -28,10 +28,10 @@ import json
 import math
 import re
 import secrets
-import threading
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 
+from massgen.actors.coordination.parsing import literal, parse_expression, parse_module
 from massgen.files import confined
 from massgen.messages import AnswerView, CodeCheck, ExampleRun
 
@@ -67,26 +67,6 @@ _DEF = re.compile(r"^\s*def\s+([A-Za-z_]\w*)\s*\(", re.MULTILINE)
 _IMPORT = re.compile(r"^(?:from\s+[\w.]+\s+import\s+[\w ,*()]+|import\s+[\w., ]+)\s*$", re.MULTILINE)
 
 
-# ast.parse from two agents' threads at once raised SystemError ("AST constructor recursion depth
-# mismatch") here on Python 3.11.7: the ast module's recursion counter is shared, so parses take turns.
-_PARSING = threading.Lock()
-
-
-def _parse(source: str) -> ast.Module:
-    with _PARSING:
-        return ast.parse(source)
-
-
-def _parse_expression(source: str) -> ast.Expression:
-    with _PARSING:
-        return ast.parse(source, mode="eval")
-
-
-def _literal(source: str | ast.expr) -> object:
-    with _PARSING:
-        return ast.literal_eval(source)
-
-
 @dataclass(frozen=True)
 class CodeTask:
     """The calls a task shows and what each should give (both as the task wrote them), and its imports."""
@@ -101,7 +81,7 @@ class CodeTask:
 
 def _expression(text: str) -> bool:
     try:
-        _parse_expression(text)
+        parse_expression(text)
     except (SyntaxError, ValueError):
         return False
     return True
@@ -111,7 +91,7 @@ def _calls(call: str, names: set[str]) -> bool:
     """Whether ``call`` calls one of the task's functions, naming nothing else but builtins
     (``is_happy(a) => False`` forgot its quotes: no example)."""
     try:
-        tree = _parse_expression(call)
+        tree = parse_expression(call)
     except (SyntaxError, ValueError):
         return False
     used = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
@@ -180,17 +160,17 @@ def probes(calls: Iterable[str], limit: int = MAX_PROBES) -> tuple[str, ...]:
     made: dict[str, None] = {}
     seen = set(calls := list(calls))
     for call in calls:
-        tree = _parse_expression(call)
+        tree = parse_expression(call)
         if not isinstance(tree.body, ast.Call):
             continue
         for index, argument in enumerate(tree.body.args):
             try:
-                value = _literal(argument)
+                value = literal(argument)
             except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
                 continue
             for changed in _changed(value):
                 args = list(tree.body.args)
-                args[index] = _parse_expression(repr(changed)).body
+                args[index] = parse_expression(repr(changed)).body
                 text = ast.unparse(ast.Call(func=tree.body.func, args=args, keywords=tree.body.keywords))
                 if text not in seen:
                     made[text] = None
@@ -199,7 +179,7 @@ def probes(calls: Iterable[str], limit: int = MAX_PROBES) -> tuple[str, ...]:
 
 def _parses(code: str) -> bool:
     try:
-        _parse(code)
+        parse_module(code)
     except (SyntaxError, ValueError):
         return False
     return True
@@ -218,7 +198,7 @@ def answer_code(answer: str) -> str | None:
     if blocks:
         return str(blocks[-1])
     try:
-        _parse(answer)
+        parse_module(answer)
     except (SyntaxError, ValueError):
         return None
     return answer
@@ -305,7 +285,7 @@ class _NotLiteral:
 
 def _value_of(text: str) -> object:
     try:
-        return _literal(text)
+        return literal(text)
     except Exception:  # ValueError, SyntaxError, MemoryError, RecursionError: compared as text instead
         return _NotLiteral
 

@@ -242,7 +242,7 @@ def _first_answers_evidence(ev: Evidence, _round: _Round) -> Decision | None:
     outranks listing order. A result's key is (valid programs printing it, answers supporting it, first listed
     holder). No computed result: the written answers decide among themselves (failed, silent, prose and literal
     programs never present while one exists). Settled when no result is computed, or the leading one is held by
-    two answers and strictly ahead of the next on (computed, support); until then the next reserve agent is
+    two answers and computed by more programs than the next; until then the next reserve agent is
     asked, and once the reserve is spent unsettled the written answers decide (uncorroborated evidence, after
     more was asked for, is none)."""
     if ev.after_first_answers != "decide" or ev.first_turns is None:
@@ -264,8 +264,7 @@ def _first_answers_evidence(ev: Evidence, _round: _Round) -> Decision | None:
     ranked = sorted(computed, key=lambda r: (computed[r], support[r], -place.get(holder[r].agent, len(place))),
                     reverse=True)
     lead = ranked[0]
-    settled = support[lead] >= 2 and (
-        len(ranked) == 1 or (computed[lead], support[lead]) > (computed[ranked[1]], support[ranked[1]]))
+    settled = support[lead] >= 2 and (len(ranked) == 1 or computed[lead] > computed[ranked[1]])
     if not settled and ev.reserve:
         return Decision(None, "first_answers_evidence", f"the first answers disagree: {ev.reserve[0]} is asked",
                         support=support, ask=ev.reserve[0], record=FirstAnswersDisagree(

@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 import re
 
+from massgen.actors.coordination.parsing import parse_module
 from massgen.actors.coordination.results import stated_result
 
 __all__ = ["VALUE_WORDS", "computed_value", "conclusion_of", "states"]
@@ -41,7 +42,7 @@ _SPELLED = {"zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "fiv
 _TRUTH = {"true": "yes", "false": "no"}
 
 
-def _literal(node: ast.expr, bound: dict[str, list[ast.expr]]) -> bool:
+def _literal(node: ast.expr, bound: dict[str, list[ast.expr | None]]) -> bool:
     """Whether ``node`` only restates what the source wrote: a constant, an f-string of constants, a name
     every assignment of which is a literal, or a tuple or list of literals."""
     match node:
@@ -52,7 +53,7 @@ def _literal(node: ast.expr, bound: dict[str, list[ast.expr]]) -> bool:
                        or (isinstance(v, ast.FormattedValue) and _literal(v.value, bound)) for v in node.values)
         case ast.Name():
             values = bound.get(node.id)
-            return bool(values) and all(_literal(v, {}) for v in values or ())
+            return bool(values) and all(v is not None and _literal(v, {}) for v in values or ())
         case ast.Tuple() | ast.List():
             return all(_literal(e, bound) for e in node.elts)
         case _:
@@ -64,35 +65,65 @@ def _prints_literals(code: str) -> bool:
     print(answer)``): what it printed, it was told to print. A program that prints nothing through ``print``,
     or that does not parse, is taken at its word."""
     try:
-        tree = ast.parse(code)
+        tree = parse_module(code)
     except (SyntaxError, ValueError):
         return False
-    bound: dict[str, list[ast.expr]] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Assign):
-            for target in node.targets:
-                if isinstance(target, ast.Name):
-                    bound.setdefault(target.id, []).append(node.value)
-                else:  # unpacking, subscripts: not a plain binding of a literal
-                    for name in ast.walk(target):
-                        if isinstance(name, ast.Name):
-                            bound.setdefault(name.id, []).append(ast.Name(id="<computed>"))
-        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.comprehension, ast.NamedExpr)):
-            target = node.target
+    # name -> what was bound to it; None: something computed (no AST node is built here: CPython 3.11's AST
+    # constructors are not safe to call beside another thread's ast.parse)
+    bound: dict[str, list[ast.expr | None]] = {}
+    computed = None
+
+    def bind(target: ast.AST, value: ast.expr | None) -> None:
+        if isinstance(target, ast.Name):
+            bound.setdefault(target.id, []).append(value)
+        else:  # unpacking, subscripts: not a plain binding of a literal
             for name in ast.walk(target):
                 if isinstance(name, ast.Name):
-                    bound.setdefault(name.id, []).append(ast.Name(id="<computed>"))
+                    bound.setdefault(name.id, []).append(computed)
+
+    def visit(node: ast.AST, under: bool) -> None:
+        """Bindings; one under a condition, a loop or a function is decided, so no literal."""
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                bind(target, computed if under else node.value)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.comprehension,
+                               ast.NamedExpr)):
+            bind(node.target, computed)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
                 and isinstance(node.func.value, ast.Name):  # ``x.sort()`` may change what ``x`` holds
-            bound.setdefault(node.func.value.id, []).append(ast.Name(id="<computed>"))
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)):
-            defined = ([node.name] if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-                       else [alias.asname or alias.name for alias in node.names])
-            for defined_name in defined:
-                bound.setdefault(defined_name, []).append(ast.Name(id="<computed>"))
-    prints = [node for node in ast.walk(tree) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-              and node.func.id == "print"]
-    return bool(prints) and all(_literal(arg, bound) for call in prints for arg in call.args)
+            bind(node.func.value, computed)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.setdefault(node.name, []).append(computed)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                bound.setdefault(alias.asname or alias.name, []).append(computed)
+        for child in ast.iter_child_nodes(node):
+            visit(child, under or isinstance(node, _DECIDING))
+
+    for statement in tree.body:
+        visit(statement, False)
+    told = [not decided and all(_literal(arg, bound) for arg in call.args) for call, decided in _prints(tree.body)]
+    return bool(told) and all(told)
+
+
+_DECIDING = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try, ast.Match, ast.With, ast.FunctionDef,
+             ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.IfExp, ast.comprehension)
+
+
+def _prints(nodes: list[ast.stmt]) -> list[tuple[ast.Call, bool]]:
+    """The ``print`` calls under ``nodes``, each with whether it is under a condition, a loop or a function: which
+    of its literals is printed, the program decided there (``if ...: print('Yes') else: print('No')``)."""
+    found: list[tuple[ast.Call, bool]] = []
+
+    def visit(node: ast.AST, under: bool) -> None:
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print":
+            found.append((node, under))
+        for child in ast.iter_child_nodes(node):
+            visit(child, under or isinstance(node, _DECIDING))
+
+    for statement in nodes:
+        visit(statement, False)
+    return found
 
 
 def computed_value(code: str, printed: str) -> bool:

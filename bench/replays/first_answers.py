@@ -1,0 +1,125 @@
+"""Recorded first answers, decided again: issue 48's rule (``decide`` now) and the rule before it (``decide`` as it
+was at 2cddd55, loaded from git), on the very answers a recorded team run gave.
+
+A team's first answers are independent requests (each sees the question alone, at a fixed seed), and one request
+gives one reply on the local server, so a live run of today's team gives the answers it recorded, and the team's
+answer is what ``decide`` makes of them. Where issue 48's rule asks a reserve agent, the recorded run has no such
+answer: those tasks are listed as needing one (the live run of the team asks them).
+
+Run: python -m bench.replays.first_answers RUN_DIR --tasks rg:gsm_symbolic,... --n 40 --seed 5000
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+import types
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bench.quality import load_rows
+from bench.tasks import Task, select_tasks
+from massgen.actors.coordination.decision import Evidence, FirstTurnsEnded, decide
+from massgen.actors.coordination.evidence import computed_value, conclusion_of
+from massgen.actors.coordination.results import final_result, stated_result
+from massgen.messages import AnswerResult
+
+__all__ = ["Replayed", "answer_results", "before_issue_48", "replay"]
+
+BEFORE = "2cddd55"  # the last commit with the rule issue 48 replaced
+PROGRAM_AGENTS = ("local_1", "local_2", "local_4", "local_5")
+ORDER = ("local_1", "local_2", "local_3", "local_4", "local_5")
+RESERVE = ("local_4", "local_5")
+_PROGRAM = re.compile(r"\A```python\n(?P<code>.*?)\n```\n\nThe program printed:\n(?P<printed>.*)\n\nAnswer: ",
+                      re.DOTALL)
+
+
+def answer_results(first_answers: list[dict[str, Any]], *, new_rule: bool) -> tuple[AnswerResult, ...]:
+    """The judge's view of recorded first answers, as ``Coordination.results`` builds it: a program's answer is
+    computed when it printed (before issue 48) or printed a computed value (``evidence.computed_value``)."""
+    out = []
+    for a in first_answers:
+        text, agent = a["text"], a["agent"]
+        program = agent in PROGRAM_AGENTS
+        match = _PROGRAM.match(text) if program else None
+        printed = bool(match and match.group("printed").strip())
+        computed = printed and (not new_rule or computed_value(match.group("code"), match.group("printed")))
+        out.append(AnswerResult(agent=agent, label=a["label"], result=final_result(text), independent=True,
+                                stated=bool(stated_result(text)), computed=computed, program=program,
+                                conclusion="" if program else conclusion_of(text)))
+    return tuple(out)
+
+
+def before_issue_48() -> types.ModuleType:
+    """``actors/coordination/decision.py`` as it was at ``BEFORE``, as a module of its own."""
+    root = Path(__file__).resolve().parents[2]
+    source = subprocess.run(["git", "show", f"{BEFORE}:actors/coordination/decision.py"], cwd=root,
+                            capture_output=True, text=True, check=True).stdout
+    module = types.ModuleType("decision_before_issue_48")
+    sys.modules[module.__name__] = module  # dataclasses look their module up
+    exec(compile(source, f"{BEFORE}:decision.py", "exec"), module.__dict__)  # our own file, from git
+    return module
+
+
+@dataclass(frozen=True)
+class Replayed:
+    task_id: str
+    family: str
+    new: bool | None  # issue 48's rule right; None: it asks a reserve agent the record does not have
+    before: bool  # the rule before issue 48 right
+    asks: str | None
+
+
+def _winner_text(first_answers: list[dict[str, Any]], winner: str | None) -> str | None:
+    return next((a["text"] for a in first_answers if a["agent"] == winner), None)
+
+
+def replay(rows: list[dict[str, Any]], tasks: list[Task]) -> list[Replayed]:
+    """Each recorded team row decided by both rules, graded by its task."""
+    old = before_issue_48()
+    by_id = {t.task_id: t for t in tasks}
+    out = []
+    for row in rows:
+        task = by_id.get(row["task_id"])
+        firsts = row.get("first_answers") or []
+        if row.get("method") != "team" or task is None or not firsts:
+            continue
+        agents = tuple(a["agent"] for a in firsts)
+        new = decide(Evidence(answers=answer_results(firsts, new_rule=True), order=ORDER, after_first_answers="decide",
+                              reserve=RESERVE, first_turns=FirstTurnsEnded(agents=agents)))
+        before = old.decide(old.Evidence(answers=answer_results(firsts, new_rule=False), order=ORDER,
+                                         after_first_answers="decide",
+                                         first_turns=old.FirstTurnsEnded(agents=agents)))
+        new_right = None if new.ask else task.grade(_winner_text(firsts, new.winner)).correct
+        out.append(Replayed(task.task_id, task.family, new_right,
+                            task.grade(_winner_text(firsts, before.winner)).correct, new.ask))
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("run", type=Path, help="a bench.quality output folder (its answers.jsonl)")
+    parser.add_argument("--tasks", required=True)
+    parser.add_argument("--n", type=int, required=True)
+    parser.add_argument("--seed", default="0")
+    args = parser.parse_args(argv)
+    _seeds, tasks = select_tasks(args.tasks, args.n, args.seed)
+    results = replay(load_rows(args.run / "answers.jsonl"), tasks)
+    families = sorted({r.family for r in results})
+    print("| family | n | rule before issue 48 | issue 48's rule, decided without a reserve | asks a reserve |")
+    print("|---|---|---|---|---|")
+    for family in [*families, "overall"]:
+        picked = [r for r in results if family in ("overall", r.family)]
+        decided = [r for r in picked if r.new is not None]
+        before_on_decided = sum(r.before for r in decided)
+        print(f"| {family} | {len(picked)} | {sum(r.before for r in picked)} | {sum(bool(r.new) for r in decided)} of "
+              f"{len(decided)} (before: {before_on_decided}) | {len(picked) - len(decided)} |")
+    print(json.dumps({"asks": [r.task_id for r in results if r.new is None]}))
+
+
+if __name__ == "__main__":
+    main()
