@@ -19,7 +19,7 @@ import ast
 import re
 
 from massgen.actors.coordination.parsing import parse_module
-from massgen.actors.coordination.results import stated_result
+from massgen.actors.coordination.results import closing_remark, stated_result
 
 __all__ = ["VALUE_WORDS", "computed_value", "conclusion_of", "states"]
 
@@ -30,12 +30,6 @@ explanation is not)."""
 _CONCLUSION_LINES = 3  # where a written answer concludes: its last lines outside code, closing remarks aside
 _CONCLUSION_CHARS = 600  # what the judge is told of an answer's conclusion (``AnswerResult.conclusion``)
 _FENCE = re.compile(r"^\s*(?:```|~~~)")
-_CLOSING = re.compile(
-    r"^\W*(?:i\s+)?(?:hope\b|let\s+me\s+know\b|feel\s+free\b|if\s+you\s+(?:have|need)\b|happy\s+to\s+help|"
-    r"glad\s+to\s+help|good\s+luck|thanks?\b|thank\s+you|cheers\b|you'?re\s+welcome|is\s+there\s+anything\s+else|"
-    r"(?:do\s+you\s+have\s+)?any\s+(?:other|more|further)\s+questions|enjoy\b|best\s+regards)",
-    re.IGNORECASE,
-)
 _TOKEN = re.compile(r"-?\d[\d,]*(?:\.\d+)?|[^\W\d_]+(?:['\u2019-][^\W\d_]+)*", re.UNICODE)
 _SPELLED = {"zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
             "seven": "7", "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12"}
@@ -148,7 +142,7 @@ def conclusion_of(text: str) -> str:
             continue
         if not in_code and raw.strip():
             kept.append(raw.strip())
-    while kept and (_CLOSING.match(kept[-1]) or not re.search(r"\w", kept[-1])):
+    while kept and closing_remark(kept[-1]):
         kept.pop()
     return "\n".join(kept[-_CONCLUSION_LINES:])[-_CONCLUSION_CHARS:]
 

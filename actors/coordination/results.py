@@ -375,6 +375,11 @@ def final_result(text: str | None) -> str:
     return _words(_normalise(lines[-1]))
 
 
+def closing_remark(line: str) -> bool:
+    """A line that states no result: a closing remark ("Hope this helps!") or punctuation only."""
+    return bool(_CLOSING.match(line)) or not re.search(r"\w", _EMPHASIS.sub("", line))
+
+
 def conclusion(text: str, lines: int = 2) -> str:
     """The last ``lines`` non-empty lines of a reply: what a model itself says it concluded."""
     kept = [line.strip() for line in text.splitlines() if line.strip()]
@@ -382,5 +387,6 @@ def conclusion(text: str, lines: int = 2) -> str:
 
 
 __all__ = [
-    "TWO_VALUED_RESULTS", "conclusion", "explicit_result", "final_result", "reason_result", "stated_result",
+    "TWO_VALUED_RESULTS", "closing_remark", "conclusion", "explicit_result", "final_result", "reason_result",
+    "stated_result",
 ]
