@@ -49,7 +49,8 @@ from datetime import date, timedelta
 
 from bench.tasks import Task, Verdict
 
-__all__ = ["KINDS", "QUESTIONS", "Check", "Question", "grader", "plain_tasks", "read"]
+__all__ = ["KINDS", "NUMERIC_FAMILIES", "QUESTIONS", "Check", "Question", "grader", "plain_tasks", "read",
+           "reasoning_gym_plain_tasks"]
 
 Found = list[tuple[int, Hashable]]
 """Values of one kind found in a piece of text: (offset, value), in the order they occur."""
@@ -913,6 +914,28 @@ QUESTIONS: tuple[Question, ...] = (
 
 KINDS: tuple[str, ...] = tuple(dict.fromkeys(q.kind for q in QUESTIONS))
 """The kinds, in the order the set lists them."""
+
+
+# reasoning-gym families whose answer is one number, asked without the "Answer:" instruction (``rg-plain:FAMILY``)
+NUMERIC_FAMILIES = frozenset({"gsm_symbolic", "letter_counting", "chain_sum", "basic_arithmetic"})
+
+
+def reasoning_gym_plain_tasks(family: str, n: int, seed: int) -> list[Task]:
+    """Reasoning-gym's own questions of a numeric family, asked as they come (no answer format asked, unlike
+    ``rg:FAMILY``), read as this set reads a number: the reply's final value. Ids are ``FAMILY-SEED-i``, as
+    ``rg:FAMILY``'s, so a replay can pair them; the family is ``FAMILY (plain)``."""
+    if family not in NUMERIC_FAMILIES:
+        raise ValueError(f"rg-plain asks only numeric families ({', '.join(sorted(NUMERIC_FAMILIES))})")
+    import reasoning_gym  # the [bench] extra
+
+    data = reasoning_gym.create_dataset(family, size=n, seed=seed)
+    tasks = []
+    for i, entry in enumerate(data):
+        expected = float(entry["answer"])
+        question = Question(family, str(entry["question"]), _plain(expected), number(expected), "", "")
+        tasks.append(Task(f"{family}-{seed}-{i}", question.text, question.expected, f"{family} (plain)",
+                          grader(question)))
+    return tasks
 
 
 def plain_tasks(n: int, seed: int) -> list[Task]:

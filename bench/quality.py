@@ -552,9 +552,17 @@ def main(argv: list[str] | None = None) -> None:
                         help="of the sampled single calls (default: the team's sampling temperature)")
     parser.add_argument("--out", type=Path, help="result folder (default bench/results/quality-TASKS-nN-sSEED)")
     parser.add_argument("--report", action="store_true", help="only print the table from the answers file")
+    parser.add_argument("--only", help="run only these task ids, comma-separated (of those --tasks, --n and --seed "
+                                       "draw), e.g. the ones a replay could not decide")
     args = parser.parse_args(argv)
     logging.getLogger("pykka").setLevel(logging.CRITICAL)
     seeds, tasks = select_tasks(args.tasks, args.n, args.seed)
+    if args.only:
+        wanted = [t.strip() for t in args.only.split(",") if t.strip()]
+        unknown = sorted(set(wanted) - {t.task_id for t in tasks})
+        if unknown:
+            sys.exit(f"--only: no such task among those drawn: {', '.join(unknown)}")
+        tasks = [t for t in tasks if t.task_id in wanted]
     tag = args.tasks.replace(":", "_").replace(",", "+")
     out = args.out or Path("bench/results") / f"quality-{tag}-n{args.n}-s{'-'.join(map(str, seeds))}"
     out.mkdir(parents=True, exist_ok=True)

@@ -315,6 +315,17 @@ def _one_set(name: str, n: int, seeds: list[int]) -> list[Task]:
         if len({t.task_id for t in tasks}) < len(tasks):
             sys.exit("--seed: two seeds drew the same HumanEval problem; give one seed for humaneval")
         return tasks
+    if name.startswith("rg-plain:"):
+        from bench.asked_plainly import reasoning_gym_plain_tasks  # it imports this module's Task and Verdict
+
+        try:
+            tasks = [t for s in seeds for t in reasoning_gym_plain_tasks(name[9:], n, s)]
+        except ImportError:
+            sys.exit("--tasks rg-plain:...: reasoning-gym is not installed (pip install -e '.[bench]')")
+        except (KeyError, ValueError) as exc:
+            sys.exit(f"--tasks {name}: {exc}")
+        refuse_shared_problems(tasks, n)
+        return tasks
     if name.startswith("rg:"):
         try:
             tasks = [t for s in seeds for t in reasoning_gym_tasks(name[3:], n, s)]
@@ -324,7 +335,8 @@ def _one_set(name: str, n: int, seeds: list[int]) -> list[Task]:
             sys.exit(f"--tasks {name}: reasoning-gym has no such family ({exc})")
         refuse_shared_problems(tasks, n)
         return tasks
-    sys.exit(f"--tasks: unknown task set {name!r} (arithmetic, compare, humaneval, plain, probes, rg:FAMILY)")
+    sys.exit(f"--tasks: unknown task set {name!r} (arithmetic, compare, humaneval, plain, probes, rg:FAMILY, "
+             "rg-plain:FAMILY)")
 
 
 def select_tasks(names: str, n: int, seed: str) -> tuple[list[int], list[Task]]:

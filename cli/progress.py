@@ -27,7 +27,7 @@ Described: TypeAlias = (
     | messages.AgentMarkedFailed | messages.AgentExcluded | messages.AgentRejoined | messages.FinishRound
     | messages.DeadlineExpired
     | messages.TurnCorrection | messages.McpServerFailed | messages.McpToolsWithdrawn | messages.PresentFinal
-    | messages.SnapshotTaken
+    | messages.SnapshotTaken | messages.FirstAnswersDisagree
 )
 _DESCRIBED = messages.RecordSubset[Described](Described)
 
@@ -79,6 +79,8 @@ def describe(raw: Mapping[str, Any] | TraceRecord, projection: LogProjection) ->
         case messages.SnapshotTaken():  # a line only when the other agents see less than the author wrote
             problem = message.error or message.cut
             return f"{message.label}'s files: {problem}" if problem else None
+        case messages.FirstAnswersDisagree():
+            return f"the first answers disagree: {label(message.ask)} (a reserve agent) is asked for its answer"
         case _ as unreachable:
             assert_never(unreachable)
 

@@ -36,7 +36,9 @@ from test_code_checks import LOOP, SUM, SUM_AGAIN, TASK, fenced
 from massgen.actors.agent.prompts import PROGRAM_REQUEST
 from massgen.actors.agent.turn import printed_value
 from massgen.actors.coordination.code_checks import program_code
+from massgen.cli.progress import describe
 from massgen.configs import ConfigError, validate_data
+from massgen.logs import LogProjection
 
 QUESTION = "How many times does the letter r appear in the word strawberry? Answer with the number."
 # What a small model writes: the program, then the output it expects in a second block (not a program).
@@ -194,6 +196,12 @@ def test_disagreement_asks_the_reserve_and_evidence_that_never_settles_leaves_th
                         "s": (True, True)}
     asked = [r["payload"]["ask"] for r in of_type(trace, "FirstAnswersDisagree")]
     assert asked == ["r", "s"]  # one at a time, in order, each while the evidence had not settled
+    projection = LogProjection()
+    for record in trace:
+        projection.apply(record)
+    assert [describe(r, projection) for r in of_type(trace, "FirstAnswersDisagree")] == [  # the user is told why
+        f"the first answers disagree: {label} (a reserve agent) is asked for its answer" for label in ("agent4",
+                                                                                                        "agent5")]
     started = [r["payload"]["agent"] for r in of_type(trace, "TurnStarted")]
     assert started.index("r") > 2 and started.index("s") > started.index("r")  # not before they were asked
     decided = [r["payload"] for r in of_type(trace, "FirstAnswersDecided")]

@@ -1,0 +1,191 @@
+"""A team run's table by kind of question: the team beside one greedy call, each agent alone and the ceiling, with
+calls and wall time; and how well the team's reader (``evidence.states``) tells agreement.
+
+Issue 48 asks, on questions asked as users ask them (``--tasks plain``): the team at or above its best agent alone
+on every kind and overall, at least greedy + 10 points overall, mean calls <= 4.5, wall time <= 3x one greedy call.
+Each of those is checked here and printed as met or not.
+
+"Each agent alone" is the agent's first answer, which is independent (it sees no other answer): the team's first
+answers are the members' own single calls. The reserve agents answer only where the first answers disagree, so
+they have no row of their own; the ceiling counts every first answer given.
+
+The reader is measured against the graders (written with the set, before any run, and reading as a person does):
+where the written answer and a program's computed value are both right they agree, where one is right and the
+other wrong they do not; both wrong is left out (two wrong answers may or may not agree).
+
+Run: python -m bench.by_kind RUN_DIR [--tasks plain --n 127 --seed 0]
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bench.quality import load_rows
+from bench.replays.first_answers import answer_results
+from bench.tasks import Task, select_tasks
+from massgen.actors.coordination.evidence import conclusion_of, states
+
+__all__ = ["KindRow", "by_kind", "main", "reader_agreement"]
+
+ALWAYS_ASKED = ("local_1", "local_2", "local_3")
+
+
+@dataclass
+class KindRow:
+    kind: str
+    n: int = 0
+    greedy: int = 0
+    team: int = 0
+    alone: dict[str, int] | None = None
+    ceiling: int = 0
+    calls: float = 0.0
+    team_s: float = 0.0
+    greedy_s: float = 0.0
+    asked_reserve: int = 0
+
+    def add(self, other: KindRow) -> None:
+        self.n += other.n
+        self.greedy += other.greedy
+        self.team += other.team
+        for agent, right in (other.alone or {}).items():
+            self.alone = self.alone or {}
+            self.alone[agent] = self.alone.get(agent, 0) + right
+        self.ceiling += other.ceiling
+        self.calls += other.calls
+        self.team_s += other.team_s
+        self.greedy_s += other.greedy_s
+        self.asked_reserve += other.asked_reserve
+
+
+def _paired(rows: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:
+    """task id -> method -> its newest row without error."""
+    out: dict[str, dict[str, dict[str, Any]]] = {}
+    for row in rows:
+        if not row.get("error"):
+            out.setdefault(row["task_id"], {})[row["method"]] = row
+    return out
+
+
+def by_kind(rows: list[dict[str, Any]], tasks: Iterable[Task]) -> list[KindRow]:
+    """One row per kind (family) of the tasks that have both a greedy and a team row, then the overall row."""
+    paired = _paired(rows)
+    kinds: dict[str, KindRow] = {}
+    for task in tasks:
+        done = paired.get(task.task_id, {})
+        if "greedy" not in done or "team" not in done:
+            continue
+        greedy, team = done["greedy"], done["team"]
+        firsts = team.get("first_answers") or []
+        row = kinds.setdefault(task.family, KindRow(task.family, alone={a: 0 for a in ALWAYS_ASKED}))
+        row.n += 1
+        row.greedy += task.grade(greedy["text"]).correct
+        row.team += task.grade(team["text"]).correct
+        assert row.alone is not None
+        for first in firsts:
+            if first["agent"] in row.alone:
+                row.alone[first["agent"]] += task.grade(first["text"]).correct
+        row.ceiling += any(task.grade(first["text"]).correct for first in firsts)
+        row.calls += team["calls"]
+        row.team_s += team["seconds"]
+        row.greedy_s += greedy["seconds"]
+        row.asked_reserve += any(first["agent"] not in ALWAYS_ASKED for first in firsts)
+    overall = KindRow("overall", alone={a: 0 for a in ALWAYS_ASKED})
+    for row in kinds.values():
+        overall.add(row)
+    return [*sorted(kinds.values(), key=lambda r: r.kind), overall]
+
+
+def _pct(right: int, n: int) -> str:
+    return f"{right} ({100 * right / n:.0f} %)" if n else "-"
+
+
+def table(rows: list[KindRow]) -> str:
+    lines = ["| kind | n | one greedy call | **team** | " + " / ".join(ALWAYS_ASKED) + " alone | ceiling | calls | "
+             "s/question, team / greedy | reserve asked |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        alone = " / ".join(str((r.alone or {}).get(a, 0)) for a in ALWAYS_ASKED)
+        ratio = r.team_s / r.greedy_s if r.greedy_s else 0.0
+        lines.append(f"| {r.kind} | {r.n} | {_pct(r.greedy, r.n)} | **{_pct(r.team, r.n)}** | {alone} | "
+                     f"{r.ceiling} | {r.calls / r.n:.2f} | {r.team_s / r.n:.1f} / {r.greedy_s / r.n:.1f} "
+                     f"({ratio:.1f}x) | {r.asked_reserve} |")
+    return "\n".join(lines)
+
+
+def must_show(rows: list[KindRow]) -> str:
+    """Issue 48's conditions, each met or not, on these rows."""
+    overall = rows[-1]
+    lines = []
+    for r in rows:
+        best = max((r.alone or {}).values(), default=0)
+        lines.append(f"- {r.kind}: team {r.team} against its best agent alone {best}: "
+                     f"{'met' if r.team >= best else 'NOT met'}")
+    if overall.n:
+        gain = 100 * (overall.team - overall.greedy) / overall.n
+        lines.append(f"- overall: team {100 * overall.team / overall.n:.1f} % against greedy "
+                     f"{100 * overall.greedy / overall.n:.1f} %: {gain:+.1f} points, "
+                     f"{'met' if gain >= 10 else 'NOT met'} (at least +10)")
+        calls = overall.calls / overall.n
+        lines.append(f"- mean calls {calls:.2f}: {'met' if calls <= 4.5 else 'NOT met'} (at most 4.5)")
+        ratio = overall.team_s / overall.greedy_s if overall.greedy_s else float("inf")
+        lines.append(f"- wall time {ratio:.2f}x one greedy call: {'met' if ratio <= 3 else 'NOT met'} (at most 3x)")
+    return "\n".join(lines)
+
+
+def reader_agreement(rows: list[dict[str, Any]], tasks: Iterable[Task]) -> str:
+    """``states`` on every (written answer, computed value) pair of the team's first answers, against the graders."""
+    by_id = {t.task_id: t for t in tasks}
+    counts = {"agree, read as agreeing": 0, "agree, read as not": 0, "differ, read as agreeing": 0,
+              "differ, read as not": 0, "both wrong (left out)": 0}
+    examples: list[str] = []
+    for task_id, done in _paired(rows).items():
+        task, team = by_id.get(task_id), done.get("team")
+        if task is None or team is None:
+            continue
+        firsts = team.get("first_answers") or []
+        written = [f for f in firsts if f["agent"] == "local_3"]
+        if not written:
+            continue
+        conclusion = conclusion_of(written[0]["text"])
+        written_right = task.grade(written[0]["text"]).correct
+        for first, result in zip(firsts, answer_results(firsts, new_rule=True), strict=True):
+            if not (result.program and result.computed and result.result):
+                continue
+            program_right = task.grade(first["text"]).correct
+            read = states(conclusion, result.result)
+            if not written_right and not program_right:
+                counts["both wrong (left out)"] += 1
+                continue
+            truth = "agree" if written_right and program_right else "differ"
+            counts[f"{truth}, read as {'agreeing' if read else 'not'}"] += 1
+            if (truth == "agree") != read and len(examples) < 12:
+                examples.append(f"  - {task_id}: value {result.result!r}; conclusion "
+                                f"{conclusion[-160:]!r} ({truth}, read as {'agreeing' if read else 'not'})")
+    judged = sum(v for k, v in counts.items() if "left out" not in k)
+    right = counts["agree, read as agreeing"] + counts["differ, read as not"]
+    head = f"reader (evidence.states) against the graders: {right} of {judged} pairs read right"
+    return "\n".join([head, *(f"- {k}: {v}" for k, v in counts.items()), *(["misread:", *examples] if examples
+                                                                              else [])])
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("run", type=Path)
+    parser.add_argument("--tasks", default="plain")
+    parser.add_argument("--n", type=int, default=127)
+    parser.add_argument("--seed", default="0")
+    args = parser.parse_args(argv)
+    _seeds, tasks = select_tasks(args.tasks, args.n, args.seed)
+    rows = load_rows(args.run / "answers.jsonl")
+    kinds = by_kind(rows, tasks)
+    report = "\n\n".join([table(kinds), must_show(kinds), reader_agreement(rows, tasks)])
+    print(report)
+    (args.run / "by_kind.md").write_text(report + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
