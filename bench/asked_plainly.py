@@ -101,6 +101,11 @@ _NEGATED = re.compile(r"(?:\bnot|n't|\bnever|\brather\s+than|\binstead\s+of)\s+(
                       r"exactly\s+|in\s+)?[\"'\u201c\u2018*`]*$", re.IGNORECASE)
 
 
+# Math delimiters are no brackets of an aside: "the product is \\(\\boxed{391}\\)" states 391 (added after the run
+# of 13:03 UTC, which showed the reader taking such a value for an aside; every method's replies are read again).
+_LATEX = re.compile(r"\\[()\[\]]|\\boxed\{|\$")
+
+
 def _prose_lines(text: str) -> list[str]:
     """The reply's lines a reader reads for a result: code blocks out (a plain output block stays), emphasis
     off, closing remarks and punctuation-only lines at the end dropped."""
@@ -121,7 +126,7 @@ def _prose_lines(text: str) -> list[str]:
             block.append(raw)
         elif raw.strip():
             kept.append(raw)
-    lines = [re.sub(r"\*\*|__", "", line).strip() for line in kept if line.strip()]
+    lines = [_LATEX.sub(" ", re.sub(r"\*\*|__", "", line)).strip() for line in kept if line.strip()]
     while lines and (_CLOSING.match(lines[-1]) or not re.search(r"\w", lines[-1])):
         lines.pop()
     return lines

@@ -165,3 +165,10 @@ def test_letters_listed_one_a_line_are_read_as_one_list() -> None:
     assert _right(q, "Consonants in 'strength':\n- s\n- t\n- r\n- n\n- g\n- t\n- h")
     assert _right(q, "The word has a total of 7 consonants: s, t, r, n, g, t, h")
     assert not _right(q, "Consonants in 'strength':\n- s\n- t\n- r\n- n\n- g")
+
+
+def test_math_delimiters_are_no_aside_in_brackets() -> None:
+    """Seen in the first run (13:03 UTC): "\\(\\boxed{391}\\)" was read as an aside and 23 taken instead."""
+    task = next(t for t in plain_tasks(127, 0) if t.question == "What is 17 times 23?")
+    assert task.grade("Therefore, the product of 17 and 23 is \\(\\boxed{391}\\).").correct
+    assert not task.grade("Therefore, the product of 17 and 23 is \\(\\boxed{381}\\).").correct
