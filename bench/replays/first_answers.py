@@ -106,18 +106,31 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--tasks", required=True)
     parser.add_argument("--n", type=int, required=True)
     parser.add_argument("--seed", default="0")
+    parser.add_argument("--live", type=Path, help="a bench.quality folder holding live team runs of the tasks "
+                                                  "that ask a reserve agent (``--only`` those): their answers count")
     args = parser.parse_args(argv)
     _seeds, tasks = select_tasks(args.tasks, args.n, args.seed)
     results = replay(load_rows(args.run / "answers.jsonl"), tasks)
+    by_id = {t.task_id: t for t in tasks}
+    live = {r["task_id"]: r for r in load_rows(args.live / "answers.jsonl")
+            if r.get("method") == "team" and not r.get("error")} if args.live else {}
     families = sorted({r.family for r in results})
-    print("| family | n | rule before issue 48 | issue 48's rule, decided without a reserve | asks a reserve |")
-    print("|---|---|---|---|---|")
+    print("| family | n | rule before issue 48 | issue 48's rule, decided without a reserve | asks a reserve | "
+          "of those, right live (before) | issue 48's rule in all | calls |")
+    print("|---|---|---|---|---|---|---|---|")
     for family in [*families, "overall"]:
         picked = [r for r in results if family in ("overall", r.family)]
         decided = [r for r in picked if r.new is not None]
-        before_on_decided = sum(r.before for r in decided)
+        asked = [r for r in picked if r.new is None]
+        ran = [r for r in asked if r.task_id in live]
+        live_right = sum(by_id[r.task_id].grade(live[r.task_id]["text"]).correct for r in ran)
+        calls = 3 * len(decided) + sum(live[r.task_id]["calls"] for r in ran)
+        total = (f"{sum(bool(r.new) for r in decided) + live_right} of {len(decided) + len(ran)}"
+                 if ran or not asked else "-")
         print(f"| {family} | {len(picked)} | {sum(r.before for r in picked)} | {sum(bool(r.new) for r in decided)} of "
-              f"{len(decided)} (before: {before_on_decided}) | {len(picked) - len(decided)} |")
+              f"{len(decided)} (before: {sum(r.before for r in decided)}) | {len(asked)} | "
+              f"{live_right} of {len(ran)} ({sum(r.before for r in ran)}) | {total} | "
+              f"{calls / max(1, len(decided) + len(ran)):.2f} |")
     print(json.dumps({"asks": [r.task_id for r in results if r.new is None]}))
 
 
