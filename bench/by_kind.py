@@ -32,6 +32,7 @@ from massgen.actors.coordination.evidence import conclusion_of, states
 __all__ = ["KindRow", "by_kind", "main", "reader_agreement"]
 
 ALWAYS_ASKED = ("local_1", "local_2", "local_3")
+GREEDY_AGENT = "local_3"
 
 
 @dataclass
@@ -45,6 +46,8 @@ class KindRow:
     calls: float = 0.0
     team_s: float = 0.0
     greedy_s: float = 0.0
+    greedy_timed: int = 0  # questions with a greedy call of their own (its time known)
+    team_s_timed: float = 0.0  # the team's time on those questions
     asked_reserve: int = 0
 
     def add(self, other: KindRow) -> None:
@@ -58,6 +61,8 @@ class KindRow:
         self.calls += other.calls
         self.team_s += other.team_s
         self.greedy_s += other.greedy_s
+        self.greedy_timed += other.greedy_timed
+        self.team_s_timed += other.team_s_timed
         self.asked_reserve += other.asked_reserve
 
 
@@ -70,16 +75,44 @@ def _paired(rows: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:
     return out
 
 
-def by_kind(rows: list[dict[str, Any]], tasks: Iterable[Task]) -> list[KindRow]:
+def bare_call_seconds(trace: Path) -> float | None:
+    """How long the bare agent's own call took inside a team run: the local server answers one request at a time,
+    so its call ran from its start, or from the end of the last other call that ended before it, to its end.
+    That is one greedy call's time on the same server (the same request), where no greedy row timed one."""
+    import json
+
+    started: dict[str, float] = {}
+    finished: list[tuple[float, str]] = []
+    for line in trace.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        sender = str(record.get("sender", "")).split("#")[0]
+        if record.get("type") == "ModelCallStarted":
+            started.setdefault(sender, record["ts"])
+        elif record.get("type") == "ModelCallFinished":
+            finished.append((record["ts"], sender))
+    own = next((ts for ts, sender in finished if sender == GREEDY_AGENT), None)
+    if own is None or GREEDY_AGENT not in started:
+        return None
+    before = [ts for ts, sender in finished if sender != GREEDY_AGENT and ts <= own]
+    return own - max([started[GREEDY_AGENT], *before])
+
+
+def by_kind(rows: list[dict[str, Any]], tasks: Iterable[Task], runs: Path | None = None) -> list[KindRow]:
     """One row per kind (family) of the tasks that have both a greedy and a team row, then the overall row."""
     paired = _paired(rows)
     kinds: dict[str, KindRow] = {}
     for task in tasks:
         done = paired.get(task.task_id, {})
-        if "greedy" not in done or "team" not in done:
+        if "team" not in done:
             continue
-        greedy, team = done["greedy"], done["team"]
+        team = done["team"]
         firsts = team.get("first_answers") or []
+        # The greedy call is the bare question at T 0: local_3's first answer is that very request's reply, so a
+        # run without greedy rows reads it there (its time then unknown: 0, and no ratio is claimed).
+        bare = next((f["text"] for f in firsts if f["agent"] == GREEDY_AGENT), None)
+        greedy = done.get("greedy") or {"text": bare, "seconds": 0.0}
+        trace = runs / task.task_id / "trace.jsonl" if runs is not None else None
+        bare_s = bare_call_seconds(trace) if trace is not None and trace.exists() else None
         row = kinds.setdefault(task.family, KindRow(task.family, alone={a: 0 for a in ALWAYS_ASKED}))
         row.n += 1
         row.greedy += task.grade(greedy["text"]).correct
@@ -91,7 +124,10 @@ def by_kind(rows: list[dict[str, Any]], tasks: Iterable[Task]) -> list[KindRow]:
         row.ceiling += any(task.grade(first["text"]).correct for first in firsts)
         row.calls += team["calls"]
         row.team_s += team["seconds"]
-        row.greedy_s += greedy["seconds"]
+        if "greedy" in done or bare_s is not None:
+            row.greedy_s += greedy["seconds"] if "greedy" in done else bare_s or 0.0
+            row.greedy_timed += 1
+            row.team_s_timed += team["seconds"]
         row.asked_reserve += any(first["agent"] not in ALWAYS_ASKED for first in firsts)
     overall = KindRow("overall", alone={a: 0 for a in ALWAYS_ASKED})
     for row in kinds.values():
@@ -109,10 +145,11 @@ def table(rows: list[KindRow]) -> str:
              "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         alone = " / ".join(str((r.alone or {}).get(a, 0)) for a in ALWAYS_ASKED)
-        ratio = r.team_s / r.greedy_s if r.greedy_s else 0.0
+        timed = (f"{r.team_s / r.n:.1f} / {r.greedy_s / r.greedy_timed:.1f} "
+                 f"({r.team_s_timed / r.greedy_s:.1f}x where both were timed, {r.greedy_timed})"
+                 if r.greedy_timed and r.greedy_s else f"{r.team_s / r.n:.1f} / -")
         lines.append(f"| {r.kind} | {r.n} | {_pct(r.greedy, r.n)} | **{_pct(r.team, r.n)}** | {alone} | "
-                     f"{r.ceiling} | {r.calls / r.n:.2f} | {r.team_s / r.n:.1f} / {r.greedy_s / r.n:.1f} "
-                     f"({ratio:.1f}x) | {r.asked_reserve} |")
+                     f"{r.ceiling} | {r.calls / r.n:.2f} | {timed} | {r.asked_reserve} |")
     return "\n".join(lines)
 
 
@@ -131,8 +168,13 @@ def must_show(rows: list[KindRow]) -> str:
                      f"{'met' if gain >= 10 else 'NOT met'} (at least +10)")
         calls = overall.calls / overall.n
         lines.append(f"- mean calls {calls:.2f}: {'met' if calls <= 4.5 else 'NOT met'} (at most 4.5)")
-        ratio = overall.team_s / overall.greedy_s if overall.greedy_s else float("inf")
-        lines.append(f"- wall time {ratio:.2f}x one greedy call: {'met' if ratio <= 3 else 'NOT met'} (at most 3x)")
+        if overall.greedy_s:
+            ratio = overall.team_s_timed / overall.greedy_s  # on the questions where both were timed
+            lines.append(f"- wall time {ratio:.2f}x one greedy call (on {overall.greedy_timed} questions: a greedy "
+                         f"row's time, else the bare agent's own call in the team's run): "
+                         f"{'met' if ratio <= 3 else 'NOT met'} (at most 3x)")
+        else:
+            lines.append("- wall time: no greedy call timed in this run (greedy read from local_3's first answer)")
     return "\n".join(lines)
 
 
@@ -181,7 +223,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     _seeds, tasks = select_tasks(args.tasks, args.n, args.seed)
     rows = load_rows(args.run / "answers.jsonl")
-    kinds = by_kind(rows, tasks)
+    kinds = by_kind(rows, tasks, args.run / "runs")
     report = "\n\n".join([table(kinds), must_show(kinds), reader_agreement(rows, tasks)])
     print(report)
     (args.run / "by_kind.md").write_text(report + "\n", encoding="utf-8")
