@@ -6,9 +6,9 @@ Agents are shown each other's answers anonymised by label (``agent2``) and versi
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, model_validator
 
 from massgen.messages.envelope import Message
 
@@ -320,14 +320,30 @@ class FirstAnswersJudged(Message):
 
 
 class TallyUpdated(Message):
-    """``counts``: votes per agent; ``support``: votes plus independent agreement per final result."""
+    """The judge's tally of ``round`` after one message. ``counts``: votes per agent; ``support``: votes plus
+    independent agreement per final result; ``vote``: the vote this update records (the ``RecordVote`` it
+    answers), None when the message was not a vote of this round.
+
+    The round's earlier votes are not repeated: each travels once, in its own update, so a round of N votes
+    carries N entries, not N^2/2 (issue 51). Whoever needs the round's votes keeps them from ``vote`` (the
+    supervisor, ``actors/supervisor/state.py``: ``RoundVotes``) or from the ``RecordVote`` records (the trace's
+    readers); ``counts`` counts only the votes of live agents."""
 
     round: int
     counts: dict[str, int]
-    votes: tuple[VoteEntry, ...]
     converged: bool
     winner: str | None
     support: dict[str, int] = {}
+    vote: VoteEntry | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _read_before_issue_51(cls, data: Any) -> Any:
+        """A trace written before issue 51 carries the round's whole vote list (``votes``) in every update; it
+        repeats the ``RecordVote`` records, so it is read without it."""
+        if isinstance(data, dict) and "votes" in data:
+            return {key: value for key, value in data.items() if key != "votes"}
+        return data
 
 
 # --- decisions recorded (trace events, not sent to anyone) -----------------------------

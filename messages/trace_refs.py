@@ -39,6 +39,8 @@ _DELTA_FIELDS: dict[str, tuple[tuple[str | int, ...], ...]] = {
     "PresentFinal": (("view", "answers"), ("votes",)),
     "TurnStarted": (("view_labels",),),
     "InvalidateVotes": (("answers",),),
+    # Written by traces before issue 51, whose every TallyUpdated carried the round's whole vote list; kept
+    # so they still decode. A TallyUpdated now carries only the vote it records, so nothing is encoded here.
     "TallyUpdated": (("votes",),),
     "ModelRequestSent": (("tools",), ("vote_targets",), ("messages", "*", "content")),
 }

@@ -87,7 +87,7 @@ def test_best_so_far_prefers_the_current_rounds_leader_then_the_newest_answer() 
     coord.add_answer("x", "voted")
     coord.add_answer("y", "newest")
     assert coord.best_so_far(None).content == "newest"
-    tally = TallyUpdated(round=2, counts={"x": 1}, votes=(), converged=False, winner="x")
+    tally = TallyUpdated(round=2, counts={"x": 1}, converged=False, winner="x")
     assert coord.best_so_far(tally).content == "voted"
-    stale = TallyUpdated(round=1, counts={"x": 1}, votes=(), converged=False, winner="x")
+    stale = TallyUpdated(round=1, counts={"x": 1}, converged=False, winner="x")
     assert coord.best_so_far(stale).content == "newest"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -36,3 +37,28 @@ def test_a_thousand_agents_with_an_answer_cap_converge(tmp_path: Path) -> None:
     trace = records(result)
     assert_trace_invariants(trace)
     assert len(of_type(trace, "RecordVote")) == 1000 and len(of_type(trace, "AnswerAccepted")) == 16
+
+
+def _tally_sizes(agents: int, tmp_path: Path) -> tuple[int, int]:
+    """One capped run: the largest TallyUpdated payload (decoded, as readers get it) and all of them together,
+    in JSON characters; and that every vote is carried once, by the update that records it."""
+    result = Team(team(agents, 2), "What is 2+2?", log_dir=tmp_path / f"run_{agents}").run()
+    assert result.status == "completed", result.reason
+    trace = records(result)
+    votes = of_type(trace, "RecordVote")
+    tallies = [record["payload"] for record in of_type(trace, "TallyUpdated")]
+    assert len(votes) == agents
+    carried = [tally["vote"]["voter"] for tally in tallies if tally.get("vote")]
+    assert sorted(carried) == sorted(vote["payload"]["voter"] for vote in votes)
+    sizes = [len(json.dumps(tally)) for tally in tallies]
+    return max(sizes), sum(sizes)
+
+
+def test_a_vote_round_carries_each_vote_once_so_its_tallies_grow_linearly(tmp_path: Path) -> None:
+    # Issue 51: every TallyUpdated once carried the round's whole vote list, so a round of N votes moved
+    # N^2/2 entries through the judge, the trace writer and the supervisor (the file's deltas hid it on
+    # disk). With two answers, an update holds two counts, two results and at most one vote, whatever the team.
+    small_max, small_sum = _tally_sizes(6, tmp_path)
+    large_max, large_sum = _tally_sizes(24, tmp_path)
+    assert large_max <= small_max + 64  # a few characters more for longer agent names, never a vote more
+    assert large_sum <= 4 * small_sum * 1.25  # four times the votes: about four times the tallies, not sixteen

@@ -3,7 +3,8 @@
 Convergence means every live agent has voted (or agreed) since the last new answer. Who wins is not the
 judge's own rule: it is ``decide`` (``actors/coordination/decision.py``), the one decision function, applied
 to the answers, this round's votes and what the voters' check tools computed. After every message the judge
-tells the supervisor the tally (``TallyUpdated``: counts, votes, converged, winner, support).
+tells the supervisor the tally (``TallyUpdated``: counts, converged, winner, support, and the vote it records,
+if any: never the round's whole vote list, which would make a round of N votes cost N^2, issue 51).
 
 The first answers are a round too. When every counted agent has ended its first turn the supervisor holds
 the vote turns and tells the judge (``FirstAnswersIn``); the judge applies the same function with the first
@@ -59,10 +60,11 @@ class Judge(TracedActor[JudgeInbox]):
         self.had_reserve = bool(reserve)
 
     def handle(self, message: JudgeInbox) -> None:
+        recorded: VoteEntry | None = None
         match message:
             case RecordVote():
                 if message.round == self.round:
-                    self.votes[message.voter] = VoteEntry(
+                    recorded = self.votes[message.voter] = VoteEntry(
                         voter=message.voter, target=message.target, target_label=message.target_label,
                         reason=message.reason, agreement=message.agreement, own_result=message.own_result,
                         checked=message.checked,
@@ -81,7 +83,7 @@ class Judge(TracedActor[JudgeInbox]):
                 return
             case _ as unreachable:
                 assert_never(unreachable)
-        self._report()
+        self._report(recorded)
 
     def _first_answers(self, message: FirstAnswersIn) -> None:
         """Rule on the first answers of ``message.round``: the winner ends the run, a reserve agent is asked, or
@@ -101,7 +103,8 @@ class Judge(TracedActor[JudgeInbox]):
                 self.reserve = tuple(agent for agent in self.reserve if agent != ask)
         self.tell(self.supervisor, FirstAnswersJudged(round=message.round, winner=winner, ask=ask))
 
-    def _report(self) -> None:
+    def _report(self, recorded: VoteEntry | None) -> None:
+        """Tell the supervisor the tally; ``recorded``: the vote just recorded, the only one the update carries."""
         live_votes = {voter: vote for voter, vote in self.votes.items() if voter in self.live}
         counts: dict[str, int] = {}
         for vote in live_votes.values():
@@ -114,8 +117,8 @@ class Judge(TracedActor[JudgeInbox]):
         self.tell(self.supervisor, TallyUpdated(
             round=self.round,
             counts=counts,
-            votes=tuple(live_votes[v] for v in self.order if v in live_votes),
             converged=converged,
             winner=decision.winner,
             support=decision.support,
+            vote=recorded,
         ))

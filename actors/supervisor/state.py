@@ -9,6 +9,8 @@ ones more than one behaviour asks.
 
 from __future__ import annotations
 
+from collections.abc import Collection, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
@@ -23,7 +25,7 @@ from massgen.actors.supervisor.restarts import RestartHistory
 from massgen.actors.supervisor.run_spec import RunSpec
 from massgen.actors.supervisor.stragglers import StragglerWatch
 from massgen.configs.schema import OrchestratorConfig, TeamConfig, TimeoutSettings
-from massgen.messages import Message, TallyUpdated
+from massgen.messages import Message, TallyUpdated, VoteEntry
 
 Phase = Literal["coordinating", "presenting", "finished"]
 
@@ -41,6 +43,30 @@ class Emitter(Protocol):
 
 
 @dataclass
+class RoundVotes:
+    """The votes the judge recorded in its latest round, by voter: kept from each ``TallyUpdated.vote``, since
+    an update carries only the vote it records, not the round's list (issue 51). O(1) a vote."""
+
+    round: int = -1
+    by_voter: dict[str, VoteEntry] = field(default_factory=dict)
+
+    def count(self, tally: TallyUpdated) -> None:
+        """Take in the judge's update: a later round starts empty; an earlier round's update adds nothing."""
+        if tally.round > self.round:
+            self.round, self.by_voter = tally.round, {}
+        if tally.vote is not None and tally.round == self.round:
+            self.by_voter[tally.vote.voter] = tally.vote
+
+    def voters(self, round_: int) -> AbstractSet[str]:
+        """Who has voted in ``round_`` (nobody, for a round the judge has not reported on)."""
+        return self.by_voter.keys() if round_ == self.round else frozenset()
+
+    def of(self, live: Collection[str], order: Sequence[str]) -> tuple[VoteEntry, ...]:
+        """The votes of the ``live`` agents, in ``order`` (config order): what the judge counts."""
+        return tuple(self.by_voter[agent] for agent in order if agent in self.by_voter and agent in live)
+
+
+@dataclass
 class SupervisorState:
     config: TeamConfig
     run: RunSpec
@@ -53,7 +79,8 @@ class SupervisorState:
     notes: NoteBoard  # notes from the user, until each agent has them
     started: float
     deadline: float
-    tally: TallyUpdated | None = None
+    tally: TallyUpdated | None = None  # the judge's latest
+    votes: RoundVotes = field(default_factory=RoundVotes)  # of the latest tally's round
     phase: Phase = "coordinating"
     presenter: str | None = None
     winner: str | None = None

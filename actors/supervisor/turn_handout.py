@@ -216,8 +216,7 @@ class TurnHandout:
     def _watch_stragglers(self, converged: bool = False) -> None:
         """Done: voted this round, or answered and waiting for the others' first answers."""
         state = self.state
-        tally = state.tally
-        voters = {v.voter for v in tally.votes} if tally is not None and tally.round == state.coord.version else set()
+        voters = state.votes.voters(state.coord.version)
         # An agent whose answer waits for its snapshot has done its part: the copy is bounded, not late.
         answering = {a for a, c in state.children.items() if c.status == "answering"}
         # An agent whose next turn waits for the judge's ruling on the first answers has done its part too.
@@ -281,6 +280,7 @@ class TurnHandout:
     def on_tally(self, tally: TallyUpdated) -> None:
         state = self.state
         state.tally = tally
+        state.votes.count(tally)
         self._watch_stragglers(tally.converged)
         if tally.converged and tally.round == state.coord.version and tally.winner and state.phase == "coordinating" \
                 and state.judging is None:  # a ruling on the first answers comes first
@@ -314,7 +314,8 @@ class TurnHandout:
         turn_id = state.take_turn_id()
         child.status, child.turn_id = "presenting", turn_id
         child.since = child.last_activity = self.clock()
-        votes = state.tally.votes if state.tally is not None else ()  # none when unanimous first answers decided
+        # The judge's votes (none when the first answers decided): its live agents' are those the round counts.
+        votes = state.votes.of(set(state.counted()), list(state.children))
         self.out.tell(child.peer, PresentFinal(turn_id=turn_id, task=state.run.question, history=state.run.history,
                                                view=state.coord.view(), votes=votes, strategy=strategy,
                                                own_label=child.spec.label))

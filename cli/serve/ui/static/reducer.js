@@ -6,7 +6,7 @@ export function initial() {
   return {
     seq: 0, count: 0, firstTs: null, lastTs: null, question: '', runId: '', order: [], agents: {},
     phase: 'waiting', round: 0, deadlineS: null, budget: null, answers: {}, answerOrder: [], votes: [],
-    tally: null, judged: null, live: [], voteRound: null, timeline: [], notes: {}, final: null, answerNow: false, msgs: {},
+    ballots: {}, tally: null, judged: null, live: [], liveSet: new Set(), voteRound: null, timeline: [], notes: {}, final: null, answerNow: false, msgs: {},
     totals: { calls: 0, inTok: 0, outTok: 0, cost: 0 },
   };
 }
@@ -45,17 +45,35 @@ function sawOf(s, proposalId) {
 // The tally as the judge keeps it (actors/coordination/judge.py): each live voter's latest vote that still counts,
 // per target agent. Derived from the votes on screen, so a vote and its tally always agree, also at a
 // seq between a RecordVote and the TallyUpdated it causes; `converged` and `winner` are the judge's
-// word from its last TallyUpdated for the same votes.
-function withTally(s) {
+// word from its last TallyUpdated for the same votes. `ballots` keeps each voter's latest vote that still
+// counts (voter -> {target, round}), so a vote changes the counts by what it changes (issue 51: a round of N
+// votes rescanned every vote for each, N^2 times the live list); the counts are made again from the ballots
+// only when the live agents or the round change.
+function withTally(s, counts = recount(s)) {
   if (!s.votes.length && !s.judged) return { ...s, tally: null };
-  const latest = {};
-  for (const v of s.votes) if (v.valid && s.live.includes(v.voter)) latest[v.voter] = v;
-  const counts = {};
-  for (const v of Object.values(latest)) counts[v.target] = (counts[v.target] || 0) + 1;
   const keys = Object.keys(counts);
   const same = s.judged && keys.length === Object.keys(s.judged.counts).length
     && keys.every((k) => s.judged.counts[k] === counts[k]);
   return { ...s, tally: { counts, converged: Boolean(same && s.judged.converged), winner: same ? s.judged.winner : null } };
+}
+
+function recount(s) {
+  const counts = {};
+  for (const [voter, b] of Object.entries(s.ballots)) if (s.liveSet.has(voter)) counts[b.target] = (counts[b.target] || 0) + 1;
+  return counts;
+}
+
+// The counts after `vote` (one that counts) replaces its voter's earlier ballot: one target less, one more.
+function counted(s, vote) {
+  const counts = { ...(s.tally ? s.tally.counts : {}) };
+  if (!s.liveSet.has(vote.voter)) return counts;
+  const before = s.ballots[vote.voter];
+  if (before) {
+    counts[before.target] -= 1;
+    if (!counts[before.target]) delete counts[before.target];
+  }
+  counts[vote.target] = (counts[vote.target] || 0) + 1;
+  return counts;
 }
 
 // Statuses of an agent in the middle of something; once the run is over none of them is true.
@@ -89,7 +107,7 @@ export function apply(s, e, limit = Infinity) {
       p.agents.forEach((id, i) => { agents[id] = newAgent(id, p.labels[i], e.ts); });
       const cfg = p.config || {};
       // Round 1 from the start, as the terminal's header counts (the judge's rounds are 1-based).
-      s = { ...s, runId: e.run_id, question: p.question, order: [...p.agents], agents, live: [...p.agents], phase: 'coordinating',
+      s = { ...s, runId: e.run_id, question: p.question, order: [...p.agents], agents, live: [...p.agents], liveSet: new Set(p.agents), phase: 'coordinating',
             round: Math.max(s.round, 1),
             deadlineS: (cfg.timeout_settings || {}).orchestrator_timeout_seconds ?? null,
             budget: (cfg.orchestrator || {}).budget || null,
@@ -166,7 +184,8 @@ export function apply(s, e, limit = Infinity) {
       const struck = s.votes.filter((v) => v.valid && v.round < p.round).length;
       s = { ...s, voteRound: p.round };
       if (!struck) return s;
-      s = withTally({ ...s, votes: s.votes.map((v) => (v.valid && v.round < p.round ? { ...v, valid: false } : v)),
+      const ballots = Object.fromEntries(Object.entries(s.ballots).filter(([, b]) => b.round >= p.round));
+      s = withTally({ ...s, ballots, votes: s.votes.map((v) => (v.valid && v.round < p.round ? { ...v, valid: false } : v)),
             timeline: s.timeline.map((t) => (t.kind === 'vote' && !t.struck && t.round < p.round ? { ...t, struck: true } : t)) });
       return note(s, e, 'invalidate', `${struck} vote(s) no longer count: ${p.reason}`);
     }
@@ -176,7 +195,9 @@ export function apply(s, e, limit = Infinity) {
       const vote = { voter: p.voter, voterLabel: labelOf(s, p.voter), target: p.target, targetLabel: p.target_label,
                      reason: p.reason, round: p.round, seq: e.seq,
                      valid: s.voteRound == null || p.round === s.voteRound, saw };  // the judge drops other rounds' votes
-      s = withTally({ ...s, votes: [...s.votes, vote] });
+      const counts = vote.valid ? counted(s, vote) : s.tally ? s.tally.counts : {};
+      const ballots = vote.valid ? { ...s.ballots, [p.voter]: { target: p.target, round: p.round } } : s.ballots;
+      s = withTally({ ...s, ballots, votes: [...s.votes, vote] }, counts);
       s = withAgent(s, p.voter, (a) => withTurn({ ...a, status: 'voted', votedFor: p.target_label },
                                                  a.turns.length ? a.turns[a.turns.length - 1].id : -1,
                                                  (t) => ({ ...t, outcome: `voted for ${p.target_label}`,
@@ -185,9 +206,11 @@ export function apply(s, e, limit = Infinity) {
                   { agent: p.voter, refs: saw, target: p.target_label, round: p.round });
     }
     case 'SetLiveAgents':
-      return kind === 'tell' ? withTally({ ...s, live: [...p.agents] }) : s;
+      return kind === 'tell' ? withTally({ ...s, live: [...p.agents], liveSet: new Set(p.agents) }) : s;
     case 'TallyUpdated':
-      return kind === 'tell' ? withTally({ ...s, judged: { counts: p.counts, converged: p.converged, winner: p.winner } }) : s;
+      return kind === 'tell'
+        ? withTally({ ...s, judged: { counts: p.counts, converged: p.converged, winner: p.winner } }, s.tally ? s.tally.counts : {})
+        : s;
     case 'CancelRun':
       return kind === 'tell' ? note(s, e, 'control', `cancel: ${p.reason}`) : s;
     case 'AnswerNow':
