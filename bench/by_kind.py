@@ -19,6 +19,7 @@ Run: python -m bench.by_kind RUN_DIR [--tasks plain --n 127 --seed 0]
 from __future__ import annotations
 
 import argparse
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -79,8 +80,6 @@ def bare_call_seconds(trace: Path) -> float | None:
     """How long the bare agent's own call took inside a team run: the local server answers one request at a time,
     so its call ran from its start, or from the end of the last other call that ended before it, to its end.
     That is one greedy call's time on the same server (the same request), where no greedy row timed one."""
-    import json
-
     started: dict[str, float] = {}
     finished: list[tuple[float, str]] = []
     for line in trace.read_text(encoding="utf-8").splitlines():
@@ -101,6 +100,10 @@ def by_kind(rows: list[dict[str, Any]], tasks: Iterable[Task], runs: Path | None
     """One row per kind (family) of the tasks that have both a greedy and a team row, then the overall row."""
     paired = _paired(rows)
     kinds: dict[str, KindRow] = {}
+    # The traces stay out of the repository (bench/results/*/*/runs/ is ignored): what is read of them is kept
+    # beside the answers, so the table is made again from the committed files.
+    kept = runs.parent / "bare_call_seconds.json" if runs is not None else None
+    timings: dict[str, float] = json.loads(kept.read_text(encoding="utf-8")) if kept and kept.exists() else {}
     for task in tasks:
         done = paired.get(task.task_id, {})
         if "team" not in done:
@@ -112,7 +115,9 @@ def by_kind(rows: list[dict[str, Any]], tasks: Iterable[Task], runs: Path | None
         bare = next((f["text"] for f in firsts if f["agent"] == GREEDY_AGENT), None)
         greedy = done.get("greedy") or {"text": bare, "seconds": 0.0}
         trace = runs / task.task_id / "trace.jsonl" if runs is not None else None
-        bare_s = bare_call_seconds(trace) if trace is not None and trace.exists() else None
+        bare_s = bare_call_seconds(trace) if trace is not None and trace.exists() else timings.get(task.task_id)
+        if bare_s is not None:
+            timings[task.task_id] = bare_s
         row = kinds.setdefault(task.family, KindRow(task.family, alone={a: 0 for a in ALWAYS_ASKED}))
         row.n += 1
         row.greedy += task.grade(greedy["text"]).correct
@@ -129,6 +134,8 @@ def by_kind(rows: list[dict[str, Any]], tasks: Iterable[Task], runs: Path | None
             row.greedy_timed += 1
             row.team_s_timed += team["seconds"]
         row.asked_reserve += any(first["agent"] not in ALWAYS_ASKED for first in firsts)
+    if kept is not None and timings:
+        kept.write_text(json.dumps(timings, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     overall = KindRow("overall", alone={a: 0 for a in ALWAYS_ASKED})
     for row in kinds.values():
         overall.add(row)
