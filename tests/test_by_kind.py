@@ -38,7 +38,7 @@ def test_the_table_counts_the_team_the_greedy_call_each_agent_and_the_ceiling_by
         1, {"local_1": 0, "local_2": 0, "local_3": 1}, 2, 2, 7)
     shown = must_show(by_kind(data, tasks))
     assert "overall: team 100.0 % against greedy 50.0 %: +50.0 points, met" in shown
-    assert "mean calls 3.50: met" in shown and "wall time 2.50x one greedy call: met" in shown
+    assert "mean calls 3.50: met" in shown and "wall time 2.50x one greedy call (on 2 questions" in shown
 
 
 def test_the_reader_is_measured_where_the_graders_say_the_answers_agree_or_differ() -> None:
