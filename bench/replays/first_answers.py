@@ -89,14 +89,17 @@ def replay(rows: list[dict[str, Any]], tasks: list[Task]) -> list[Replayed]:
         if row.get("method") != "team" or task is None or not firsts:
             continue
         agents = tuple(a["agent"] for a in firsts)
+        asked = tuple(a for a in agents if a in RESERVE)
         new = decide(Evidence(answers=answer_results(firsts, new_rule=True), order=ORDER, after_first_answers="decide",
-                              reserve=RESERVE, first_turns=FirstTurnsEnded(agents=agents)))
-        before = old.decide(old.Evidence(answers=answer_results(firsts, new_rule=False), order=ORDER,
+                              reserve=tuple(a for a in RESERVE if a not in asked),
+                              reserve_spent=len(asked) == len(RESERVE), first_turns=FirstTurnsEnded(agents=agents)))
+        today = [a for a in firsts if a["agent"] not in RESERVE]  # today's team has no reserve agents
+        before = old.decide(old.Evidence(answers=answer_results(today, new_rule=False), order=ORDER,
                                          after_first_answers="decide",
-                                         first_turns=old.FirstTurnsEnded(agents=agents)))
+                                         first_turns=old.FirstTurnsEnded(agents=tuple(a["agent"] for a in today))))
         new_right = None if new.ask else task.grade(_winner_text(firsts, new.winner)).correct
         out.append(Replayed(task.task_id, task.family, new_right,
-                            task.grade(_winner_text(firsts, before.winner)).correct, new.ask))
+                            task.grade(_winner_text(today, before.winner)).correct, new.ask))
     return out
 
 
