@@ -45,8 +45,11 @@ def describe(raw: Mapping[str, Any] | TraceRecord, projection: LogProjection) ->
 
     match message:
         case messages.RunStarted():
-            pairs = zip(message.agents, message.labels, strict=True)
-            return f"team of {len(message.agents)}: " + ", ".join(f"{lab}={agent}" for agent, lab in pairs)
+            pairs = list(zip(message.agents, message.labels, strict=True))
+            reserve = set((message.config.get("orchestrator") or {}).get("reserve_agents") or ())
+            line = f"team of {len(message.agents)}: " + ", ".join(f"{lab}={agent}" for agent, lab in pairs)
+            asked_later = [lab for agent, lab in pairs if agent in reserve]
+            return line + (f" ({', '.join(asked_later)} only if the first answers disagree)" if asked_later else "")
         case messages.AnswerAccepted():
             return f"{label(message.agent)} answered {message.label}"
         case messages.RecordVote():

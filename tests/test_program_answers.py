@@ -199,6 +199,9 @@ def test_disagreement_asks_the_reserve_and_evidence_that_never_settles_leaves_th
     projection = LogProjection()
     for record in trace:
         projection.apply(record)
+    assert describe(of_type(trace, "RunStarted")[0], projection) == (
+        "team of 5: agent1=p, agent2=q, agent3=g, agent4=r, agent5=s (agent4, agent5 only if the first answers "
+        "disagree)")
     assert [describe(r, projection) for r in of_type(trace, "FirstAnswersDisagree")] == [  # the user is told why
         f"the first answers disagree: {label} (a reserve agent) is asked for its answer" for label in ("agent4",
                                                                                                         "agent5")]
