@@ -1,10 +1,11 @@
 """Replays of recorded first answers under the team's decision rules, on graded keys.
 
-``decided`` runs the team's own decision (``actors/coordination/decision.py``, ``decide``) on the keys a
-task's grader gives each answer (None: the answer states no result), so a replay decides as the team would
-have. A replay of the rule as it stood before a later rule was added names the rules it replays:
+``decided`` runs the team's decision as it stood before issue 48 (``bench/replays/rules_before_issue_48.py``: the
+replays here were written against its rules) on the
+keys a task's grader gives each answer (None: the answer states no result), so a replay decides as that team
+would have. A replay of the rule as it stood before a later rule was added names the rules it replays:
 ``BEFORE_TWO_VALUED`` (the third and fourth candidates: two-valued results decided by agreement too) and
-``BEFORE_NO_RESULT_ASKED`` (the fifth candidate).
+``BEFORE_NO_RESULT_ASKED`` (the fifth candidate). Issue 48's rule is replayed by ``bench.replays.first_answers``.
 """
 
 from __future__ import annotations
@@ -16,10 +17,11 @@ from collections.abc import Collection, Hashable, Iterable, Iterator, Mapping, S
 from pathlib import Path
 from typing import Any
 
+from bench.replays import rules_before_issue_48 as before
 from bench.tasks import Task, select_tasks
 from massgen.actors.agent.turn import program_answer
 from massgen.actors.coordination.code_checks import program_code
-from massgen.actors.coordination.decision import RULES, Evidence, FirstTurnsEnded, Rule, decide, rules_without
+from massgen.actors.coordination.decision import Evidence, FirstTurnsEnded, Rule, decide
 from massgen.actors.coordination.results import TWO_VALUED_RESULTS
 from massgen.files import confined
 from massgen.messages import AnswerResult
@@ -29,8 +31,9 @@ __all__ = [
     "print_counts", "recorded_calls", "scored",
 ]
 
-BEFORE_NO_RESULT_ASKED: tuple[Rule, ...] = rules_without("no_result_asked")
-BEFORE_TWO_VALUED: tuple[Rule, ...] = rules_without("no_result_asked", "two_valued_first_answers")
+RULES: tuple[Rule, ...] = before.RULES  # the rules these replays were written against
+BEFORE_NO_RESULT_ASKED: tuple[Rule, ...] = before.rules_without("no_result_asked")
+BEFORE_TWO_VALUED: tuple[Rule, ...] = before.rules_without("no_result_asked", "two_valued_first_answers")
 
 
 def decided(computed: list[Hashable | None], written: list[Hashable | None],

@@ -1,5 +1,6 @@
-"""Recorded first answers, decided again: issue 48's rule (``decide`` now) and the rule before it (``decide`` as it
-was at 2cddd55, loaded from git), on the very answers a recorded team run gave.
+"""Recorded first answers, decided again: issue 48's rule (``decide`` now) and the rule before it (its first-answer
+rules as they were at 2cddd55, ``bench/replays/rules_before_issue_48.py``), on the very answers a recorded team
+run gave.
 
 A team's first answers are independent requests (each sees the question alone, at a fixed seed), and one request
 gives one reply on the local server, so a live run of today's team gives the answers it recorded, and the team's
@@ -14,23 +15,20 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import subprocess
-import sys
-import types
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from bench.quality import load_rows
+from bench.replays.rules_before_issue_48 import RULES as BEFORE_RULES
 from bench.tasks import Task, select_tasks
 from massgen.actors.coordination.decision import Evidence, FirstTurnsEnded, decide
 from massgen.actors.coordination.evidence import computed_value, conclusion_of
 from massgen.actors.coordination.results import final_result, stated_result
 from massgen.messages import AnswerResult
 
-__all__ = ["Replayed", "answer_results", "before_issue_48", "replay"]
+__all__ = ["Replayed", "answer_results", "replay"]
 
-BEFORE = "2cddd55"  # the last commit with the rule issue 48 replaced
 PROGRAM_AGENTS = ("local_1", "local_2", "local_4", "local_5")
 ORDER = ("local_1", "local_2", "local_3", "local_4", "local_5")
 RESERVE = ("local_4", "local_5")
@@ -54,17 +52,6 @@ def answer_results(first_answers: list[dict[str, Any]], *, new_rule: bool) -> tu
     return tuple(out)
 
 
-def before_issue_48() -> types.ModuleType:
-    """``actors/coordination/decision.py`` as it was at ``BEFORE``, as a module of its own."""
-    root = Path(__file__).resolve().parents[2]
-    source = subprocess.run(["git", "show", f"{BEFORE}:actors/coordination/decision.py"], cwd=root,
-                            capture_output=True, text=True, check=True).stdout
-    module = types.ModuleType("decision_before_issue_48")
-    sys.modules[module.__name__] = module  # dataclasses look their module up
-    exec(compile(source, f"{BEFORE}:decision.py", "exec"), module.__dict__)  # our own file, from git
-    return module
-
-
 @dataclass(frozen=True)
 class Replayed:
     task_id: str
@@ -80,7 +67,6 @@ def _winner_text(first_answers: list[dict[str, Any]], winner: str | None) -> str
 
 def replay(rows: list[dict[str, Any]], tasks: list[Task]) -> list[Replayed]:
     """Each recorded team row decided by both rules, graded by its task."""
-    old = before_issue_48()
     by_id = {t.task_id: t for t in tasks}
     out = []
     for row in rows:
@@ -94,9 +80,9 @@ def replay(rows: list[dict[str, Any]], tasks: list[Task]) -> list[Replayed]:
                               reserve=tuple(a for a in RESERVE if a not in asked),
                               reserve_spent=len(asked) == len(RESERVE), first_turns=FirstTurnsEnded(agents=agents)))
         today = [a for a in firsts if a["agent"] not in RESERVE]  # today's team has no reserve agents
-        before = old.decide(old.Evidence(answers=answer_results(today, new_rule=False), order=ORDER,
-                                         after_first_answers="decide",
-                                         first_turns=old.FirstTurnsEnded(agents=tuple(a["agent"] for a in today))))
+        before = decide(Evidence(answers=answer_results(today, new_rule=False), order=ORDER,
+                                 after_first_answers="decide",
+                                 first_turns=FirstTurnsEnded(agents=tuple(a["agent"] for a in today))), BEFORE_RULES)
         new_right = None if new.ask else task.grade(_winner_text(firsts, new.winner)).correct
         out.append(Replayed(task.task_id, task.family, new_right,
                             task.grade(_winner_text(today, before.winner)).correct, new.ask))
