@@ -9,19 +9,13 @@ Kept as code, not read from git, so a replay runs in any clone (a shallow one ha
 from __future__ import annotations
 
 from massgen.actors.coordination.decision import RULES as TODAY
-from massgen.actors.coordination.decision import Decision, Evidence, Rule
+from massgen.actors.coordination.decision import Decision, Evidence, Rule, _firsts
 from massgen.actors.coordination.decision import _first_answer_support as first_answer_support
 from massgen.actors.coordination.results import TWO_VALUED_RESULTS
 from massgen.messages import AnswerResult, FirstAnswersDecided
 
 __all__ = ["RULES", "rules_without"]
 
-def _firsts(ev: Evidence) -> list[AnswerResult]:
-    """The counted agents' newest answers that are first (independent) answers, in config order."""
-    assert ev.first_turns is not None
-    counted = set(ev.first_turns.agents)
-    latest = {a.agent: a for a in ev.answers if a.latest}
-    return [latest[agent] for agent in ev.order if agent in counted and agent in latest and latest[agent].independent]
 def _no_result_asked(ev: Evidence, _round: object) -> Decision | None:
     """Under ``decide``: a program printed, but no written first answer states a result, so the question asks for
     none; the first listed written answer presents and no program's output is weighed."""
