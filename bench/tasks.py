@@ -315,24 +315,17 @@ def _one_set(name: str, n: int, seeds: list[int]) -> list[Task]:
         if len({t.task_id for t in tasks}) < len(tasks):
             sys.exit("--seed: two seeds drew the same HumanEval problem; give one seed for humaneval")
         return tasks
-    if name.startswith("rg-plain:"):
-        from bench.asked_plainly import reasoning_gym_plain_tasks  # it imports this module's Task and Verdict
-
+    if name.startswith(("rg:", "rg-plain:")):
+        prefix, family = name.split(":", 1)
+        if prefix == "rg-plain":
+            from bench.asked_plainly import reasoning_gym_plain_tasks  # it imports this module's Task and Verdict
+        make = reasoning_gym_plain_tasks if prefix == "rg-plain" else reasoning_gym_tasks
         try:
-            tasks = [t for s in seeds for t in reasoning_gym_plain_tasks(name[9:], n, s)]
+            tasks = [t for s in seeds for t in make(family, n, s)]
         except ImportError:
-            sys.exit("--tasks rg-plain:...: reasoning-gym is not installed (pip install -e '.[bench]')")
+            sys.exit(f"--tasks {prefix}:...: reasoning-gym is not installed (pip install -e '.[bench]')")
         except (KeyError, ValueError) as exc:
-            sys.exit(f"--tasks {name}: {exc}")
-        refuse_shared_problems(tasks, n)
-        return tasks
-    if name.startswith("rg:"):
-        try:
-            tasks = [t for s in seeds for t in reasoning_gym_tasks(name[3:], n, s)]
-        except ImportError:
-            sys.exit("--tasks rg:...: reasoning-gym is not installed (pip install -e '.[bench]')")
-        except (KeyError, ValueError) as exc:
-            sys.exit(f"--tasks {name}: reasoning-gym has no such family ({exc})")
+            sys.exit(f"--tasks {name}: reasoning-gym has no such family here ({exc})")
         refuse_shared_problems(tasks, n)
         return tasks
     sys.exit(f"--tasks: unknown task set {name!r} (arithmetic, compare, humaneval, plain, probes, rg:FAMILY, "
