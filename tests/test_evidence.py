@@ -41,6 +41,8 @@ def test_a_value_the_program_computed_is_evidence(code: str, printed: str) -> No
     ("No, 221 is not prime: 13 x 17.", "no"),
     ("1,089 is the total.", "1089"),
     ("The answer is Saturday.", "saturday"),
+    ("The result of subtracting 9.9 from 9.11 is \\(\\boxed{-0.79}\\).", "-0.7900000000000009"),  # binary rounding
+    ("The ball costs $0.05.", "0.05"),
 ])
 def test_a_written_answer_states_a_value_it_concludes(conclusion: str, value: str) -> None:
     assert states(conclusion, value)
@@ -51,6 +53,11 @@ def test_a_written_answer_states_a_value_it_concludes(conclusion: str, value: st
     ("Yes.", "no"),
     ("In order: 3, 12, 7, 19, 25.", "3 7 12 19 25"),
     ("", "4"),
+    # a value met on the way to the answer's own result is not what it states
+    ("The date 100 days after March 1, 2024, is \\(\\boxed{2024-05-09}\\).", "2024"),
+    ("Since -3 is smaller than -7, the smallest is -3.\nThe answer is \\(\\boxed{-3}\\).", "-7"),
+    ("9.11 is larger than 9.9.", "9.9"),
+    ("The difference is 0.79.", "0.7900001"),  # a difference a person sees
 ])
 def test_a_written_answer_that_concludes_otherwise_does_not_state_it(conclusion: str, value: str) -> None:
     assert not states(conclusion, value)
@@ -60,3 +67,10 @@ def test_the_conclusion_is_read_outside_code_and_before_closing_remarks() -> Non
     text = "Let me count.\n```python\nprint(4)\n```\nIt appears 3 times.\n\nHope this helps!"
     assert conclusion_of(text) == "Let me count.\nIt appears 3 times."
     assert not states(conclusion_of(text), "4")
+
+
+def test_a_trailing_list_is_the_conclusion_however_long() -> None:
+    text = "Sorted from smallest to largest:\n1. 3\n2. 7\n3. 12\n4. 19\n5. 45\n\nHope this helps!"
+    assert conclusion_of(text) == "Sorted from smallest to largest:\n3, 7, 12, 19, 45"
+    assert states(conclusion_of(text), "3 7 12 19 45")
+    assert not states(conclusion_of(text), "3")  # the list's first item, or its markers, are not its result

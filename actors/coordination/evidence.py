@@ -131,9 +131,13 @@ def computed_value(code: str, printed: str) -> bool:
     return not _prints_literals(code)
 
 
+_LIST_ITEM = re.compile(r"^(?:[-*\u2022]|\d{1,2}[.)])\s+(?P<item>.+)$")
+
+
 def conclusion_of(text: str) -> str:
     """A written answer's last lines outside code, closing remarks and punctuation-only lines aside: where it
-    concludes (at most ``_CONCLUSION_CHARS``, the end kept)."""
+    concludes (at most ``_CONCLUSION_CHARS``, the end kept). A trailing bulleted or numbered list is one line, its
+    items in order ("3, 7, 12, 19, 45"): the list is the conclusion, however long, and its markers are no values."""
     kept: list[str] = []
     in_code = False
     for raw in text.splitlines():
@@ -144,18 +148,37 @@ def conclusion_of(text: str) -> str:
             kept.append(raw.strip())
     while kept and closing_remark(kept[-1]):
         kept.pop()
+    items: list[str] = []
+    while kept and (item := _LIST_ITEM.match(kept[-1])):
+        items.insert(0, item.group("item").strip())
+        kept.pop()
+    if len(items) > 1:
+        kept.append(", ".join(items))
+    elif items:  # one item is a line like any other
+        kept.append(items[0])
     return "\n".join(kept[-_CONCLUSION_LINES:])[-_CONCLUSION_CHARS:]
 
 
+_FLOAT_DIGITS = 12  # a float's digits past these are its binary rounding: 0.79 is 0.7900000000000009
+
+
+def _number(token: str) -> str:
+    """A number as a person reads it: no thousands separators, no ``.0``, no binary rounding noise."""
+    token = token.replace(",", "")
+    if "." in token:
+        token = f"{float(token):.{_FLOAT_DIGITS}g}"
+        if "e" in token:  # too large or small for the digits kept: as written
+            return token
+    return token
+
+
 def _tokens(text: str) -> list[str]:
-    """Words and numbers, lowercased, numbers without thousands separators or a ``.0``, spelled small numbers as
-    digits, True/False as yes/no."""
+    """Words and numbers, lowercased, numbers as ``_number`` reads them, spelled small numbers as digits,
+    True/False as yes/no."""
     out: list[str] = []
     for token in _TOKEN.findall(text.lower()):
         if token[0].isdigit() or token[0] == "-":
-            token = token.replace(",", "")
-            if re.fullmatch(r"-?\d+\.0+", token):
-                token = token.split(".", 1)[0]
+            token = _number(token)
         out.append(_SPELLED.get(token, _TRUTH.get(token, token)))
     return out
 
@@ -165,15 +188,23 @@ def _contains(haystack: list[str], needle: list[str]) -> bool:
     return any(haystack[i:i + n] == needle for i in range(len(haystack) - n + 1))
 
 
+def _numbers(tokens: list[str]) -> list[str]:
+    return [t for t in tokens if t[0].isdigit() or (t[0] == "-" and t[1:2].isdigit())]
+
+
 def states(conclusion: str, value: str) -> bool:
-    """Whether a written answer whose conclusion is ``conclusion`` states ``value`` (a computed result)."""
+    """Whether a written answer whose conclusion is ``conclusion`` states ``value`` (a computed result). When the
+    answer states a result of its own (``results.stated_result``: its ``Answer:``, its boxed value, its concluding
+    number), that result is what it states: it holds the value's words, and the same numbers, no other (a
+    conclusion that only mentions 2024 on the way to ``2024-05-09`` does not state 2024). Else the value's words
+    or numbers in order anywhere in the conclusion, a yes or no as its first word."""
     wanted = _tokens(value)
     if not wanted or not conclusion.strip():
         return False
-    if wanted in (["yes"], ["no"]):
-        said = stated_result(conclusion)
-        return _tokens(said) == wanted if said else _tokens(conclusion)[:1] == wanted
-    if _contains(_tokens(conclusion), wanted):
-        return True
     said = stated_result(conclusion)
-    return bool(said) and _tokens(said) == wanted
+    if said:
+        got = _tokens(said)
+        return _contains(got, wanted) and _numbers(got) == _numbers(wanted)
+    if wanted in (["yes"], ["no"]):
+        return _tokens(conclusion)[:1] == wanted
+    return _contains(_tokens(conclusion), wanted)
