@@ -49,8 +49,8 @@ from datetime import date, timedelta
 
 from bench.tasks import Task, Verdict
 
-__all__ = ["KINDS", "NUMERIC_FAMILIES", "QUESTIONS", "Check", "Question", "grader", "plain_tasks", "read",
-           "reasoning_gym_plain_tasks"]
+__all__ = ["KINDS", "NUMERIC_FAMILIES", "QUESTIONS", "Check", "Question", "drawn_tasks", "grader", "plain_tasks",
+           "read", "reasoning_gym_plain_tasks"]
 
 Found = list[tuple[int, Hashable]]
 """Values of one kind found in a piece of text: (offset, value), in the order they occur."""
@@ -391,10 +391,12 @@ _SMALL_WORDS = ("smaller|less|lesser|lower|fewer|lighter|shorter|younger|smalles
                 "youngest")
 
 
-def choice(options: Sequence[str], expected: str, ask: str = "big") -> Check:
+def choice(options: Sequence[str], expected: str, ask: str = "big", asides: bool = False) -> Check:
     """Which of ``options`` is the largest (``ask`` "big") or smallest ("small"), read from the claim the line
     makes ("9.9 is larger than 9.11", "9.11 < 9.9", "the larger is 9.9"; "9.9 is smaller" says 9.9 is not the
-    larger), else the option it names last. Numeric options match any equal number (9.90 is 9.9)."""
+    larger), else the option it names last. Numeric options match any equal number (9.90 is 9.9). ``asides``
+    (the second set's, ``bench/asked_plainly_2.py``): claims are read first with the line's bracketed asides dropped
+    ("the Statue of Liberty (1886) is older than the Eiffel Tower (1889)"); off, a line reads as it always did."""
     numeric = all(re.fullmatch(r"-?\d+(?:\.\d+)?", o) for o in options)
 
     def tagged(segment: str) -> str:
@@ -421,8 +423,7 @@ def choice(options: Sequence[str], expected: str, ask: str = "big") -> Check:
         (re.compile(r"OPT(\d)\s*([<>])\s*OPT(\d)"), "sign"),
     )
 
-    def find(segment: str) -> Found:
-        text = tagged(segment)
+    def claims_in(text: str) -> Found:
         claims: Found = []
         for pattern, shape in claims_of:
             for m in pattern.finditer(text):
@@ -436,6 +437,13 @@ def choice(options: Sequence[str], expected: str, ask: str = "big") -> Check:
                     chosen = pick(int(larger), True)
                 if chosen is not None:
                     claims.append((m.start(), options[chosen]))
+        return claims
+
+    def find(segment: str) -> Found:
+        text = tagged(segment)
+        claims = claims_in(text)
+        if asides:  # "100 meters (about 109 yards) is longer": the aside's option makes no claim
+            claims = claims_in(re.sub(r"\s*\([^()]*\)", "", text)) or claims
         if claims:
             return sorted(claims, key=lambda c: c[0])
         return [(m.start(), options[int(m.group(1))]) for m in re.finditer(r"OPT(\d)", text)]
@@ -943,18 +951,23 @@ def reasoning_gym_plain_tasks(family: str, n: int, seed: int) -> list[Task]:
     return tasks
 
 
-def plain_tasks(n: int, seed: int) -> list[Task]:
-    """``n`` questions drawn by ``random.Random(seed)`` (all of them when ``n`` covers the set), in the set's own
-    order, so a smaller ``n`` draws a subset of a larger one's draw. Ids are ``plain-<kind>-<k>``, k counted within
-    the kind, whatever is drawn; the family is the kind, for the benchmark's table per kind."""
-    order = list(range(len(QUESTIONS)))
+def drawn_tasks(questions: Sequence[Question], prefix: str, n: int, seed: int) -> list[Task]:
+    """``n`` of ``questions`` drawn by ``random.Random(seed)`` (all of them when ``n`` covers the set), in the set's
+    own order, so a smaller ``n`` draws a subset of a larger one's draw. Ids are ``<prefix>-<kind>-<k>``, k counted
+    within the kind, whatever is drawn; the family is the kind, for the benchmark's table per kind."""
+    order = list(range(len(questions)))
     random.Random(seed).shuffle(order)
     drawn = set(order[:n])
     tasks: list[Task] = []
     within: dict[str, int] = {}
-    for i, question in enumerate(QUESTIONS):
+    for i, question in enumerate(questions):
         k = within[question.kind] = within.get(question.kind, -1) + 1
         if i in drawn:
-            tasks.append(Task(f"plain-{question.kind}-{k}", question.text, question.expected, question.kind,
+            tasks.append(Task(f"{prefix}-{question.kind}-{k}", question.text, question.expected, question.kind,
                               grader(question)))
     return tasks
+
+
+def plain_tasks(n: int, seed: int) -> list[Task]:
+    """``n`` questions of this set drawn by ``seed`` (``drawn_tasks``); ids are ``plain-<kind>-<k>``."""
+    return drawn_tasks(QUESTIONS, "plain", n, seed)

@@ -13,7 +13,9 @@ The reader is measured against the graders (written with the set, before any run
 where the written answer and a program's computed value are both right they agree, where one is right and the
 other wrong they do not; both wrong is left out (two wrong answers may or may not agree).
 
-Run: python -m bench.by_kind RUN_DIR [--tasks plain --n 127 --seed 0]
+Run: python -m bench.by_kind RUN_DIR [--tasks plain --n 127 --seed 0]; the fresh set written for the revised
+rule (``bench/asked_plainly_2.py``): --tasks plain2 (126 questions, the same nine kinds). Kinds are the tasks'
+families, never read from their ids.
 """
 
 from __future__ import annotations

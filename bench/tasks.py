@@ -307,6 +307,12 @@ def _one_set(name: str, n: int, seeds: list[int]) -> list[Task]:
         if len(seeds) > 1:
             sys.exit("--seed: the plain set holds each question once; give one seed for plain")
         return plain_tasks(n, seeds[0])
+    if name == "plain2":
+        from bench.asked_plainly_2 import plain2_tasks  # it imports this module's Task and Verdict
+
+        if len(seeds) > 1:
+            sys.exit("--seed: the plain2 set holds each question once; give one seed for plain2")
+        return plain2_tasks(n, seeds[0])
     if name == "humaneval":
         try:
             tasks = [t for s in seeds for t in humaneval_tasks(n, s)]
@@ -328,8 +334,8 @@ def _one_set(name: str, n: int, seeds: list[int]) -> list[Task]:
             sys.exit(f"--tasks {name}: reasoning-gym has no such family here ({exc})")
         refuse_shared_problems(tasks, n)
         return tasks
-    sys.exit(f"--tasks: unknown task set {name!r} (arithmetic, compare, humaneval, plain, probes, rg:FAMILY, "
-             "rg-plain:FAMILY)")
+    sys.exit(f"--tasks: unknown task set {name!r} (arithmetic, compare, humaneval, plain, plain2, probes, "
+             "rg:FAMILY, rg-plain:FAMILY)")
 
 
 def select_tasks(names: str, n: int, seed: str) -> tuple[list[int], list[Task]]:
