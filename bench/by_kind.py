@@ -233,6 +233,9 @@ def main(argv: list[str] | None = None) -> None:
     _seeds, tasks = select_tasks(args.tasks, args.n, args.seed)
     rows = load_rows(args.run / "answers.jsonl")
     kinds = by_kind(rows, tasks, args.run / "runs")
+    if not kinds[-1].n:
+        parser.exit(2, f"{args.run}: no team row of the tasks --tasks {args.tasks} --n {args.n} --seed {args.seed} "
+                       "selects (give the run's own)\n")
     report = "\n\n".join([table(kinds), must_show(kinds), reader_agreement(rows, tasks)])
     print(report)
     (args.run / "by_kind.md").write_text(report + "\n", encoding="utf-8")
