@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from support import assert_trace_invariants, of_type, records
@@ -62,3 +63,53 @@ def test_a_vote_round_carries_each_vote_once_so_its_tallies_grow_linearly(tmp_pa
     large_max, large_sum = _tally_sizes(24, tmp_path)
     assert large_max <= small_max + 64  # a few characters more for longer agent names, never a vote more
     assert large_sum <= 4 * small_sum * 1.25  # four times the votes: about four times the tallies, not sixteen
+
+
+def test_the_judge_reads_each_ballot_once_not_the_rounds_on_every_vote(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    # Issue 51: on each vote the judge decided by recounting every vote of the round (the "best so far" winner
+    # a run cut mid-round presents), so a round of N votes read N^2/2 ballots: 0.49 s of judge CPU at 1,000
+    # agents, 2.29 s at 2,000. Its round's counts now take each vote as it arrives: one reading a vote.
+    from massgen.actors.coordination import decision
+    readings = 0
+    plain = decision.supported_result
+
+    def counted(ballot: decision.Ballot) -> str:
+        nonlocal readings
+        readings += 1
+        return plain(ballot)
+
+    monkeypatch.setattr(decision, "supported_result", counted)
+    agents = 120
+    result = Team(team(agents, 2), "What is 2+2?", log_dir=tmp_path / "run").run()
+    assert result.status == "completed", result.reason
+    assert len(of_type(records(result), "RecordVote")) == agents
+    assert readings <= 2 * agents  # one a vote (a vote cast again is read again); 7,260 when recounted
+
+
+def test_a_tick_checks_the_agents_whose_deadline_came_not_the_team(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    # Issue 51: every Tick (each 50 ms) checked every agent's deadlines, so a run cost ticks x agents: its time
+    # times its team. The supervisor now checks an agent when its earliest deadline comes (none come in this run)
+    # and, once a second, every agent for a stop nobody reported.
+    from massgen.actors.supervisor import failures
+    checks = ticks = 0
+    plain_overdue, plain_tick = failures.overdue, failures.FailureHandling.on_tick
+
+    def overdue(*args: Any, **kwargs: Any) -> Any:
+        nonlocal checks
+        checks += 1
+        return plain_overdue(*args, **kwargs)
+
+    def on_tick(self: failures.FailureHandling, now: float) -> None:
+        nonlocal ticks
+        ticks += 1
+        plain_tick(self, now)
+
+    monkeypatch.setattr(failures, "overdue", overdue)
+    monkeypatch.setattr(failures.FailureHandling, "on_tick", on_tick)
+    agents = 100
+    result = Team(team(agents, 2), "What is 2+2?", log_dir=tmp_path / "run", tick_interval_s=0.002).run()
+    assert result.status == "completed", result.reason
+    assert ticks >= 5, ticks  # enough ticks that checking the whole team on each would show
+    assert checks <= agents * (2 + ticks // 250), (checks, ticks)  # the sweeps, once a second; ticks x 100 before

@@ -18,7 +18,7 @@ from massgen.actors.agent.actor import AgentSpec
 from massgen.actors.coordination.answers import Coordination
 from massgen.actors.runtime.port import Peer
 from massgen.actors.supervisor.budget import Spending
-from massgen.actors.supervisor.children import Child
+from massgen.actors.supervisor.children import PROGRAM_SECONDS, Child, DeadlineSchedule, next_check
 from massgen.actors.supervisor.deadlines import effective
 from massgen.actors.supervisor.notes import NoteBoard
 from massgen.actors.supervisor.restarts import RestartHistory
@@ -90,6 +90,11 @@ class SupervisorState:
     first_done: set[str] = field(default_factory=set)
     waiting: set[str] = field(default_factory=set)
     judge: Peer | None = None  # started in ``on_start``
+    deadlines: DeadlineSchedule = field(default_factory=DeadlineSchedule)  # when each agent is next checked
+    place: dict[str, int] = field(default_factory=dict)  # each agent's place in config order
+
+    def __post_init__(self) -> None:
+        self.place = {agent: i for i, agent in enumerate(self.children)}
     # The round whose first answers the judge is ruling on, and the agent whose answer completed them (its
     # next turn is held with the others'); None when no ruling is awaited.
     judging: tuple[int, str | None] | None = None
@@ -118,6 +123,17 @@ class SupervisorState:
         turn_id = self.next_turn_id
         self.next_turn_id += 1
         return turn_id
+
+    def command_seconds(self) -> float:
+        """How long a silent tool (a command, a program, a code check) may run: the idle deadline waits for it."""
+        return max(self.run.files.command_timeout_s if self.run.files else 0.0, PROGRAM_SECONDS)
+
+    def schedule(self, child: Child) -> None:
+        """``child``'s deadlines may have moved earlier (a new status, a turn begun, a command ended): its next
+        check is due by its earliest deadline."""
+        agent = child.spec.agent_id
+        self.deadlines.check_at(agent, next_check(child, self.timeouts, answered=self.coord.count(agent) > 0,
+                                                  command_s=self.command_seconds()))
 
     def counted(self) -> tuple[str, ...]:
         """The agents the round waits for: live, and not left out of it as stragglers."""

@@ -69,6 +69,7 @@ class TurnHandout:
         child.status, child.turn_id = "in_turn", turn_id
         child.commands.clear()
         child.since = child.last_activity = self.clock()
+        state.schedule(child)
         state.waiting.discard(child.spec.agent_id)
         self.out.record(TurnStarted(
             agent=child.spec.agent_id, incarnation=child.incarnation, turn_id=turn_id,
@@ -314,6 +315,7 @@ class TurnHandout:
         turn_id = state.take_turn_id()
         child.status, child.turn_id = "presenting", turn_id
         child.since = child.last_activity = self.clock()
+        state.schedule(child)
         # The judge's votes (none when the first answers decided): its live agents' are those the round counts.
         votes = state.votes.of(set(state.counted()), list(state.children))
         self.out.tell(child.peer, PresentFinal(turn_id=turn_id, task=state.run.question, history=state.run.history,
