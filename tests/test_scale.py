@@ -113,3 +113,26 @@ def test_a_tick_checks_the_agents_whose_deadline_came_not_the_team(tmp_path: Pat
     assert result.status == "completed", result.reason
     assert ticks >= 5, ticks  # enough ticks that checking the whole team on each would show
     assert checks <= agents * (2 + ticks // 250), (checks, ticks)  # the sweeps, once a second; ticks x 100 before
+
+
+def test_a_vote_costs_the_supervisor_what_it_changed_not_a_pass_over_the_team(tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    # Issue 51: on each tally the straggler watch rebuilt who was done and who counted from every agent, and each
+    # vote asked whether any agent's first turn was still to end: three passes over the team a vote, N^2 in all.
+    # The supervisor's state now keeps who counts, who is missing and who has not ended a first turn as each agent
+    # changes, so an agent's standing is read when it changes (a few times a run), not on everyone's vote.
+    from massgen.actors.supervisor import stragglers
+    readings = 0
+    plain = stragglers.StragglerWatch.counted
+
+    def counted(self: stragglers.StragglerWatch, agent: str) -> bool:
+        nonlocal readings
+        readings += 1
+        return plain(self, agent)
+
+    monkeypatch.setattr(stragglers.StragglerWatch, "counted", counted)
+    agents = 120
+    result = Team(team(agents, 2), "What is 2+2?", log_dir=tmp_path / "run").run()
+    assert result.status == "completed", result.reason
+    assert len(of_type(records(result), "RecordVote")) == agents
+    assert readings <= 16 * agents, readings  # a few changes an agent (1,090); 15,001 when the team was scanned

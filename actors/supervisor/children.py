@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import heapq
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 import pykka
 
@@ -62,6 +62,14 @@ class Child:
     # The run_command and run_python calls of its current turn still running (call ids): a command or a
     # program is silent while it runs, and has its own deadline, so the idle deadline waits for that one.
     commands: set[str] = field(default_factory=set)
+    # Told of each change of ``status`` (the supervisor's state keeps who the round waits for by it: issue 51).
+    on_status: Callable[[Child], None] | None = field(default=None, repr=False, compare=False)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        changed = name == "status" and getattr(self, "status", value) != value
+        object.__setattr__(self, name, value)
+        if changed and self.on_status is not None:
+            self.on_status(self)
 
 
 # The first failure opens the breaker; the second comes after its cool-down, when the probe

@@ -113,7 +113,7 @@ class FailureHandling:
         state = self.state
         if state.phase != "coordinating" or not state.stragglers.counted(child.spec.agent_id):
             return
-        state.stragglers.exclude(child.spec.agent_id, state.coord.version)
+        state.exclude(child.spec.agent_id, state.coord.version)
         self.out.record(AgentExcluded(name=child.spec.agent_id, incarnation=child.incarnation,
                                       round=state.coord.version, reason=reason))
         assert state.judge is not None
@@ -190,7 +190,7 @@ class FailureHandling:
         if child.last_error:
             detail += f"; last error: {child.last_error}"
         self.out.record(DeadlineExpired(scope="straggler", name=child.spec.agent_id, detail=detail))
-        state.stragglers.exclude(child.spec.agent_id, state.coord.version)
+        state.exclude(child.spec.agent_id, state.coord.version)
         self.out.record(AgentExcluded(name=child.spec.agent_id, incarnation=child.incarnation,
                                       round=state.coord.version, reason=f"straggler: {detail}"))
         assert state.judge is not None
