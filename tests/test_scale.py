@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import sys
 from pathlib import Path
@@ -136,3 +137,43 @@ def test_a_vote_costs_the_supervisor_what_it_changed_not_a_pass_over_the_team(tm
     assert result.status == "completed", result.reason
     assert len(of_type(records(result), "RecordVote")) == agents
     assert readings <= 16 * agents, readings  # a few changes an agent (1,090); 15,001 when the team was scanned
+
+
+@pytest.mark.parametrize(("write_cpu_s", "most_writes"), [(0.001, 41), (0.1, 11)])
+def test_writing_status_stays_a_bounded_share_of_the_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         write_cpu_s: float, most_writes: int) -> None:
+    # Issue 51: status.json was rewritten every 0.25 s whatever a write cost, and a write costs what the status
+    # holds (0.1-0.4 s of CPU for 1,000 agents), so writing it cost team x time and took most of the writer's
+    # CPU. The next write now waits ten times the CPU the last one took, when that is more than 0.25 s. A fake
+    # clock drives the writer: a record every 50 ms of a 10 s run, each write taking ``write_cpu_s`` of CPU.
+    from massgen.actors.record import trace_writer
+    clock = {"wall": 1000.0, "cpu": 0.0}
+    writes: list[float] = []
+    plain = trace_writer.render_status
+
+    def render(*args: Any) -> str:
+        writes.append(clock["wall"])
+        clock["cpu"] += write_cpu_s
+        return plain(*args)
+
+    monkeypatch.setattr(trace_writer.time, "monotonic", lambda: clock["wall"])
+    monkeypatch.setattr(trace_writer.time, "thread_time", lambda: clock["cpu"])
+    monkeypatch.setattr(trace_writer, "render_status", render)
+    writer = trace_writer.TraceWriter(tmp_path)  # driven by hand, on this thread: no actor, no trailing timer
+    monkeypatch.setattr(writer, "_ask_status", lambda: None)
+    writer.on_start()
+    try:
+        for _ in range(200):
+            clock["wall"] += 0.05
+            writer._dead_letter("a record")
+            writer._publish()
+            if writer._trailing is not None:
+                writer._trailing.cancel()
+                writer._trailing = None
+    finally:
+        writer.on_stop()
+    run_s = 200 * 0.05
+    assert len(writes) <= most_writes, len(writes)  # 34 for the costly status too, before: 3.4 s of 10
+    assert len(writes) * write_cpu_s <= 0.1 * run_s + write_cpu_s  # a tenth of the run at most
+    gaps = [b - a for a, b in itertools.pairwise(writes)]
+    assert max(gaps) <= max(0.25, 10 * write_cpu_s) + 0.05 + 1e-9  # and never staler than that
