@@ -7,7 +7,9 @@ which it passes the decision on. Whole runs through the judge are in ``test_prog
 
 from __future__ import annotations
 
+import random
 import re
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -18,6 +20,7 @@ from massgen.actors.coordination.decision import (
     Decision,
     Evidence,
     FirstTurnsEnded,
+    RoundCounts,
     decide,
     rules_without,
 )
@@ -210,3 +213,108 @@ def test_most_support_wins_counting_votes_and_independent_agreement() -> None:
     # Equal support: most answers overall, then the first listed holder.
     assert decide(vote_round(answer("p", "1"), answer("q", "2"), votes={"g": ("q", "2", ""),
                                                                         "p": ("p", "1", "")})).winner == "p"
+
+
+# --- the round's counts, kept as votes arrive (issue 51) ------------------------------------------------------
+
+
+def _naive(ev: Evidence) -> tuple[str | None, str, dict[str, int]]:
+    """The vote-round decision as the rules read before the counts were kept incrementally, computed the plain
+    way over every vote: the oracle the folded counts are held to (winner, rule, shown support)."""
+    latest = {a.agent: a for a in ev.answers if a.latest}
+    key = {a.label: a.result or f"<{a.label}>" for a in ev.answers}
+
+    def of(a: AnswerResult) -> str:
+        return key[a.label]
+
+    counts = Counter(ballot[0] for ballot in ev.votes.values())
+    support: Counter[str] = Counter()
+    for target, result, own in ev.votes.values():
+        held = latest.get(target)
+        support[own or result or (of(held) if held else "")] += 1
+    for result, n in Counter(of(a) for a in ev.answers if a.independent).items():
+        support[result] += n - 1
+    shown = {r: n for r, n in support.items() if n > 0}
+    candidates = {of(a) for a in latest.values() if a.passed} or {of(a) for a in latest.values()}
+
+    def won_by(result: str, rule: str) -> tuple[str | None, str, dict[str, int]]:
+        holders = [agent for agent in ev.order if agent in latest and of(latest[agent]) == result]
+        return max(holders, key=lambda agent: (counts[agent], -ev.order.index(agent))), rule, shown
+
+    if not latest:
+        best = max(counts.values(), default=0)
+        return (next(a for a in ev.order if counts.get(a, 0) == best) if counts else None), "results_unknown", shown
+    if not any(support.values()) and not counts:
+        return None, "no_evidence", {}
+    ranked = Counter(r for r in ev.computed.values() if r in candidates).most_common(2)
+    if ranked and not (len(ranked) == 2 and ranked[0][1] == ranked[1][1]):
+        return won_by(ranked[0][0], "checked_results")
+    rank = {of(latest[agent]): -i for i, agent in reversed(list(enumerate(ev.order))) if agent in latest}
+    return won_by(max(candidates, key=lambda r: (support[r], Counter(of(a) for a in ev.answers)[r],
+                                                 rank.get(r, -len(ev.order)))), "most_support")
+
+
+def _random_round(rng: random.Random) -> tuple[tuple[AnswerResult, ...], tuple[str, ...]]:
+    order = tuple(f"a{i}" for i in range(rng.randint(1, 9)))
+    results = ["1", "2", "3", ""][:rng.randint(1, 4)]
+    code = rng.random() < 0.3
+    answers: list[AnswerResult] = []
+    for agent in rng.sample(order, rng.randint(1, len(order))):
+        versions = rng.randint(1, 2)
+        for version in range(1, versions + 1):
+            answers.append(AnswerResult(agent=agent, label=f"{agent}.{version}", result=rng.choice(results),
+                                        independent=version == 1, latest=version == versions,
+                                        stated=rng.random() < 0.8, passed=rng.random() < 0.5 if code else None))
+    return tuple(answers), order
+
+
+def _random_ballot(rng: random.Random, answers: tuple[AnswerResult, ...], order: tuple[str, ...]) -> Ballot:
+    target = rng.choice([a.agent for a in answers if a.latest] + [rng.choice(order)])
+    return target, rng.choice(["1", "2", "3", ""]), rng.choice(["", "", "1", "2", "4"])
+
+
+def test_the_counts_folded_one_vote_at_a_time_decide_as_the_round_from_scratch() -> None:
+    # The judge keeps one RoundCounts a round and folds each vote into it (a vote replaced, a voter left out);
+    # at every step its decision is the one decide() makes on the same evidence from scratch, and both are the
+    # plain computation over every vote (_naive), on rounds drawn at random.
+    rng = random.Random(51)
+    steps = 0
+    for _ in range(300):
+        answers, order = _random_round(rng)
+        rule = rng.choice(["support", "support", "prior"])
+        counts = RoundCounts(answers, order)
+        for _ in range(rng.randint(1, 25)):
+            voter = rng.choice(order)
+            if rng.random() < 0.15:
+                counts.drop(voter)
+            else:
+                counts.record(voter, _random_ballot(rng, answers, order), rng.choice(["", "", "1", "2", "9"]))
+            ev = Evidence(answers=answers, order=order, votes=dict(counts.votes), computed=dict(counts.computed),
+                          winner_rule=rule)  # type: ignore[arg-type]
+            folded, scratch = decide(ev, counts=counts), decide(ev)
+            assert folded == scratch
+            if rule == "support":
+                assert (folded.winner, folded.rule, folded.support) == _naive(ev)
+            steps += 1
+    assert steps > 2000
+
+
+def test_a_votes_decision_reads_what_it_changed_not_the_rounds_votes(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Issue 51: the judge decided each vote by recounting every vote of the round, so a round of N votes cost
+    # N^2/2 ballot readings. Folded into the round's counts, each vote's ballot is read once.
+    from massgen.actors.coordination import decision as module
+    read: list[Ballot] = []
+    plain = module.supported_result
+
+    def counting(ballot: Ballot) -> str:
+        read.append(ballot)
+        return plain(ballot)
+
+    monkeypatch.setattr(module, "supported_result", counting)
+    answers = tuple(answer(f"a{i}", str(i % 3)) for i in range(16))
+    order = tuple(f"a{i}" for i in range(400))
+    counts = RoundCounts(answers, order)
+    for voter in order:
+        counts.record(voter, (f"a{len(voter) % 16}", "", ""))
+        decide(Evidence(answers=answers, order=order, votes=counts.votes, computed=counts.computed), counts=counts)
+    assert len(read) == len(order)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from support import assert_trace_invariants, of_type, records
@@ -62,3 +64,116 @@ def test_a_vote_round_carries_each_vote_once_so_its_tallies_grow_linearly(tmp_pa
     large_max, large_sum = _tally_sizes(24, tmp_path)
     assert large_max <= small_max + 64  # a few characters more for longer agent names, never a vote more
     assert large_sum <= 4 * small_sum * 1.25  # four times the votes: about four times the tallies, not sixteen
+
+
+def test_the_judge_reads_each_ballot_once_not_the_rounds_on_every_vote(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    # Issue 51: on each vote the judge decided by recounting every vote of the round (the "best so far" winner
+    # a run cut mid-round presents), so a round of N votes read N^2/2 ballots: 0.49 s of judge CPU at 1,000
+    # agents, 2.29 s at 2,000. Its round's counts now take each vote as it arrives: one reading a vote.
+    from massgen.actors.coordination import decision
+    readings = 0
+    plain = decision.supported_result
+
+    def counted(ballot: decision.Ballot) -> str:
+        nonlocal readings
+        readings += 1
+        return plain(ballot)
+
+    monkeypatch.setattr(decision, "supported_result", counted)
+    agents = 120
+    result = Team(team(agents, 2), "What is 2+2?", log_dir=tmp_path / "run").run()
+    assert result.status == "completed", result.reason
+    assert len(of_type(records(result), "RecordVote")) == agents
+    assert readings <= 2 * agents  # one a vote (a vote cast again is read again); 7,260 when recounted
+
+
+def test_a_tick_checks_the_agents_whose_deadline_came_not_the_team(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    # Issue 51: every Tick (each 50 ms) checked every agent's deadlines, so a run cost ticks x agents: its time
+    # times its team. The supervisor now checks an agent when its earliest deadline comes (none come in this run)
+    # and, once a second, every agent for a stop nobody reported.
+    from massgen.actors.supervisor import failures
+    checks = ticks = 0
+    plain_overdue, plain_tick = failures.overdue, failures.FailureHandling.on_tick
+
+    def overdue(*args: Any, **kwargs: Any) -> Any:
+        nonlocal checks
+        checks += 1
+        return plain_overdue(*args, **kwargs)
+
+    def on_tick(self: failures.FailureHandling, now: float) -> None:
+        nonlocal ticks
+        ticks += 1
+        plain_tick(self, now)
+
+    monkeypatch.setattr(failures, "overdue", overdue)
+    monkeypatch.setattr(failures.FailureHandling, "on_tick", on_tick)
+    agents = 100
+    result = Team(team(agents, 2), "What is 2+2?", log_dir=tmp_path / "run", tick_interval_s=0.002).run()
+    assert result.status == "completed", result.reason
+    assert ticks >= 5, ticks  # enough ticks that checking the whole team on each would show
+    assert checks <= agents * (2 + ticks // 250), (checks, ticks)  # the sweeps, once a second; ticks x 100 before
+
+
+def test_a_vote_costs_the_supervisor_what_it_changed_not_a_pass_over_the_team(tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    # Issue 51: on each tally the straggler watch rebuilt who was done and who counted from every agent, and each
+    # vote asked whether any agent's first turn was still to end: three passes over the team a vote, N^2 in all.
+    # The supervisor's state now keeps who counts, who is missing and who has not ended a first turn as each agent
+    # changes, so an agent's standing is read when it changes (a few times a run), not on everyone's vote.
+    from massgen.actors.supervisor import stragglers
+    readings = 0
+    plain = stragglers.StragglerWatch.counted
+
+    def counted(self: stragglers.StragglerWatch, agent: str) -> bool:
+        nonlocal readings
+        readings += 1
+        return plain(self, agent)
+
+    monkeypatch.setattr(stragglers.StragglerWatch, "counted", counted)
+    agents = 120
+    result = Team(team(agents, 2), "What is 2+2?", log_dir=tmp_path / "run").run()
+    assert result.status == "completed", result.reason
+    assert len(of_type(records(result), "RecordVote")) == agents
+    assert readings <= 16 * agents, readings  # a few changes an agent (1,090); 15,001 when the team was scanned
+
+
+@pytest.mark.parametrize(("write_cpu_s", "most_writes"), [(0.001, 41), (0.1, 11)])
+def test_writing_status_stays_a_bounded_share_of_the_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         write_cpu_s: float, most_writes: int) -> None:
+    # Issue 51: status.json was rewritten every 0.25 s whatever a write cost, and a write costs what the status
+    # holds (0.1-0.4 s of CPU for 1,000 agents), so writing it cost team x time and took most of the writer's
+    # CPU. The next write now waits ten times the CPU the last one took, when that is more than 0.25 s. A fake
+    # clock drives the writer: a record every 50 ms of a 10 s run, each write taking ``write_cpu_s`` of CPU.
+    from massgen.actors.record import trace_writer
+    clock = {"wall": 1000.0, "cpu": 0.0}
+    writes: list[float] = []
+    plain = trace_writer.render_status
+
+    def render(*args: Any) -> str:
+        writes.append(clock["wall"])
+        clock["cpu"] += write_cpu_s
+        return plain(*args)
+
+    monkeypatch.setattr(trace_writer.time, "monotonic", lambda: clock["wall"])
+    monkeypatch.setattr(trace_writer.time, "thread_time", lambda: clock["cpu"])
+    monkeypatch.setattr(trace_writer, "render_status", render)
+    writer = trace_writer.TraceWriter(tmp_path)  # driven by hand, on this thread: no actor, no trailing timer
+    monkeypatch.setattr(writer, "_ask_status", lambda: None)
+    writer.on_start()
+    try:
+        for _ in range(200):
+            clock["wall"] += 0.05
+            writer._dead_letter("a record")
+            writer._publish()
+            if writer._trailing is not None:
+                writer._trailing.cancel()
+                writer._trailing = None
+    finally:
+        writer.on_stop()
+    run_s = 200 * 0.05
+    assert len(writes) <= most_writes, len(writes)  # 34 for the costly status too, before: 3.4 s of 10
+    assert len(writes) * write_cpu_s <= 0.1 * run_s + write_cpu_s  # a tenth of the run at most
+    gaps = [b - a for a, b in itertools.pairwise(writes)]
+    assert max(gaps) <= max(0.25, 10 * write_cpu_s) + 0.05 + 1e-9  # and never staler than that

@@ -19,10 +19,11 @@ independent answers (k independent answers with one result count as k - 1 votes)
 
 from __future__ import annotations
 
+import heapq
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Generic, Literal, TypeVar
 
 from massgen.actors.coordination.evidence import states
 from massgen.messages import AnswerResult, FirstAnswersDecided, FirstAnswersDisagree, UnanimousFirstAnswers
@@ -33,6 +34,7 @@ __all__ = [
     "Decision",
     "Evidence",
     "FirstTurnsEnded",
+    "RoundCounts",
     "Rule",
     "decide",
     "pick_winner",
@@ -109,39 +111,153 @@ def _key(answer: AnswerResult) -> str:
     return answer.result or f"<{answer.label}>"
 
 
-@dataclass(frozen=True)
-class _Round:
-    """What the vote-round rules share, counted once per decision."""
+K = TypeVar("K")
 
-    counts: Counter[str]  # votes per target agent
-    latest: dict[str, AnswerResult]  # each agent's newest answer
-    support: Counter[str]  # per result: votes (by what they support) plus independent agreement
-    everywhere: Counter[str]  # per result: answers holding it, all versions
-    candidates: frozenset[str]  # results that can win: of answers in view, passing ones first
+
+class _LazyMax(Generic[K]):
+    """The items with the largest keys, among items whose keys change one at a time: each change pushes the item's
+    new key, and an entry whose key is no longer the item's is dropped when it reaches the top. A change costs
+    O(log n) amortised, where a scan would cost every item (a vote round of n voters, issue 51)."""
+
+    def __init__(self, key: Callable[[K], tuple[int, ...]], items: Iterable[K] = ()) -> None:
+        self._key = key
+        self._heap: list[tuple[tuple[int, ...], int, K]] = []
+        self._pushed = 0  # ties in the heap are broken by push order, so items need not be comparable
+        for item in items:
+            self.changed(item)
+
+    def changed(self, item: K) -> None:
+        """``item``'s key changed (or it is new)."""
+        self._pushed += 1
+        heapq.heappush(self._heap, (tuple(-x for x in self._key(item)), self._pushed, item))
+
+    def top(self, k: int = 1) -> list[K]:
+        """Up to ``k`` items with the largest keys, largest first."""
+        found: list[tuple[tuple[int, ...], int, K]] = []
+        seen: list[K] = []
+        while self._heap and len(found) < k:
+            entry = heapq.heappop(self._heap)
+            negated, _n, item = entry
+            if item in seen or tuple(-x for x in negated) != self._key(item):
+                continue  # stale, or a second entry of an item found already
+            found.append(entry)
+            seen.append(item)
+        for entry in found:
+            heapq.heappush(self._heap, entry)
+        return seen
+
+
+class RoundCounts:
+    """A round's counts, what the vote-round rules share: kept as votes arrive, so that the judge's decision on
+    each vote costs what the vote changed, not the round's votes (issue 51). ``decide(ev)`` builds them from
+    scratch (``of``); the judge keeps one per round and passes it with the evidence it was folded from.
+
+    The answers are fixed for a round (a new answer starts a new one); ``record`` and ``drop`` change one voter's
+    vote. ``votes`` and ``computed`` are the voters' ballots and check-tool results, the ``Evidence`` maps."""
+
+    def __init__(self, answers: Sequence[AnswerResult], order: Sequence[str]) -> None:
+        self.latest: dict[str, AnswerResult] = {a.agent: a for a in answers if a.latest}  # each agent's newest
+        self._labels = {a.label: _key(a) for a in answers}
+        self.votes: dict[str, Ballot] = {}
+        self.computed: dict[str, str] = {}
+        self.counts: Counter[str] = Counter()  # votes per target agent (no zeros)
+        # per result: votes (by what they support) plus independent agreement
+        self.support: Counter[str] = Counter()
+        agreement = Counter(_key(a) for a in answers if a.independent)
+        for result, n in agreement.items():
+            self.support[result] += n - 1
+        self._agreement = sum(n - 1 for n in agreement.values())
+        self.everywhere: Counter[str] = Counter(_key(a) for a in answers)  # per result: answers holding it, all
+        # versions
+        in_view = {_key(a) for a in self.latest.values()}
+        passing = {_key(a) for a in self.latest.values() if a.passed}
+        self.candidates = frozenset(passing or in_view)  # results that can win: of answers in view, passing ones first
+        self._place = {agent: i for i, agent in enumerate(order)}
+        holders: dict[str, list[str]] = {}
+        for agent in order:
+            if agent in self.latest:
+                holders.setdefault(_key(self.latest[agent]), []).append(agent)
+        self._holder_rank = {result: -self._place[agents[0]] for result, agents in holders.items()}
+        self._unranked = -len(self._place)
+
+        def holder_key(agent: str) -> tuple[int, ...]:
+            return self.counts[agent], -self._place[agent]
+
+        self._holders = {result: _LazyMax(holder_key, agents) for result, agents in holders.items()}
+        self._most = _LazyMax(lambda r: (self.support[r], self.everywhere[r], self._holder_rank.get(r, self._unranked)),
+                              self.candidates)
+        self._checked_counts: Counter[str] = Counter()  # per candidate result: check tools that computed it
+        self._checked: _LazyMax[str] = _LazyMax(lambda r: (self._checked_counts[r],))
+        prior = next((agent for agent in order if any(a.agent == agent and a.independent for a in answers)), None)
+        self.prior: tuple[str, AnswerResult] | None = None if prior is None else (
+            prior, next(a for a in answers if a.agent == prior and a.independent))  # the first listed first answer
 
     @classmethod
-    def of(cls, ev: Evidence) -> _Round:
-        counts = Counter(ballot[0] for ballot in ev.votes.values())
-        latest = {a.agent: a for a in ev.answers if a.latest}
-        support: Counter[str] = Counter()
-        labels = {a.label: _key(a) for a in ev.answers}
-        for target, result, own in ev.votes.values():
-            answer = latest.get(target)
-            support[supported_result((target, result or (labels.get(answer.label, "") if answer else ""), own))] += 1
-        for result, n in Counter(_key(a) for a in ev.answers if a.independent).items():
-            support[result] += n - 1
-        in_view = {_key(a) for a in latest.values()}
-        passing = {_key(a) for a in latest.values() if a.passed}
-        return cls(counts, latest, support, Counter(_key(a) for a in ev.answers), frozenset(passing or in_view))
+    def of(cls, ev: Evidence) -> RoundCounts:
+        """The counts of ``ev``, from scratch: each vote folded in, as the judge does one at a time."""
+        counts = cls(ev.answers, ev.order)
+        for voter, ballot in ev.votes.items():
+            counts.record(voter, ballot, ev.computed.get(voter, ""))
+        for voter, result in ev.computed.items():
+            if voter not in ev.votes:
+                counts._compute(voter, result)
+        return counts
+
+    def record(self, voter: str, ballot: Ballot, computed: str = "") -> None:
+        """``voter``'s vote, replacing any it cast before; ``computed``: the result its check tools computed."""
+        self.drop(voter)
+        self.votes[voter] = ballot
+        self._count(ballot, 1)
+        if computed:
+            self._compute(voter, computed)
+
+    def drop(self, voter: str) -> None:
+        """``voter``'s vote no longer counts (replaced, or the voter left the round)."""
+        ballot = self.votes.pop(voter, None)
+        if ballot is not None:
+            self._count(ballot, -1)
+        result = self.computed.pop(voter, None)
+        if result is not None and result in self.candidates:
+            self._checked_counts[result] -= 1
+            self._checked.changed(result)
+
+    def _compute(self, voter: str, result: str) -> None:
+        self.computed[voter] = result
+        if result in self.candidates:
+            self._checked_counts[result] += 1
+            self._checked.changed(result)
+
+    def _count(self, ballot: Ballot, step: int) -> None:
+        target, result, own = ballot
+        self.counts[target] += step
+        if not self.counts[target]:
+            del self.counts[target]
+        answer = self.latest.get(target)
+        if answer is not None and target in self._place:
+            self._holders[_key(answer)].changed(target)
+        supported = supported_result((target, result or (self._labels.get(answer.label, "") if answer else ""), own))
+        self.support[supported] += step
+        if supported in self.candidates:
+            self._most.changed(supported)
+
+    def any_evidence(self) -> bool:
+        """Whether there is a vote, or independent answers that agree."""
+        return bool(self.counts) or self._agreement > 0
+
+    def checked_leaders(self) -> list[tuple[str, int]]:
+        """The two candidate results most check tools computed, with their counts (fewer when fewer were)."""
+        return [(r, self._checked_counts[r]) for r in self._checked.top(2) if self._checked_counts[r] > 0]
+
+    def most_supported(self) -> str:
+        """The candidate with the most support; ties to the most answers overall, then the first listed holder."""
+        return self._most.top()[0]
 
     def shown(self) -> dict[str, int]:
         return {r: n for r, n in self.support.items() if n > 0}
 
-    def won_by(self, ev: Evidence, result: str, rule: str, reason: str) -> Decision:
+    def won_by(self, result: str, rule: str, reason: str) -> Decision:
         """``result`` wins: among its holders, the agent with the most votes, then the first listed."""
-        holders = [agent for agent in ev.order if agent in self.latest and _key(self.latest[agent]) == result]
-        winner = max(holders, key=lambda agent: (self.counts[agent], -ev.order.index(agent)))
-        return Decision(winner, rule, reason, self.shown())
+        return Decision(self._holders[result].top()[0], rule, reason, self.shown())
 
 
 # --- the first answers (every counted agent's first turn has ended) ----------------------------------------
@@ -155,7 +271,7 @@ def _firsts(ev: Evidence) -> list[AnswerResult]:
     return [latest[agent] for agent in ev.order if agent in counted and agent in latest and latest[agent].independent]
 
 
-def _unanimous_first_answers(ev: Evidence, _round: _Round) -> Decision | None:
+def _unanimous_first_answers(ev: Evidence, _round: RoundCounts) -> Decision | None:
     """Under ``prior``, independent first answers that all state one result end the run; the prior agent (listed
     first) presents, as it would have won."""
     turns = ev.first_turns
@@ -237,7 +353,7 @@ def _written_choice(firsts: list[AnswerResult], rule_reason: str, computed: dict
                                                labels=tuple(a.label for a in firsts), computed=computed))
 
 
-def _first_answers_evidence(ev: Evidence, _round: _Round) -> Decision | None:
+def _first_answers_evidence(ev: Evidence, _round: RoundCounts) -> Decision | None:
     """Under ``decide`` (issue 48; bench/results/plain-127/RULE.md): execution outranks agreement, agreement
     outranks listing order. A result's key is (valid programs printing it, answers supporting it, first listed
     holder). No computed result: the written answers decide among themselves (failed, silent, prose and literal
@@ -283,39 +399,34 @@ def _first_answers_evidence(ev: Evidence, _round: _Round) -> Decision | None:
 # --- a vote round ------------------------------------------------------------------------------------------
 
 
-def _results_unknown(ev: Evidence, round_: _Round) -> Decision | None:
+def _results_unknown(ev: Evidence, round_: RoundCounts) -> Decision | None:
     """No answers told to the judge: most votes wins, ties to the agent listed first."""
     if round_.latest:
         return None
     return Decision(pick_winner(dict(round_.counts), ev.order), "results_unknown", "most votes, no results known")
 
 
-def _no_evidence(ev: Evidence, round_: _Round) -> Decision | None:
+def _no_evidence(ev: Evidence, round_: RoundCounts) -> Decision | None:
     """No votes and no agreement: nothing to decide on (the caller takes the newest answer)."""
-    if any(round_.support.values()) or round_.counts:
+    if round_.any_evidence():
         return None
     return Decision(None, "no_evidence", "no votes and no agreement yet")
 
 
-def _checked_results(ev: Evidence, round_: _Round) -> Decision | None:
+def _checked_results(ev: Evidence, round_: RoundCounts) -> Decision | None:
     """The result of an answer in view that most check-tool votes computed, unless two tie for most."""
-    ranked = Counter(r for r in ev.computed.values() if r in round_.candidates).most_common(2)
+    ranked = round_.checked_leaders()
     if not ranked or (len(ranked) == 2 and ranked[0][1] == ranked[1][1]):
         return None
-    return round_.won_by(ev, ranked[0][0], "checked_results", "most votes whose result a check tool computed")
+    return round_.won_by(ranked[0][0], "checked_results", "most votes whose result a check tool computed")
 
 
-def _prior(ev: Evidence, round_: _Round) -> Decision | None:
+def _prior(ev: Evidence, round_: RoundCounts) -> Decision | None:
     """Under ``prior``: the first agent's independent first answer wins unless that agent, shown the others,
     concludes another result R with at least the prior's support; None when the prior is no longer in view."""
-    if ev.winner_rule != "prior":
+    if ev.winner_rule != "prior" or round_.prior is None:
         return None
-    answers = ev.answers
-    prior_agent = next((agent for agent in ev.order if any(a.agent == agent and a.independent for a in answers)),
-                       None)
-    if prior_agent is None:
-        return None
-    prior_answer = next(a for a in answers if a.agent == prior_agent and a.independent)
+    prior_agent, prior_answer = round_.prior
     prior = _key(prior_answer)
     if prior not in round_.candidates:
         return None
@@ -329,17 +440,13 @@ def _prior(ev: Evidence, round_: _Round) -> Decision | None:
             if concluded != prior and concluded in round_.candidates \
                     and round_.support[concluded] >= round_.support[prior]:
                 best = concluded
-    return round_.won_by(ev, best, "prior", "the prior agent's result" if best == prior
+    return round_.won_by(best, "prior", "the prior agent's result" if best == prior
                          else "the prior agent concluded another result")
 
 
-def _most_support(ev: Evidence, round_: _Round) -> Decision | None:
+def _most_support(ev: Evidence, round_: RoundCounts) -> Decision | None:
     """The result with the most support wins; ties to the most answers overall, then the first listed holder."""
-    holder_rank = {_key(round_.latest[agent]): -i for i, agent in reversed(list(enumerate(ev.order)))
-                   if agent in round_.latest}
-    best = max(round_.candidates, key=lambda r: (round_.support[r], round_.everywhere[r],
-                                                 holder_rank.get(r, -len(ev.order))))
-    return round_.won_by(ev, best, "most_support", "most votes and agreement")
+    return round_.won_by(round_.most_supported(), "most_support", "most votes and agreement")
 
 
 @dataclass(frozen=True)
@@ -347,7 +454,7 @@ class Rule:
     """One rule: its name (as docs/architecture.md lists it) and what it decides, or None to pass."""
 
     name: str
-    decides: Callable[[Evidence, _Round], Decision | None]
+    decides: Callable[[Evidence, RoundCounts], Decision | None]
 
 
 RULES: tuple[Rule, ...] = (
@@ -371,10 +478,12 @@ def rules_without(*names: str) -> tuple[Rule, ...]:
     return tuple(rule for rule in RULES if rule.name not in names)
 
 
-def decide(ev: Evidence, rules: Sequence[Rule] = RULES) -> Decision:
+def decide(ev: Evidence, rules: Sequence[Rule] = RULES, counts: RoundCounts | None = None) -> Decision:
     """The decision on ``ev``: the first of ``rules`` that decides (the last rule, ``most_support``, always does
-    once there are answers); no first-answer rule decides unless ``ev.first_turns`` says the first turns ended."""
-    round_ = _Round.of(ev)
+    once there are answers); no first-answer rule decides unless ``ev.first_turns`` says the first turns ended.
+    ``counts``: ``ev``'s round counts kept as its votes arrived (the judge's; ``ev.votes`` and ``ev.computed`` are
+    theirs); built from scratch when not given, with the same result (``tests/test_decision.py``)."""
+    round_ = RoundCounts.of(ev) if counts is None else counts
     for rule in rules:
         decision = rule.decides(ev, round_)
         if decision is not None:

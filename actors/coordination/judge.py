@@ -4,7 +4,9 @@ Convergence means every live agent has voted (or agreed) since the last new answ
 judge's own rule: it is ``decide`` (``actors/coordination/decision.py``), the one decision function, applied
 to the answers, this round's votes and what the voters' check tools computed. After every message the judge
 tells the supervisor the tally (``TallyUpdated``: counts, converged, winner, support, and the vote it records,
-if any: never the round's whole vote list, which would make a round of N votes cost N^2, issue 51).
+if any: never the round's whole vote list, which would make a round of N votes cost N^2, issue 51). For the
+same reason the round's counts are kept as votes arrive (``RoundCounts``), and each vote's decision costs what
+that vote changed, not the round's votes.
 
 The first answers are a round too. When every counted agent has ended its first turn the supervisor holds
 the vote turns and tells the judge (``FirstAnswersIn``); the judge applies the same function with the first
@@ -22,7 +24,7 @@ from __future__ import annotations
 
 from typing import Literal, assert_never
 
-from massgen.actors.coordination.decision import Ballot, Evidence, FirstTurnsEnded, decide
+from massgen.actors.coordination.decision import Ballot, Evidence, FirstTurnsEnded, RoundCounts, decide
 from massgen.actors.runtime.port import Peer, RunContext, TracedActor
 from massgen.messages import (
     AnswerResult,
@@ -55,6 +57,8 @@ class Judge(TracedActor[JudgeInbox]):
         self.votes: dict[str, VoteEntry] = {}
         self.vote_results: dict[str, Ballot] = {}
         self.answers: tuple[AnswerResult, ...] = ()
+        # The live voters' votes of this round, counted as they arrive: deciding on a vote costs what it changed.
+        self.counted = RoundCounts(self.answers, self.order)
         self.round = 0
         self.reserve = reserve  # not yet asked, in config order
         self.had_reserve = bool(reserve)
@@ -70,20 +74,37 @@ class Judge(TracedActor[JudgeInbox]):
                         checked=message.checked,
                     )
                     own = message.own_result if message.own_result != message.target_result else ""
-                    self.vote_results[message.voter] = (message.target, message.target_result, own)
+                    ballot = self.vote_results[message.voter] = (message.target, message.target_result, own)
+                    if message.voter in self.live:
+                        self.counted.record(message.voter, ballot, self._computed(recorded))
             case InvalidateVotes():
                 self.votes.clear()
                 self.vote_results.clear()
                 self.round = message.round
                 self.answers = message.answers
+                self.counted = RoundCounts(self.answers, self.order)
             case SetLiveAgents():
                 self.live = set(message.agents)
+                self._recount()
             case FirstAnswersIn():
                 self._first_answers(message)
                 return
             case _ as unreachable:
                 assert_never(unreachable)
         self._report(recorded)
+
+    @staticmethod
+    def _computed(vote: VoteEntry) -> str:
+        """What the voter's check tools computed, "" if none."""
+        return vote.own_result if vote.checked and vote.own_result else ""
+
+    def _recount(self) -> None:
+        """The live set changed: this round's votes counted again, the live voters' only (rare: a failure, a
+        straggler left out or back)."""
+        self.counted = RoundCounts(self.answers, self.order)
+        for voter, ballot in self.vote_results.items():
+            if voter in self.live:
+                self.counted.record(voter, ballot, self._computed(self.votes[voter]))
 
     def _first_answers(self, message: FirstAnswersIn) -> None:
         """Rule on the first answers of ``message.round``: the winner ends the run, a reserve agent is asked, or
@@ -105,18 +126,13 @@ class Judge(TracedActor[JudgeInbox]):
 
     def _report(self, recorded: VoteEntry | None) -> None:
         """Tell the supervisor the tally; ``recorded``: the vote just recorded, the only one the update carries."""
-        live_votes = {voter: vote for voter, vote in self.votes.items() if voter in self.live}
-        counts: dict[str, int] = {}
-        for vote in live_votes.values():
-            counts[vote.target] = counts.get(vote.target, 0) + 1
-        computed = {v: vote.own_result for v, vote in live_votes.items() if vote.checked and vote.own_result}
-        decision = decide(Evidence(
-            answers=self.answers, order=self.order, winner_rule=self.rule, computed=computed,
-            votes={v: r for v, r in self.vote_results.items() if v in live_votes}))
-        converged = bool(self.live) and self.live.issubset(live_votes)
+        counted = self.counted
+        decision = decide(Evidence(answers=self.answers, order=self.order, winner_rule=self.rule,
+                                   computed=counted.computed, votes=counted.votes), counts=counted)
+        converged = bool(self.live) and len(counted.votes) == len(self.live)  # the counted voters are live ones
         self.tell(self.supervisor, TallyUpdated(
             round=self.round,
-            counts=counts,
+            counts=dict(counted.counts),
             converged=converged,
             winner=decision.winner,
             support=decision.support,

@@ -9,7 +9,11 @@ flush per record cost the writer a system call and a GIL hand-off each, and with
 it fell seconds behind them. ``RunFinished`` is handed to observers before the derived files
 (``logs/*``) are written; a ``Flush`` answers only after them.
 ``status.json`` is rewritten at most every 0.25 s, and a record that arrives sooner is
-written by a trailing write when that time is up, so the file is never staler than that.
+written by a trailing write when that time is up, so the file is never staler than that. A
+write costs what the status holds (its size grows with the team), so the next one waits at
+least ``_STATUS_SHARE`` inverse times the CPU the last took: writing status stays a bounded
+share of the run, and its total cost grows with the run, not with team x time (issue 51).
+A small team's write takes a millisecond, so its file stays 0.25 s fresh.
 Records after ``RunFinished`` (late dead letters) rewrite every file, as a rebuild would.
 """
 
@@ -42,6 +46,8 @@ Subscriber = Callable[[TraceRecord, LogProjection], None]
 
 # Live status.json is rewritten at most this often, at most this late, and always at the end.
 _STATUS_EVERY_S = 0.25
+# ... and, when a write costs more, spaced so that writing it takes at most this share of the writer's time.
+_STATUS_SHARE = 0.1
 # A batch is flushed and shown when the mailbox has no more records, or at this length or age.
 _BATCH_RECORDS = 512
 _BATCH_S = 0.05
@@ -64,6 +70,7 @@ class TraceWriter(pykka.ThreadingActor):
         # reader of the file gets the same from TraceDecoder), and the projection the message itself.
         self._encoder = TraceEncoder()
         self._last_status_at = float("-inf")
+        self._status_every = _STATUS_EVERY_S  # until the next write: the last one's CPU / _STATUS_SHARE, or more
         self._trailing: threading.Timer | None = None
         self._unflushed: list[TraceRecord] = []  # written, not yet flushed nor shown
         self._batch_started = 0.0
@@ -132,7 +139,9 @@ class TraceWriter(pykka.ThreadingActor):
 
     def _write_status(self) -> None:
         self._last_status_at = time.monotonic()
+        spent = time.thread_time()
         write_atomic(self.log_dir / "status.json", render_status(self.projection, self._status))
+        self._status_every = max(_STATUS_EVERY_S, (time.thread_time() - spent) / _STATUS_SHARE)
 
     def _ask_status(self) -> None:
         try:
@@ -178,10 +187,10 @@ class TraceWriter(pykka.ThreadingActor):
                     pass
         if finished:  # the derived files after the subscribers: the screen need not wait for them
             write_all(self.log_dir, self.projection, self._status)
-        elif time.monotonic() - self._last_status_at >= _STATUS_EVERY_S:
+        elif time.monotonic() - self._last_status_at >= self._status_every:
             self._write_status()
         elif self._trailing is None:
-            wait = self._last_status_at + _STATUS_EVERY_S - time.monotonic()
+            wait = self._last_status_at + self._status_every - time.monotonic()
             self._trailing = threading.Timer(max(0.0, wait), self._ask_status)
             self._trailing.daemon = True
             self._trailing.start()

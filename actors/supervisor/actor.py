@@ -167,6 +167,7 @@ class Supervisor(TracedActor[SupervisorInbox]):
         child.peer = Peer(child.spec.agent_id, child.incarnation, ref)
         self.ctx.runtime.watch(ref, self.self_peer)  # Ray: Down when its node or worker is lost
         child.status, child.since = "starting", self.ctx.clock()
+        self.state.schedule(child)
         self.mcp.agent_spawned(child.spec.agent_id, child.peer)
 
     # -- the protocol -----------------------------------------------------------------------------
@@ -282,6 +283,7 @@ class Supervisor(TracedActor[SupervisorInbox]):
                 if message.name in SILENT_TOOLS:  # silent while it runs, under its own deadline
                     running = isinstance(message, ToolCallRequested)
                     (child.commands.add if running else child.commands.discard)(message.call_id)
+                    self.state.schedule(child)  # a command ended: the idle deadline is no longer its
             case AgentChunk() | ModelCallStarted() | TurnCorrection():
                 child.last_activity = self.ctx.clock()
             case AnswerProposed():

@@ -6,17 +6,20 @@ is decided here and acted on by the supervisor.
 
 from __future__ import annotations
 
+import heapq
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 import pykka
 
 from massgen.actors.agent.actor import AgentSpec
+from massgen.actors.coordination import code_checks
 from massgen.actors.runtime.port import Peer, RunContext
 from massgen.actors.supervisor.restarts import RestartHistory
 from massgen.configs.schema import TimeoutSettings
+from massgen.files import confined
 from massgen.messages import AnswerView, Tick
 
 # "answering": its answer waits for its workspace snapshot (actors/supervisor/snapshotting.py); no turn meanwhile.
@@ -26,6 +29,9 @@ ChildStatus = Literal["reserve", "starting", "idle", "in_turn", "answering", "pr
 Overdue = Literal["restart", "stopped", "start", "finish", "turn", "idle", "present"]
 # After a command's own deadline: time to kill it, read its output and report the result.
 COMMAND_GRACE_S = 10.0
+# How long a model's program may run (run_python, a program first answer): its wall clock in the sandbox.
+# The longest a silent program may run: a program's wall clock or a code check's, plus its runtime's start.
+PROGRAM_SECONDS = max(confined.Limits().wall_seconds, code_checks.LONGEST_CHECK_SECONDS) + 15.0
 
 
 @dataclass
@@ -56,6 +62,14 @@ class Child:
     # The run_command and run_python calls of its current turn still running (call ids): a command or a
     # program is silent while it runs, and has its own deadline, so the idle deadline waits for that one.
     commands: set[str] = field(default_factory=set)
+    # Told of each change of ``status`` (the supervisor's state keeps who the round waits for by it: issue 51).
+    on_status: Callable[[Child], None] | None = field(default=None, repr=False, compare=False)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        changed = name == "status" and getattr(self, "status", value) != value
+        object.__setattr__(self, name, value)
+        if changed and self.on_status is not None:
+            self.on_status(self)
 
 
 # The first failure opens the breaker; the second comes after its cool-down, when the probe
@@ -123,6 +137,66 @@ def _turn_due(child: Child, now: float, limits: TimeoutSettings, answered: bool)
     if now - sent[1] > grace:
         return "turn", f"round timeout of {soft:g} s and its grace of {grace:g} s passed without an answer or vote"
     return None
+
+
+def next_check(child: Child, limits: TimeoutSettings, answered: bool = False, command_s: float = 0.0) -> float | None:
+    """The earliest time ``overdue`` can report a passed deadline or a due restart for ``child`` as it is now (None:
+    none can pass). Output only moves ``last_activity`` later, so a check at this time is never late; one that
+    finds nothing due yet is rescheduled."""
+    if child.status == "restarting":
+        return child.restart_at
+    if child.status == "starting":
+        return child.since + limits.turn_timeout_seconds
+    if child.status == "presenting":
+        return child.since + limits.present_timeout_seconds
+    if child.status != "in_turn":
+        return None
+    idle = limits.idle_stream_timeout_seconds
+    if child.commands:
+        idle = max(idle, command_s + COMMAND_GRACE_S)
+    soft = limits.round_timeout(answered)
+    sent = child.finish_sent if child.finish_sent is not None and child.finish_sent[0] == child.turn_id else None
+    turn = (child.since + limits.turn_timeout_seconds if soft is None
+            else child.since + soft if sent is None else sent[1] + limits.round_timeout_grace_seconds)
+    return min(turn, child.last_activity + idle)
+
+
+class DeadlineSchedule:
+    """When each agent's deadlines are next checked: a heap of (time, agent), so a ``Tick`` looks only at the
+    agents whose time has come, not at the whole team (issue 51: the check scanned every agent every 50 ms).
+    An agent's check is only ever moved earlier (``check_at``); a popped check finding nothing due is pushed
+    again at the agent's next one. ``sweep_due``: the rarer check of every agent for a stop no ``ChildFailed`` or
+    ``Down`` reported (none is known: a failing agent reports itself, a lost one comes as ``Down``)."""
+
+    SWEEP_S = 1.0
+
+    def __init__(self) -> None:
+        self._heap: list[tuple[float, str]] = []
+        self._at: dict[str, float] = {}  # each agent's earliest scheduled check
+        self._swept = float("-inf")
+
+    def check_at(self, agent: str, when: float | None) -> None:
+        """Check ``agent`` at ``when`` at the latest (None: nothing to check)."""
+        if when is not None and when < self._at.get(agent, float("inf")):
+            self._at[agent] = when
+            heapq.heappush(self._heap, (when, agent))
+
+    def due(self, now: float) -> list[str]:
+        """The agents whose check has come, each once, in the order of their times; their checks are spent."""
+        due: list[str] = []
+        while self._heap and self._heap[0][0] <= now:
+            when, agent = heapq.heappop(self._heap)
+            if self._at.get(agent) == when:
+                del self._at[agent]
+                due.append(agent)
+        return due
+
+    def sweep_due(self, now: float) -> bool:
+        """Whether the every-agent check for unreported stops is due (then it is spent until ``SWEEP_S`` on)."""
+        if now - self._swept < self.SWEEP_S:
+            return False
+        self._swept = now
+        return True
 
 
 class Ticker(threading.Thread):

@@ -11,14 +11,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Literal
 
-from massgen.actors.coordination import code_checks
 from massgen.actors.runtime.port import Clock, DownReason, Runtime
 from massgen.actors.supervisor.children import CIRCUIT_FAILURES_TO_GIVE_UP, Child, overdue
 from massgen.actors.supervisor.ending import RunEnding
 from massgen.actors.supervisor.mcp_servers import McpSupervision
 from massgen.actors.supervisor.state import Emitter, SupervisorState
 from massgen.actors.supervisor.turn_handout import TurnHandout
-from massgen.files import confined
 from massgen.messages import (
     AgentExcluded,
     AgentMarkedFailed,
@@ -30,10 +28,6 @@ from massgen.messages import (
     SetLiveAgents,
 )
 from massgen.messages.supervision import FailureWhere
-
-# How long a model's program may run (run_python, a program first answer): its wall clock in the sandbox.
-# The longest a silent program may run: a program's wall clock or a code check's, plus its runtime's start.
-PROGRAM_SECONDS = max(confined.Limits().wall_seconds, code_checks.LONGEST_CHECK_SECONDS) + 15.0
 
 
 class FailureHandling:
@@ -91,6 +85,7 @@ class FailureHandling:
                 self.handout.release_waiting()
             return
         child.status, child.restart_at = "restarting", now + delay
+        state.schedule(child)
         self.out.record(AgentRestarting(name=child.spec.agent_id, incarnation=child.incarnation,
                                         delay_s=round(delay, 3), reason=reason))
         circuit_wait = child.not_before - now  # the restart waits this long for an open breaker
@@ -118,7 +113,7 @@ class FailureHandling:
         state = self.state
         if state.phase != "coordinating" or not state.stragglers.counted(child.spec.agent_id):
             return
-        state.stragglers.exclude(child.spec.agent_id, state.coord.version)
+        state.exclude(child.spec.agent_id, state.coord.version)
         self.out.record(AgentExcluded(name=child.spec.agent_id, incarnation=child.incarnation,
                                       round=state.coord.version, reason=reason))
         assert state.judge is not None
@@ -140,11 +135,17 @@ class FailureHandling:
             self._drop_straggler(state.children[agent_id], now)
         for agent_id in self.mcp.on_tick(now):  # a tool call in flight is activity; it has its own deadline
             state.children[agent_id].last_activity = now
-        for child in list(state.children.values()):
-            due = overdue(child, now, state.timeouts, answered=state.coord.count(child.spec.agent_id) > 0,
-                          command_s=max(state.run.files.command_timeout_s if state.run.files else 0.0,
-                                        PROGRAM_SECONDS))
-            if state.finished or due is None:  # a deadline of an earlier child may have ended the run
+        # The agents whose earliest deadline has come (and, once a second, every agent: a stop nobody reported).
+        agents = list(state.children) if state.deadlines.sweep_due(now) else sorted(
+            state.deadlines.due(now), key=state.place.__getitem__)  # in config order, as a full check went
+        for agent_id in agents:
+            child = state.children[agent_id]
+            due = overdue(child, now, state.timeouts, answered=state.coord.count(agent_id) > 0,
+                          command_s=state.command_seconds())
+            if state.finished:  # a deadline of an earlier child may have ended the run
+                return
+            if due is None:
+                state.schedule(child)  # not yet: its next check
                 continue
             what, detail = due
             if what == "restart":
@@ -159,6 +160,7 @@ class FailureHandling:
                                    presentation_not_used=f"the presentation timed out ({detail})")
             else:
                 self._expire(child, what, detail)
+            state.schedule(child)  # after acting: a restart begun, a turn told to finish, ...
 
     def _stopped(self, child: Child, detail: str) -> None:
         """The child's ref is stopped and no failure was reported. If the runtime lost it, its
@@ -188,7 +190,7 @@ class FailureHandling:
         if child.last_error:
             detail += f"; last error: {child.last_error}"
         self.out.record(DeadlineExpired(scope="straggler", name=child.spec.agent_id, detail=detail))
-        state.stragglers.exclude(child.spec.agent_id, state.coord.version)
+        state.exclude(child.spec.agent_id, state.coord.version)
         self.out.record(AgentExcluded(name=child.spec.agent_id, incarnation=child.incarnation,
                                       round=state.coord.version, reason=f"straggler: {detail}"))
         assert state.judge is not None

@@ -39,7 +39,7 @@ def restore(state: SupervisorState, out: Emitter, clock: Clock, resumed: ResumeS
         out.record(AnswerAccepted(agent=agent, label=answer.label, content=answer.content, round=state.coord.version,
                                   result=answer.result, independent=answer.independent, code_check=answer.code,
                                   computed=answer.computed, program=answer.program))
-    state.first_done.update(a for a in resumed.first_done if a in children)
+    state.first_turn_ended(*(a for a in resumed.first_done if a in children))
     state.coord.answer_now = resumed.answer_now
     state.spent.calls = resumed.model_calls
     state.spent.add_usage(resumed.input_tokens, resumed.output_tokens, resumed.cost_usd)
@@ -58,7 +58,7 @@ def restore(state: SupervisorState, out: Emitter, clock: Clock, resumed: ResumeS
         elif child.status == "reserve" and (name in state.first_done or carried.turn_view is not None):
             child.status = "starting"  # the attempt it continues had asked this reserve agent
         elif carried.excluded_round is not None:
-            state.stragglers.exclude(name, carried.excluded_round)
+            state.exclude(name, carried.excluded_round)
     if answers:
         out.tell(judge, InvalidateVotes(reason="resumed: the answers of the attempt it continues",
                                         round=state.coord.version, answers=state.coord.results()))

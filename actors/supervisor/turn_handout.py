@@ -69,7 +69,8 @@ class TurnHandout:
         child.status, child.turn_id = "in_turn", turn_id
         child.commands.clear()
         child.since = child.last_activity = self.clock()
-        state.waiting.discard(child.spec.agent_id)
+        state.schedule(child)
+        state.stop_waiting(child.spec.agent_id)
         self.out.record(TurnStarted(
             agent=child.spec.agent_id, incarnation=child.incarnation, turn_id=turn_id,
             vote_only=vote_only, view_labels=tuple(a.label for a in view.answers),
@@ -120,7 +121,7 @@ class TurnHandout:
         answer = state.coord.add_answer(agent_id, message.content, independent=message.view_version == 0,
                                         code=message.code_check, computed=message.computed,
                                         program=message.program)
-        state.first_done.add(agent_id)
+        state.first_turn_ended(agent_id)
         self.out.record(AnswerAccepted(agent=agent_id, label=answer.label, content=answer.content,
                                        round=state.coord.version, result=answer.result,
                                        independent=answer.independent, code_check=answer.code,
@@ -208,21 +209,18 @@ class TurnHandout:
         state = self.state
         if child.spec.agent_id in state.first_done and state.awaiting_first_turns():
             child.status = "idle"
-            state.waiting.add(child.spec.agent_id)
+            state.wait(child.spec.agent_id)
             self._watch_stragglers()
         else:
             self.start_turn(child)
 
     def _watch_stragglers(self, converged: bool = False) -> None:
-        """Done: voted this round, or answered and waiting for the others' first answers."""
+        """Done: voted this round, or answered and waiting for the others' first answers, or answering (its answer
+        waits for its snapshot: the copy is bounded, not late), or held (its next turn waits for the judge's
+        ruling on the first answers). The state keeps who is missing as it changes: O(1) a call (issue 51)."""
         state = self.state
-        voters = state.votes.voters(state.coord.version)
-        # An agent whose answer waits for its snapshot has done its part: the copy is bounded, not late.
-        answering = {a for a, c in state.children.items() if c.status == "answering"}
-        # An agent whose next turn waits for the judge's ruling on the first answers has done its part too.
-        held = {state.judging[1]} if state.judging is not None and state.judging[1] is not None else set()
-        state.stragglers.observe(voters | state.waiting | answering | held, state.counted(), state.coord.version,
-                                 self.clock(), converged)
+        state.sync_votes()  # an answer since the last tally: that tally's votes are of an earlier round
+        state.stragglers.observe(len(state.live), state.missing, state.coord.version, self.clock(), converged)
 
     def release_waiting(self) -> None:
         """Start the turns of the agents that waited, once no live agent's first turn is still to end."""
@@ -235,11 +233,11 @@ class TurnHandout:
 
     def _start_waiting(self) -> None:
         state = self.state
-        for agent in [a for a in state.children if a in state.waiting]:
+        for agent in sorted(state.waiting, key=state.place.__getitem__):  # in config order
             child = state.children[agent]
             if child.status == "idle" and child.peer is not None:
                 self.start_turn(child)
-        state.waiting.clear()
+            state.stop_waiting(agent)
 
     def on_vote(self, child: Child, message: VoteProposed) -> None:
         state = self.state
@@ -253,7 +251,7 @@ class TurnHandout:
             self.start_turn(child)  # voted on an outdated view: look again
             return
         assert state.judge is not None
-        state.first_done.add(child.spec.agent_id)
+        state.first_turn_ended(child.spec.agent_id)
         # The voter's own result is comparable only with a target that states one: a vote on an essay
         # whose reasoning happens to end in a number is a plain vote.
         # A code answer's result is its behaviour on the task's examples, which no vote's text states; a voter
@@ -269,7 +267,7 @@ class TurnHandout:
     def _rejoin(self, child: Child) -> None:
         """A straggler that answers or votes counts again, from the round it answers in."""
         state = self.state
-        excluded_round = state.stragglers.rejoin(child.spec.agent_id)
+        excluded_round = state.rejoin(child.spec.agent_id)
         if excluded_round is None:
             return
         self.out.record(AgentRejoined(name=child.spec.agent_id, incarnation=child.incarnation,
@@ -280,7 +278,7 @@ class TurnHandout:
     def on_tally(self, tally: TallyUpdated) -> None:
         state = self.state
         state.tally = tally
-        state.votes.count(tally)
+        state.count_votes(tally)
         self._watch_stragglers(tally.converged)
         if tally.converged and tally.round == state.coord.version and tally.winner and state.phase == "coordinating" \
                 and state.judging is None:  # a ruling on the first answers comes first
@@ -289,7 +287,7 @@ class TurnHandout:
     def answer_now(self) -> None:
         state = self.state
         state.coord.answer_now = True
-        state.first_done.update(state.children)
+        state.first_turn_ended(*state.children)
         self.release_waiting()
         for child in state.children.values():
             if child.status == "in_turn" and child.peer is not None and child.turn_id is not None \
@@ -314,6 +312,7 @@ class TurnHandout:
         turn_id = state.take_turn_id()
         child.status, child.turn_id = "presenting", turn_id
         child.since = child.last_activity = self.clock()
+        state.schedule(child)
         # The judge's votes (none when the first answers decided): its live agents' are those the round counts.
         votes = state.votes.of(set(state.counted()), list(state.children))
         self.out.tell(child.peer, PresentFinal(turn_id=turn_id, task=state.run.question, history=state.run.history,
