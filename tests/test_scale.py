@@ -177,3 +177,37 @@ def test_writing_status_stays_a_bounded_share_of_the_run(tmp_path: Path, monkeyp
     assert len(writes) * write_cpu_s <= 0.1 * run_s + write_cpu_s  # a tenth of the run at most
     gaps = [b - a for a, b in itertools.pairwise(writes)]
     assert max(gaps) <= max(0.25, 10 * write_cpu_s) + 0.05 + 1e-9  # and never staler than that
+
+
+def test_a_finished_run_stops_its_agents_a_few_at_a_time_and_stops_them_all(tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    # Issue 51: the supervisor told every child to stop at once. Each stop wakes an agent's two threads, so a
+    # thousand agents queued two thousand threads on the GIL, every one waking each switch interval to ask for it:
+    # stopping 1,000 agents cost 460,000 context switches and 2.9 s, 2,000 about 25 s. It now stops them in waves.
+    import threading
+
+    from massgen.actors.agent.actor import AgentActor
+    from massgen.actors.supervisor import actor as supervisor
+    lock = threading.Lock()
+    stopping = most = stopped = 0
+    plain = AgentActor.on_stop
+
+    def on_stop(self: AgentActor) -> None:
+        nonlocal stopping, most, stopped
+        with lock:
+            stopping += 1
+            most = max(most, stopping)
+        try:
+            plain(self)
+        finally:
+            with lock:
+                stopping -= 1
+                stopped += 1
+
+    monkeypatch.setattr(AgentActor, "on_stop", on_stop)
+    agents = 3 * supervisor._STOP_WAVE + 5
+    result = Team(team(agents, 2), "What is 2+2?", log_dir=tmp_path / "run").run()
+    assert result.status == "completed", result.reason
+    assert stopped == agents  # every one stopped (not abandoned) before run() returned
+    assert most <= supervisor._STOP_WAVE, most
+    assert not [t.name for t in threading.enumerate() if t.name.startswith("agent_") and t.is_alive()]

@@ -24,7 +24,7 @@ from massgen.actors.agent.turn import TurnRunner
 from massgen.actors.agent.turn_io import BudgetDenied, ModelCallError, TurnIO, TurnSettings
 from massgen.actors.coordination import code_checks
 from massgen.actors.record.replay import CallRecorder
-from massgen.actors.runtime.loop_thread import CLOSE_TIMEOUT_S, close_loop, run_loop
+from massgen.actors.runtime.loop_thread import close_loop, run_loop
 from massgen.actors.runtime.port import Peer, RunContext, TracedActor
 from massgen.configs.schema import AgentConfig
 from massgen.messages import (
@@ -209,12 +209,7 @@ class AgentActor(TracedActor[AgentInbox]):
         loop, self._loop = self._loop, None
         if loop is None:
             return
-        if self._backend is not None and loop.is_running():
-            try:
-                asyncio.run_coroutine_threadsafe(self._backend.aclose(), loop).result(CLOSE_TIMEOUT_S)
-            except Exception:
-                pass
-        close_loop(loop, self._loop_thread)
+        close_loop(loop, self._loop_thread, first=self._backend.aclose if self._backend is not None else None)
 
     # -- messages -----------------------------------------------------------------------------
 

@@ -74,7 +74,14 @@ from massgen.messages import (
 from massgen.messages.files import ToolDenied
 from massgen.messages.protocols import AgentReport, RunControl, SupervisorInbox, TurnReport, members
 
+# Stopping waits at most this, and this much more per child: a stop costs a couple of milliseconds
+# of the process's time, so two thousand take seconds. Past it the rest are told and left (daemons).
 _STOP_GRACE_S = 3.0
+_STOP_GRACE_PER_CHILD_S = 0.005
+# Children are stopped this many at a time. Each stop wakes an agent's two threads; waking a thousand
+# at once left two thousand threads queued on the GIL, each waking every switch interval to ask for it:
+# the context switches grew with the square of the team (issue 51).
+_STOP_WAVE = 32
 COMMAND_TOOL = COMMAND_SPEC.name
 # Tools that print nothing while they run, each under a deadline of its own (the command timeout; a
 # program's wall clock, files/confined.py; a code check's run, actors/coordination/code_checks.py): the idle
@@ -149,13 +156,14 @@ class Supervisor(TracedActor[SupervisorInbox]):
         peers = [c.peer for c in state.children.values() if c.peer is not None and c.status != "failed"]
         peers += [state.judge] if state.judge is not None else []
         peers += self.mcp.peers()  # each kills its server process group on stop
-        futures = [p.ref.stop(block=False) for p in peers]
-        deadline = self.ctx.clock() + _STOP_GRACE_S
-        for future in futures:
-            try:
-                future.get(timeout=max(0.0, deadline - self.ctx.clock()))
-            except (pykka.Timeout, pykka.ActorDeadError):
-                pass  # a hung incarnation: abandoned, its thread is a daemon
+        deadline = self.ctx.clock() + _STOP_GRACE_S + _STOP_GRACE_PER_CHILD_S * len(peers)
+        for start in range(0, len(peers), _STOP_WAVE):
+            futures = [p.ref.stop(block=False) for p in peers[start:start + _STOP_WAVE]]
+            for future in futures:
+                try:
+                    future.get(timeout=max(0.0, deadline - self.ctx.clock()))
+                except (pykka.Timeout, pykka.ActorDeadError):
+                    pass  # a hung incarnation: abandoned, its thread is a daemon
         state.run.children_stopped.set()
 
     def _spawn(self, child: Child) -> None:
