@@ -14,8 +14,9 @@ where the written answer and a program's computed value are both right they agre
 other wrong they do not; both wrong is left out (two wrong answers may or may not agree).
 
 Run: python -m bench.by_kind RUN_DIR [--tasks plain --n 127 --seed 0]; the fresh set written for the revised
-rule (``bench/asked_plainly_2.py``): --tasks plain2 (126 questions, the same nine kinds). Kinds are the tasks'
-families, never read from their ids.
+rule (``bench/asked_plainly_2.py``): --tasks plain2 (126 questions, the same nine kinds); the third fresh set
+(``bench/asked_plainly_3.py``): --tasks plain3 (126 questions, the same nine kinds). Kinds are the tasks' families,
+never read from their ids.
 """
 
 from __future__ import annotations

@@ -313,6 +313,12 @@ def _one_set(name: str, n: int, seeds: list[int]) -> list[Task]:
         if len(seeds) > 1:
             sys.exit("--seed: the plain2 set holds each question once; give one seed for plain2")
         return plain2_tasks(n, seeds[0])
+    if name == "plain3":
+        from bench.asked_plainly_3 import plain3_tasks  # it imports this module's Task and Verdict
+
+        if len(seeds) > 1:
+            sys.exit("--seed: the plain3 set holds each question once; give one seed for plain3")
+        return plain3_tasks(n, seeds[0])
     if name == "humaneval":
         try:
             tasks = [t for s in seeds for t in humaneval_tasks(n, s)]
@@ -334,7 +340,7 @@ def _one_set(name: str, n: int, seeds: list[int]) -> list[Task]:
             sys.exit(f"--tasks {name}: reasoning-gym has no such family here ({exc})")
         refuse_shared_problems(tasks, n)
         return tasks
-    sys.exit(f"--tasks: unknown task set {name!r} (arithmetic, compare, humaneval, plain, plain2, probes, "
+    sys.exit(f"--tasks: unknown task set {name!r} (arithmetic, compare, humaneval, plain, plain2, plain3, probes, "
              "rg:FAMILY, rg-plain:FAMILY)")
 
 
