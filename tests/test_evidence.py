@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from massgen.actors.coordination.evidence import computed_value, conclusion_of, states
+from massgen.actors.coordination.evidence import computed_value, conclusion_of, in_kind, result_kind, states
 
 
 @pytest.mark.parametrize(("code", "printed"), [
@@ -74,3 +74,29 @@ def test_a_trailing_list_is_the_conclusion_however_long() -> None:
     assert conclusion_of(text) == "Sorted from smallest to largest:\n3, 7, 12, 19, 45"
     assert states(conclusion_of(text), "3 7 12 19 45")
     assert not states(conclusion_of(text), "3")  # the list's first item, or its markers, are not its result
+
+
+@pytest.mark.parametrize(("value", "kind"), [
+    ("True", "truth"), ("no", "truth"), ("168", "number"), ("0.375", "number"), ("-2", "number"),
+    ("2026-12-04", "number"), ("[3, 7, 12]", "number"), ("week", "words"), ("100 meters", "words"),
+    ("['m', 't', 'e']", "words"), ("", "words"),
+])
+def test_a_result_is_a_truth_value_a_number_or_words(value: str, kind: str) -> None:
+    assert result_kind(value) == kind
+
+
+@pytest.mark.parametrize(("conclusion", "value", "given"), [
+    ("3/8 is bigger than 1/3.", "True", False),                         # "which is bigger": True answers another
+    ("Yes, 1000 is a perfect cube.", "False", True),                    # a yes or no first: a truth value
+    ("The answer is No.\nAnswer: No", "True", True),                    # stated as its result
+    ("There is no such day.", "True", False),                           # "no" inside a sentence is no answer
+    ("Coffee is a drink that brings joy,\nIt warms the soul.", "8", False),   # a poem holds no number
+    ("Best regards,\n[Your Name]", "2026-12-04", False),                # nor an email's closing
+    ("A week is longer than 100 hours.", "168", True),                  # any number: the kind, not the value
+    ("The word has seven letters.", "7", True),                         # spelled numbers are numbers
+    ("The capital of Canada is Ottawa.", "Ottawa", True),               # words go with anything
+    ("", "week", True),
+])
+def test_a_written_answer_shows_the_kind_of_result_the_question_asks_for(conclusion: str, value: str,
+                                                                         given: bool) -> None:
+    assert in_kind(conclusion, value) is given

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, Literal, TypeVar
 
-from massgen.actors.coordination.evidence import states
+from massgen.actors.coordination.evidence import in_kind, states
 from massgen.messages import AnswerResult, FirstAnswersDecided, FirstAnswersDisagree, UnanimousFirstAnswers
 
 __all__ = [
@@ -318,12 +318,22 @@ def _code_first_answers(firsts: list[AnswerResult]) -> Decision:
                         labels=tuple(a.label for a in firsts), computed=computed))
 
 
+def _off_kind(firsts: list[AnswerResult]) -> set[str]:
+    """Computed results of a kind no written answer gives (``evidence.in_kind``): they answer another question, so
+    they are no evidence. Only written answers that conclude anything show a kind; with none, nothing is set aside."""
+    written = [a.conclusion for a in firsts if not a.program and a.conclusion.strip()]
+    results = {a.result for a in firsts if a.program and a.computed and a.result}
+    return {r for r in results if written and not any(in_kind(c, r) for c in written)}
+
+
 def _weighed(firsts: list[AnswerResult]) -> tuple[dict[str, int], dict[str, int]]:
     """Per computed result: the valid programs printing it, and every answer supporting it (those programs and
-    the written answers stating it; a written answer stating several supports the most specific)."""
+    the written answers stating it; a written answer stating several supports the most specific). A result of a
+    kind no written answer gives is not counted (``_off_kind``)."""
     computed: dict[str, int] = {}
+    off_kind = _off_kind(firsts)
     for answer in firsts:
-        if answer.program and answer.computed and answer.result:
+        if answer.program and answer.computed and answer.result and answer.result not in off_kind:
             computed[answer.result] = computed.get(answer.result, 0) + 1
     support = dict(computed)
     for answer in firsts:
@@ -356,11 +366,12 @@ def _written_choice(firsts: list[AnswerResult], rule_reason: str, computed: dict
 def _first_answers_evidence(ev: Evidence, _round: RoundCounts) -> Decision | None:
     """Under ``decide`` (issue 48; bench/results/plain-127/RULE.md): execution outranks agreement, agreement
     outranks listing order. A result's key is (valid programs printing it, answers supporting it, first listed
-    holder). No computed result: the written answers decide among themselves (failed, silent, prose and literal
-    programs never present while one exists). Settled when no result is computed, or the leading one is held by
-    two answers and computed by more programs than the next; until then the next reserve agent is
-    asked, and once the reserve is spent unsettled the written answers decide (uncorroborated evidence, after
-    more was asked for, is none)."""
+    holder); a computed result of a kind no written answer gives answered another question and is not counted
+    (bench/results/issue48-plain3/RULE.md). No computed result: the written answers decide among themselves
+    (failed, silent, prose and literal programs never present while one exists). Settled when no result is
+    computed, or the leading one is held by two answers and computed by more programs than the next; until then
+    the next reserve agent is asked, and once the reserve is spent unsettled the written answers decide
+    (uncorroborated evidence, after more was asked for, is none)."""
     if ev.after_first_answers != "decide" or ev.first_turns is None:
         return None
     firsts = _firsts(ev)
@@ -371,8 +382,10 @@ def _first_answers_evidence(ev: Evidence, _round: RoundCounts) -> Decision | Non
         return _code_first_answers(firsts)
     labels = tuple(a.label for a in firsts)
     computed, support = _weighed(firsts)
+    off_kind = sorted(_off_kind(firsts))
+    aside = f" ({', '.join(off_kind)}: not the kind of result the written answers give, set aside)" if off_kind else ""
     if not computed:
-        return _written_choice(firsts, "no program computed a result: the written answers decide", {}, {}) \
+        return _written_choice(firsts, f"no program computed a result: the written answers decide{aside}", {}, {}) \
             or _code_first_answers(firsts)  # no answer written either: the first listed presents
     place = {agent: i for i, agent in enumerate(ev.order)}
     holder = {r: min((a for a in firsts if a.program and a.computed and a.result == r),
@@ -382,15 +395,15 @@ def _first_answers_evidence(ev: Evidence, _round: RoundCounts) -> Decision | Non
     lead = ranked[0]
     settled = support[lead] >= 2 and (len(ranked) == 1 or computed[lead] > computed[ranked[1]])
     if not settled and ev.reserve:
-        return Decision(None, "first_answers_evidence", f"the first answers disagree: {ev.reserve[0]} is asked",
+        return Decision(None, "first_answers_evidence", f"the first answers disagree: {ev.reserve[0]} is asked{aside}",
                         support=support, ask=ev.reserve[0], record=FirstAnswersDisagree(
                             ask=ev.reserve[0], support=support, computed=computed, labels=labels))
     if not settled and ev.reserve_spent:
-        fallback = _written_choice(firsts, "the evidence never settled: the written answers decide", computed,
+        fallback = _written_choice(firsts, f"the evidence never settled: the written answers decide{aside}", computed,
                                    support)
         if fallback is not None:
             return fallback
-    reason = "computed, and agreed" if settled else "computed, uncorroborated"
+    reason = ("computed, and agreed" if settled else "computed, uncorroborated") + aside
     return Decision(holder[lead].agent, "first_answers_evidence", reason, support=support, ends_run=True,
                     record=FirstAnswersDecided(result=lead, winner=holder[lead].label, support=support,
                                                labels=labels, computed=computed))

@@ -11,17 +11,21 @@ agreement outranks listing order. Two questions only, both pure functions of tex
   invent a result, only whether an answer says this one: the value's words or numbers in order in the answer's
   last lines (numbers as numbers, ``True``/``False`` as yes/no, list brackets and commas aside), or the result
   the answer itself states (``results.stated_result``) equal to it.
+- ``in_kind``: is a computed value of a kind some written answer gives? A truth value, a number, or words: the
+  written answer (the question answered in its own terms) shows what kind of result the question asks for, and a
+  value of another kind answers another question (``True`` for "which is bigger, 3/8 or 1/3?", a sum for a poem).
 """
 
 from __future__ import annotations
 
 import ast
 import re
+from typing import Literal
 
 from massgen.actors.coordination.parsing import parse_module
 from massgen.actors.coordination.results import closing_remark, stated_result
 
-__all__ = ["VALUE_WORDS", "computed_value", "conclusion_of", "states"]
+__all__ = ["VALUE_WORDS", "ResultKind", "computed_value", "conclusion_of", "in_kind", "result_kind", "states"]
 
 VALUE_WORDS = 12
 """The most words a printout may have and still be a value (a list of twelve words is one; a sentence of
@@ -208,3 +212,32 @@ def states(conclusion: str, value: str) -> bool:
     if wanted in (["yes"], ["no"]):
         return _tokens(conclusion)[:1] == wanted
     return _contains(_tokens(conclusion), wanted)
+
+
+ResultKind = Literal["truth", "number", "words"]
+
+
+def result_kind(value: str) -> ResultKind:
+    """What kind of result ``value`` is: a yes or no (``True``/``False`` read as one), a number (every token a
+    number: ``168``, ``0.375``, ``2026-12-04``), or words."""
+    tokens = _tokens(value)
+    if tokens in (["yes"], ["no"]):
+        return "truth"
+    if tokens and len(_numbers(tokens)) == len(tokens):
+        return "number"
+    return "words"
+
+
+def in_kind(conclusion: str, value: str) -> bool:
+    """Whether a written answer concluding ``conclusion`` gives a result of ``value``'s kind: a yes or no as its first
+    word or its stated result, for a truth value; any number, for a number; anything, for words. Why: the written
+    answer answers the question in its own terms, so it shows what the question asks for; a program that printed
+    another kind of value answered another question (a check that printed ``True`` for "which is bigger", a sum
+    for "write a poem")."""
+    kind = result_kind(value)
+    if kind == "words":
+        return True
+    tokens = _tokens(conclusion)
+    if kind == "number":
+        return bool(_numbers(tokens))
+    return tokens[:1] in (["yes"], ["no"]) or _tokens(stated_result(conclusion)) in (["yes"], ["no"])
