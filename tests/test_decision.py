@@ -141,15 +141,32 @@ def test_disagreement_asks_the_next_reserve_agent_and_nothing_ends() -> None:
 
 
 def test_evidence_that_never_settles_after_the_reserve_was_asked_falls_back_to_the_written_answer() -> None:
-    # A haiku: the programs printed numbers, no two alike, and the reserve is spent.
-    haiku = written("g", "Whispers of the sea\nsoft waves fold into the dusk\nthe gulls sleep at last")
-    decision = decided(answer("p", "30", program=True), answer("q", "-2.4e-14", program=True), haiku, spent=True)
+    # The programs printed numbers, no two alike, beside a written answer giving another; the reserve is spent.
+    walk = written("g", "At about 5 km an hour, roughly 40 minutes.")
+    decision = decided(answer("p", "30", program=True), answer("q", "-2.4e-14", program=True), walk, spent=True)
     assert (decision.winner, decision.ends_run) == ("g", True)
     assert isinstance(decision.record, FirstAnswersDecided) and decision.record.result == ""
     # A team with no reserve asked nothing more: execution outranks agreement, and the first listed program wins.
-    assert decided(answer("p", "30", program=True), answer("q", "-2.4e-14", program=True), haiku).winner == "p"
+    assert decided(answer("p", "30", program=True), answer("q", "-2.4e-14", program=True), walk).winner == "p"
     # With no written answer at all, the greatest key (here the first listed) wins.
     assert decided(answer("p", "30", program=True), answer("q", "31", program=True), spent=True).winner == "p"
+
+
+def test_a_computed_value_of_a_kind_no_written_answer_gives_is_set_aside_and_the_reason_says_so() -> None:
+    # A haiku holds no number, so numbers the programs printed answered another question: even with no reserve
+    # to ask, and even when two programs agree, the haiku presents.
+    haiku = written("g", "Whispers of the sea\nsoft waves fold into the dusk\nthe gulls sleep at last")
+    decision = decided(answer("p", "8", program=True), answer("q", "8", program=True), haiku)
+    assert (decision.winner, decision.ends_run) == ("g", True)
+    assert isinstance(decision.record, FirstAnswersDecided) and decision.record.computed == {}
+    assert "8: not the kind of result the written answers give, set aside" in decision.reason
+    # "Which is bigger, 3/8 or 1/3?": a check's True beside a written answer that names a number; 0.375 still counts.
+    bigger = written("g", "3/8 is bigger than 1/3.")
+    decision = decided(answer("p", "True", program=True), answer("q", "0.375", program=True), bigger, spent=True)
+    assert isinstance(decision.record, FirstAnswersDecided) and decision.record.computed == {"0.375": 1}
+    # A written yes or no gives a truth value: a program's True is weighed as before.
+    yes = written("g", "Yes, 1000 is a perfect cube.")
+    assert decided(answer("p", "False", program=True), answer("q", "False", program=True), yes).winner == "p"
 
 
 def test_with_no_computed_result_written_answers_agreeing_outrank_the_first_listed() -> None:
