@@ -383,17 +383,21 @@ class FirstAnswersDecided(Message):
     computed: dict[str, int] = {}
     two_valued: bool = False
     no_result_asked: bool = False
+    # Computed results of a kind no written answer gives (``evidence.in_kind``): they answered another question,
+    # so they were not weighed; recorded so that nothing a program computed is dropped without a word.
+    set_aside: tuple[str, ...] = ()
 
 
 class FirstAnswersDisagree(Message):
     """The first answers did not settle (``actors/coordination/decision.py``): no computed result held by two
-    answers and ahead of every other; the reserve agent ``ask`` is asked for its first answer. ``support`` and
-    ``computed`` as in ``FirstAnswersDecided``."""
+    answers and ahead of every other; the reserve agent ``ask`` is asked for its first answer. ``support``,
+    ``computed`` and ``set_aside`` as in ``FirstAnswersDecided``."""
 
     ask: str
     support: dict[str, int] = {}
     computed: dict[str, int] = {}
     labels: tuple[str, ...] = ()
+    set_aside: tuple[str, ...] = ()
 
 
 class TurnStarted(Message):

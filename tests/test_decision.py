@@ -159,11 +159,13 @@ def test_a_computed_value_of_a_kind_no_written_answer_gives_is_set_aside_and_the
     decision = decided(answer("p", "8", program=True), answer("q", "8", program=True), haiku)
     assert (decision.winner, decision.ends_run) == ("g", True)
     assert isinstance(decision.record, FirstAnswersDecided) and decision.record.computed == {}
+    assert decision.record.set_aside == ("8",)  # in the trace: set aside with a word, not dropped
     assert "8: not the kind of result the written answers give, set aside" in decision.reason
     # "Which is bigger, 3/8 or 1/3?": a check's True beside a written answer that names a number; 0.375 still counts.
     bigger = written("g", "3/8 is bigger than 1/3.")
     decision = decided(answer("p", "True", program=True), answer("q", "0.375", program=True), bigger, spent=True)
     assert isinstance(decision.record, FirstAnswersDecided) and decision.record.computed == {"0.375": 1}
+    assert decision.record.set_aside == ("True",)
     # A written yes or no gives a truth value: a program's True is weighed as before.
     yes = written("g", "Yes, 1000 is a perfect cube.")
     assert decided(answer("p", "False", program=True), answer("q", "False", program=True), yes).winner == "p"

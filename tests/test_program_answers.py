@@ -111,7 +111,7 @@ def test_a_computed_result_outranks_written_answers_that_agree_on_another(tmp_pa
     decided = [r["payload"] for r in of_type(trace, "FirstAnswersDecided")]
     assert decided == [{"result": "3", "winner": "agent3.1", "support": {"3": 1}, "computed": {"3": 1},
                         "labels": ["agent1.1", "agent2.1", "agent3.1"], "two_valued": False,
-                        "no_result_asked": False}]
+                        "no_result_asked": False, "set_aside": []}]
     assert result.winner == "p" and (result.final_answer or "").endswith("Answer: 3")
 
 
@@ -230,6 +230,7 @@ def test_a_number_a_program_computed_answers_no_request_for_a_poem(tmp_path: Pat
     assert not of_type(trace, "FirstAnswersDisagree")  # nothing to settle: no reserve is asked
     decided = [r["payload"] for r in of_type(trace, "FirstAnswersDecided")]
     assert len(decided) == 1 and decided[0]["winner"] == "agent3.1" and decided[0]["computed"] == {}
+    assert decided[0]["set_aside"] == ["8"]  # recorded: nothing a program computed is dropped without a word
     assert result.winner == "g" and result.final_answer == HAIKU
     assert len(of_type(trace, "ModelCallStarted")) == 3
 
@@ -242,7 +243,7 @@ def test_a_truth_value_answers_no_question_the_written_answer_gives_a_value_for(
     result = run_team(team, tmp_path, "which is bigger, 3/8 or 1/3")
     assert result.status == "completed", result.reason
     decided = of_type(records(result), "FirstAnswersDecided")[0]["payload"]
-    assert decided["computed"] == {} and decided["winner"] == "agent3.1"
+    assert decided["computed"] == {} and decided["winner"] == "agent3.1" and decided["set_aside"] == ["true"]
     assert result.winner == "g" and result.final_answer == "3/8 is bigger than 1/3."
 
 

@@ -345,7 +345,7 @@ def _weighed(firsts: list[AnswerResult]) -> tuple[dict[str, int], dict[str, int]
 
 
 def _written_choice(firsts: list[AnswerResult], rule_reason: str, computed: dict[str, int],
-                    support: dict[str, int]) -> Decision | None:
+                    support: dict[str, int], set_aside: tuple[str, ...] = ()) -> Decision | None:
     """The written answers decide among themselves: the result most of them state, then the first listed (an
     answer stating none supports nothing); None when no answer is written."""
     written = [a for a in firsts if not a.program]
@@ -360,7 +360,8 @@ def _written_choice(firsts: list[AnswerResult], rule_reason: str, computed: dict
     return Decision(presenter.agent, "first_answers_evidence", rule_reason, support=support or stated, ends_run=True,
                     record=FirstAnswersDecided(result=presenter.result if presenter.stated else "",
                                                winner=presenter.label, support=support or stated,
-                                               labels=tuple(a.label for a in firsts), computed=computed))
+                                               labels=tuple(a.label for a in firsts), computed=computed,
+                                               set_aside=set_aside))
 
 
 def _first_answers_evidence(ev: Evidence, _round: RoundCounts) -> Decision | None:
@@ -382,11 +383,11 @@ def _first_answers_evidence(ev: Evidence, _round: RoundCounts) -> Decision | Non
         return _code_first_answers(firsts)
     labels = tuple(a.label for a in firsts)
     computed, support = _weighed(firsts)
-    off_kind = sorted(_off_kind(firsts))
+    off_kind = tuple(sorted(_off_kind(firsts)))
     aside = f" ({', '.join(off_kind)}: not the kind of result the written answers give, set aside)" if off_kind else ""
     if not computed:
-        return _written_choice(firsts, f"no program computed a result: the written answers decide{aside}", {}, {}) \
-            or _code_first_answers(firsts)  # no answer written either: the first listed presents
+        return _written_choice(firsts, f"no program computed a result: the written answers decide{aside}", {}, {},
+                               off_kind) or _code_first_answers(firsts)  # none written either: the first listed
     place = {agent: i for i, agent in enumerate(ev.order)}
     holder = {r: min((a for a in firsts if a.program and a.computed and a.result == r),
                      key=lambda a: place.get(a.agent, len(place))) for r in computed}
@@ -397,16 +398,16 @@ def _first_answers_evidence(ev: Evidence, _round: RoundCounts) -> Decision | Non
     if not settled and ev.reserve:
         return Decision(None, "first_answers_evidence", f"the first answers disagree: {ev.reserve[0]} is asked{aside}",
                         support=support, ask=ev.reserve[0], record=FirstAnswersDisagree(
-                            ask=ev.reserve[0], support=support, computed=computed, labels=labels))
+                            ask=ev.reserve[0], support=support, computed=computed, labels=labels, set_aside=off_kind))
     if not settled and ev.reserve_spent:
         fallback = _written_choice(firsts, f"the evidence never settled: the written answers decide{aside}", computed,
-                                   support)
+                                   support, off_kind)
         if fallback is not None:
             return fallback
     reason = ("computed, and agreed" if settled else "computed, uncorroborated") + aside
     return Decision(holder[lead].agent, "first_answers_evidence", reason, support=support, ends_run=True,
                     record=FirstAnswersDecided(result=lead, winner=holder[lead].label, support=support,
-                                               labels=labels, computed=computed))
+                                               labels=labels, computed=computed, set_aside=off_kind))
 
 
 # --- a vote round ------------------------------------------------------------------------------------------
