@@ -22,12 +22,12 @@ from typing import Any
 from bench.quality import load_rows
 from bench.replays.rules_before_issue_48 import RULES as BEFORE_RULES
 from bench.tasks import Task, select_tasks
-from massgen.actors.coordination.decision import Evidence, FirstTurnsEnded, decide
+from massgen.actors.coordination.decision import Decision, Evidence, FirstTurnsEnded, decide
 from massgen.actors.coordination.evidence import computed_value, conclusion_of
 from massgen.actors.coordination.results import final_result, stated_result
 from massgen.messages import AnswerResult
 
-__all__ = ["Replayed", "answer_results", "replay"]
+__all__ = ["Replayed", "answer_results", "decide_recorded", "replay"]
 
 PROGRAM_AGENTS = ("local_1", "local_2", "local_4", "local_5")
 ORDER = ("local_1", "local_2", "local_3", "local_4", "local_5")
@@ -65,6 +65,15 @@ def _winner_text(first_answers: list[dict[str, Any]], winner: str | None) -> str
     return next((a["text"] for a in first_answers if a["agent"] == winner), None)
 
 
+def decide_recorded(firsts: list[dict[str, Any]]) -> Decision:
+    """``decide`` now, on a recorded row's first answers: the reserve agents it holds were asked, the others not."""
+    agents = tuple(a["agent"] for a in firsts)
+    asked = tuple(a for a in agents if a in RESERVE)
+    return decide(Evidence(answers=answer_results(firsts, new_rule=True), order=ORDER, after_first_answers="decide",
+                           reserve=tuple(a for a in RESERVE if a not in asked),
+                           reserve_spent=len(asked) == len(RESERVE), first_turns=FirstTurnsEnded(agents=agents)))
+
+
 def replay(rows: list[dict[str, Any]], tasks: list[Task]) -> list[Replayed]:
     """Each recorded team row decided by both rules, graded by its task."""
     by_id = {t.task_id: t for t in tasks}
@@ -74,11 +83,7 @@ def replay(rows: list[dict[str, Any]], tasks: list[Task]) -> list[Replayed]:
         firsts = row.get("first_answers") or []
         if row.get("method") != "team" or task is None or not firsts:
             continue
-        agents = tuple(a["agent"] for a in firsts)
-        asked = tuple(a for a in agents if a in RESERVE)
-        new = decide(Evidence(answers=answer_results(firsts, new_rule=True), order=ORDER, after_first_answers="decide",
-                              reserve=tuple(a for a in RESERVE if a not in asked),
-                              reserve_spent=len(asked) == len(RESERVE), first_turns=FirstTurnsEnded(agents=agents)))
+        new = decide_recorded(firsts)
         today = [a for a in firsts if a["agent"] not in RESERVE]  # today's team has no reserve agents
         before = decide(Evidence(answers=answer_results(today, new_rule=False), order=ORDER,
                                  after_first_answers="decide",

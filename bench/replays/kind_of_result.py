@@ -21,10 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from bench.quality import load_rows
-from bench.replays.first_answers import ORDER, RESERVE, answer_results
+from bench.replays.first_answers import decide_recorded
 from bench.tasks import Task, select_tasks
 from massgen.actors.coordination import decision
-from massgen.actors.coordination.decision import Evidence, FirstTurnsEnded, decide
 
 __all__ = ["Decided", "main", "replay"]
 
@@ -49,11 +48,7 @@ def _without_check() -> Iterator[None]:
 
 
 def _right(task: Task, firsts: list[dict[str, Any]]) -> bool | None:
-    agents = tuple(a["agent"] for a in firsts)
-    asked = tuple(a for a in agents if a in RESERVE)
-    made = decide(Evidence(answers=answer_results(firsts, new_rule=True), order=ORDER, after_first_answers="decide",
-                           reserve=tuple(a for a in RESERVE if a not in asked),
-                           reserve_spent=len(asked) == len(RESERVE), first_turns=FirstTurnsEnded(agents=agents)))
+    made = decide_recorded(firsts)
     if made.ask:
         return None
     text = next((a["text"] for a in firsts if a["agent"] == made.winner), None)
