@@ -15,7 +15,8 @@ other wrong they do not; both wrong is left out (two wrong answers may or may no
 
 Run: python -m bench.by_kind RUN_DIR [--tasks plain --n 127 --seed 0]; the fresh set written for the revised
 rule (``bench/asked_plainly_2.py``): --tasks plain2 (126 questions, the same nine kinds); the third fresh set
-(``bench/asked_plainly_3.py``): --tasks plain3 (126 questions, the same nine kinds). Kinds are the tasks' families,
+(``bench/asked_plainly_3.py``): --tasks plain3 (126 questions, the same nine kinds); the fourth fresh set
+(``bench/asked_plainly_4.py``): --tasks plain4 (126 questions, the same nine kinds). Kinds are the tasks' families,
 never read from their ids.
 """
 

@@ -541,7 +541,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--config", help="config path or @examples/NAME (default: the local team)")
     parser.add_argument("--tasks", default="arithmetic",
-                        help="arithmetic, compare, humaneval, plain, plain2, plain3, probes, rg:FAMILY (any "
+                        help="arithmetic, compare, humaneval, plain, plain2, plain3, plain4, probes, rg:FAMILY (any "
                              "reasoning-gym family), or several separated by commas (a table each, and one overall)")
     parser.add_argument("--n", type=int, default=15)
     parser.add_argument("--seed", default="0", help="one seed, or several: 0,2,3 (n problems each)")

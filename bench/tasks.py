@@ -319,6 +319,12 @@ def _one_set(name: str, n: int, seeds: list[int]) -> list[Task]:
         if len(seeds) > 1:
             sys.exit("--seed: the plain3 set holds each question once; give one seed for plain3")
         return plain3_tasks(n, seeds[0])
+    if name == "plain4":
+        from bench.asked_plainly_4 import plain4_tasks  # it imports this module's Task and Verdict
+
+        if len(seeds) > 1:
+            sys.exit("--seed: the plain4 set holds each question once; give one seed for plain4")
+        return plain4_tasks(n, seeds[0])
     if name == "humaneval":
         try:
             tasks = [t for s in seeds for t in humaneval_tasks(n, s)]
@@ -340,8 +346,8 @@ def _one_set(name: str, n: int, seeds: list[int]) -> list[Task]:
             sys.exit(f"--tasks {name}: reasoning-gym has no such family here ({exc})")
         refuse_shared_problems(tasks, n)
         return tasks
-    sys.exit(f"--tasks: unknown task set {name!r} (arithmetic, compare, humaneval, plain, plain2, plain3, probes, "
-             "rg:FAMILY, rg-plain:FAMILY)")
+    sys.exit(f"--tasks: unknown task set {name!r} (arithmetic, compare, humaneval, plain, plain2, plain3, plain4, "
+             "probes, rg:FAMILY, rg-plain:FAMILY)")
 
 
 def select_tasks(names: str, n: int, seed: str) -> tuple[list[int], list[Task]]:
