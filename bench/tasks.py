@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import importlib
 import json
 import random
 import re
@@ -292,6 +293,11 @@ def refuse_shared_problems(tasks: list[Task], n: int) -> None:
                      f"with seed + i); give seeds at least --n ({n}) apart")
 
 
+_PLAIN_SETS = {"plain": ("bench.asked_plainly", "plain_tasks"), "plain2": ("bench.asked_plainly_2", "plain2_tasks"),
+               "plain3": ("bench.asked_plainly_3", "plain3_tasks"), "plain4": ("bench.asked_plainly_4", "plain4_tasks")}
+"""The question sets asked as users ask them: name -> (module, its loader of ``(n, seed)``)."""
+
+
 def _one_set(name: str, n: int, seeds: list[int]) -> list[Task]:
     if name == "arithmetic":
         return [t for s in seeds for t in arithmetic_tasks(n, s)]
@@ -301,30 +307,13 @@ def _one_set(name: str, n: int, seeds: list[int]) -> list[Task]:
         from bench.probes import probe_tasks  # it imports this module's graders
 
         return probe_tasks(n)
-    if name == "plain":
-        from bench.asked_plainly import plain_tasks  # it imports this module's Task and Verdict
-
+    if name in _PLAIN_SETS:
+        module, loader = _PLAIN_SETS[name]
         if len(seeds) > 1:
-            sys.exit("--seed: the plain set holds each question once; give one seed for plain")
-        return plain_tasks(n, seeds[0])
-    if name == "plain2":
-        from bench.asked_plainly_2 import plain2_tasks  # it imports this module's Task and Verdict
-
-        if len(seeds) > 1:
-            sys.exit("--seed: the plain2 set holds each question once; give one seed for plain2")
-        return plain2_tasks(n, seeds[0])
-    if name == "plain3":
-        from bench.asked_plainly_3 import plain3_tasks  # it imports this module's Task and Verdict
-
-        if len(seeds) > 1:
-            sys.exit("--seed: the plain3 set holds each question once; give one seed for plain3")
-        return plain3_tasks(n, seeds[0])
-    if name == "plain4":
-        from bench.asked_plainly_4 import plain4_tasks  # it imports this module's Task and Verdict
-
-        if len(seeds) > 1:
-            sys.exit("--seed: the plain4 set holds each question once; give one seed for plain4")
-        return plain4_tasks(n, seeds[0])
+            sys.exit(f"--seed: the {name} set holds each question once; give one seed for {name}")
+        # imported here: each set imports this module's Task and Verdict
+        loaded: list[Task] = getattr(importlib.import_module(module), loader)(n, seeds[0])
+        return loaded
     if name == "humaneval":
         try:
             tasks = [t for s in seeds for t in humaneval_tasks(n, s)]
