@@ -182,10 +182,10 @@ def team_record(trace: list[dict[str, Any]], config: TeamConfig) -> dict[str, An
                           "agreement": p.get("agreement", False), "round": p.get("round")})
     answers = [first[a.id] for a in config.agents if a.id in first]
     decided = next((r.get("payload", {}) for r in trace if r.get("type") == "FirstAnswersDecided"), None)
-    # Under ``after_first_answers: decide`` no run has a vote round: unanimity is every first answer stating
-    # the one result the decision counted.
+    # Under ``after_first_answers: decide`` no run has a vote round: unanimity is every first answer the decision
+    # weighed stating the one result it counted (an answer it did not wait for came too late to be weighed).
     support = (decided or {}).get("support") or {}
-    agreed = len(support) == 1 and sum(support.values()) == len(answers)
+    agreed = len(support) == 1 and sum(support.values()) == len((decided or {}).get("labels") or answers)
     return {"first_answers": answers, "votes": votes, "decided": decided is not None,
             "unanimous": agreed or any(r.get("type") == "UnanimousFirstAnswers" for r in trace)}
 

@@ -300,11 +300,16 @@ class SetLiveAgents(Message):
 class FirstAnswersIn(Message):
     """Every counted agent (``agents``) has ended its first turn: the judge rules on the first answers of
     ``round`` (``actors/coordination/decision.py``) before any vote turn is handed out. ``on_answer``: sent as
-    an answer completed them (unanimity is judged only then, not when an agent's failure did)."""
+    an answer completed them (unanimity is judged only then, not when an agent's failure did).
+
+    With ``pending`` (counted agents whose first turn has not ended, each with whether it is asked for a
+    program), only ``agents`` have: the judge ends the run now if no first answer still to come could change the
+    result (``decided_before_all_in``), and says nothing otherwise; nothing waits for it."""
 
     round: int
     agents: tuple[str, ...]
     on_answer: bool = True
+    pending: dict[str, bool] = {}
 
 
 class FirstAnswersJudged(Message):
@@ -317,6 +322,8 @@ class FirstAnswersJudged(Message):
     # The first answers did not settle and a reserve agent is left: ``ask`` gives its first answer, and the judge
     # rules again once it has (``FirstAnswersDisagree`` records why).
     ask: str | None = None
+    # A ruling before every first answer was in (``FirstAnswersIn.pending``): no turn was held for it.
+    early: bool = False
 
 
 class TallyUpdated(Message):
@@ -386,6 +393,9 @@ class FirstAnswersDecided(Message):
     # Computed results of a kind no written answer gives (``evidence.in_kind``): they answered another question,
     # so they were not weighed; recorded so that nothing a program computed is dropped without a word.
     set_aside: tuple[str, ...] = ()
+    # Agents whose first answers were not waited for: none of them could have changed the result
+    # (``decision.decided_before_all_in``); their turns end with the run.
+    not_waited_for: tuple[str, ...] = ()
 
 
 class FirstAnswersDisagree(Message):

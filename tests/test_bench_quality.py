@@ -223,7 +223,9 @@ def test_a_team_that_decides_by_first_answers_is_reported_as_deciding_not_as_nev
     }))
     quality.main(["--config", str(config), "--n", "2", "--methods", "greedy,team", "--out", str(tmp_path / "out")])
     rows = [json.loads(line) for line in (tmp_path / "out" / "answers.jsonl").read_text().splitlines()]
-    assert all(r["decided"] and r["unanimous"] and r["calls"] == 2 for r in rows if r["method"] == "team")
+    # One call an agent at most: once a's answer is in, b's could only agree or tie and lose to the first listed,
+    # so it may not be waited for (agreement stops).
+    assert all(r["decided"] and r["unanimous"] and 1 <= r["calls"] <= 2 for r in rows if r["method"] == "team")
     assert ("first answers unanimous on 2, the rest decided by their results without a vote round"
             in capsys.readouterr().out)
 

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from massgen.actors.coordination.decision import (
+    MAX_PENDING,
     RULES,
     Ballot,
     Decision,
@@ -22,6 +23,7 @@ from massgen.actors.coordination.decision import (
     FirstTurnsEnded,
     RoundCounts,
     decide,
+    decided_before_all_in,
     rules_without,
 )
 from massgen.messages import AnswerResult, FirstAnswersDecided, FirstAnswersDisagree, UnanimousFirstAnswers
@@ -337,3 +339,40 @@ def test_a_votes_decision_reads_what_it_changed_not_the_rounds_votes(monkeypatch
         counts.record(voter, (f"a{len(voter) % 16}", "", ""))
         decide(Evidence(answers=answers, order=order, votes=counts.votes, computed=counts.computed), counts=counts)
     assert len(read) == len(order)
+
+
+def before_all_in(*answers: AnswerResult, pending: dict[str, bool], reserve: tuple[str, ...] = ()) -> Decision | None:
+    return decided_before_all_in(Evidence(
+        answers=answers, order=ORDER, after_first_answers="decide", reserve=reserve,
+        first_turns=FirstTurnsEnded(agents=tuple(a.agent for a in answers))), pending)
+
+
+def test_agreement_stops_a_code_task_when_no_answer_still_to_come_could_change_the_result() -> None:
+    # Two passing answers that behave alike: a third can only add support, or tie and lose to the first listed.
+    decision = before_all_in(answer("p", "b1", passed=True), answer("q", "b1", passed=True), pending={"g": False})
+    assert decision is not None and (decision.winner, decision.ends_run) == ("p", True)
+    assert isinstance(decision.record, FirstAnswersDecided)
+    assert (decision.record.result, decision.record.not_waited_for) == ("b1", ("g",))
+    assert "g not waited for" in decision.reason
+    # The one still to come is listed first: passing as q does, or as g did, it would decide.
+    assert before_all_in(answer("q", "b1", passed=True), answer("g", "b2", passed=True), pending={"p": False}) is None
+
+
+def test_a_written_answer_still_to_come_can_set_aside_what_programs_computed_so_it_is_waited_for() -> None:
+    # "blue" for a question whose programs printed 12 would show they answered another question.
+    assert before_all_in(answer("p", "12", program=True), answer("q", "12", program=True),
+                         pending={"g": False}) is None
+    # With the written answer in and of the programs' kind, a program still to come can only tie the count:
+    in_kind = (answer("p", "12", program=True), written("g", "It is 12."))
+    decision = before_all_in(*in_kind, pending={"q": True})
+    assert decision is not None and decision.winner == "p" and decision.record is not None
+    # ... unless a reserve agent is left, whom that disagreement would ask: then it is waited for.
+    assert before_all_in(*in_kind, pending={"q": True}, reserve=("r",)) is None
+
+
+def test_agreement_stops_only_under_decide_and_with_few_answers_still_to_come() -> None:
+    agreeing = (answer("p", "b1", passed=True), answer("q", "b1", passed=True))
+    assert before_all_in(*agreeing, pending={}) is None
+    assert before_all_in(*agreeing, pending={f"x{i}": False for i in range(MAX_PENDING + 1)}) is None
+    voting = Evidence(answers=agreeing, order=ORDER, first_turns=FirstTurnsEnded(agents=("p", "q")))
+    assert decided_before_all_in(voting, {"g": False}) is None

@@ -19,6 +19,7 @@ independent answers (k independent answers with one result count as k - 1 votes)
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -29,6 +30,7 @@ from massgen.actors.coordination.evidence import in_kind, states
 from massgen.messages import AnswerResult, FirstAnswersDecided, FirstAnswersDisagree, UnanimousFirstAnswers
 
 __all__ = [
+    "MAX_PENDING",
     "RULES",
     "Ballot",
     "Decision",
@@ -37,6 +39,7 @@ __all__ = [
     "RoundCounts",
     "Rule",
     "decide",
+    "decided_before_all_in",
     "pick_winner",
     "rules_without",
     "supported_result",
@@ -503,6 +506,75 @@ def decide(ev: Evidence, rules: Sequence[Rule] = RULES, counts: RoundCounts | No
         if decision is not None:
             return decision
     return Decision(None, "", "no rule decided", round_.shown())
+
+
+# --- the first answers before they are all in (agreement stops: issue 48) ----------------------------------
+
+# A pending first answer is assumed to be any of these, besides one of the results already given: a new number, a
+# new word, a truth value, or a yes or no; each of a kind the kind check (``evidence.in_kind``) reads differently.
+_NEW_RESULTS = ("7", "blue", "True", "yes", "no")
+MAX_PENDING = 2  # the hypotheses multiply with each pending answer: past this many, wait for the answers
+
+
+def _possible_answers(agent: str, program: bool, firsts: Sequence[AnswerResult], code: bool
+                      ) -> list[AnswerResult | None]:
+    """Every first answer ``agent`` could still give, as far as ``decide`` can tell answers apart (None: its
+    first turn fails): a code answer of any behaviour already seen or a new one, passing its examples or not; a
+    program printing any result seen or new, or printing nothing it computed; a written answer concluding any
+    of them."""
+    label = f"<pending {agent}>"
+    seen = sorted({a.result for a in firsts if a.result})
+    possible: list[AnswerResult | None] = [None]
+    if code:
+        for result in [*seen, "<another behaviour>"]:
+            for passed in (True, False):
+                possible.append(AnswerResult(agent=agent, label=label, result=result, independent=True,
+                                             stated=passed, passed=passed))  # a code answer states what it passed
+        return possible
+    for result in [*seen, *_NEW_RESULTS]:
+        if program:
+            possible.append(AnswerResult(agent=agent, label=label, result=result, independent=True, computed=True,
+                                         program=True))
+        else:  # stating it (an "Answer:" line, a concluding value), or only ending on it
+            possible.extend(AnswerResult(agent=agent, label=label, result=result, independent=True, stated=stated,
+                                         conclusion=result) for stated in (True, False))
+    if program:
+        possible.append(AnswerResult(agent=agent, label=label, result="", independent=True, stated=False,
+                                     program=True))
+    return possible
+
+
+def decided_before_all_in(ev: Evidence, pending: Mapping[str, bool]) -> Decision | None:
+    """Agreement stops (Adaptive-Consistency, Aggarwal et al. 2023): the first answers of ``ev.first_turns.agents``
+    are in and ``pending`` (agent -> asked for a program) are still to come. When ``decide`` would end the run with
+    the same result whatever those answers turn out to be (each one any of ``_possible_answers``), that result wins
+    now and the pending turns are not waited for; else None. The winner is decided among the answers in, as
+    ``decide`` does (so the presenter is the first listed of them holding the result). Waiting could only have
+    added support to a result that wins either way."""
+    if ev.after_first_answers != "decide" or ev.first_turns is None or not pending or len(pending) > MAX_PENDING:
+        return None
+    now = decide(ev)
+    if not now.ends_run or now.record is None or not isinstance(now.record, FirstAnswersDecided) \
+            or not now.record.result:
+        return None
+    firsts = _firsts(ev)
+    code = any(a.passed is not None for a in firsts)
+    choices = [_possible_answers(agent, program, firsts, code) for agent, program in pending.items()]
+    combinations: list[list[AnswerResult | None]] = [[]]
+    for options in choices:
+        combinations = [[*combo, option] for combo in combinations for option in options]
+    for combo in combinations:
+        extra = tuple(a for a in combo if a is not None)
+        later = decide(dataclasses.replace(
+            ev, answers=(*ev.answers, *extra),
+            first_turns=FirstTurnsEnded(agents=(*ev.first_turns.agents, *(a.agent for a in extra)))))
+        if not later.ends_run or not isinstance(later.record, FirstAnswersDecided) \
+                or later.record.result != now.record.result:
+            return None
+    waived = tuple(pending)
+    return dataclasses.replace(now, reason=f"{now.reason}; no first answer still to come could change the result "
+                                           f"({', '.join(waived)} not waited for)",
+                               record=now.record.model_copy(update={"not_waited_for": waived}))
 
 
 def tally(votes: Mapping[str, Ballot], answers: tuple[AnswerResult, ...], order: Sequence[str],

@@ -13,7 +13,9 @@ the vote turns and tells the judge (``FirstAnswersIn``); the judge applies the s
 answers' rules in play and replies ``FirstAnswersJudged``: the agent whose answer ends the run with no vote
 round (recorded as ``UnanimousFirstAnswers`` or ``FirstAnswersDecided``); or a reserve agent to ask, when the
 first answers did not settle (``FirstAnswersDisagree``; it rules again once that answer is in); or neither, and
-the vote round goes on.
+the vote round goes on. Before they are all in, with at most ``MAX_PENDING`` still to come, the supervisor asks
+too (``FirstAnswersIn.pending``): the judge ends the run only when no answer still to come could change the
+result, and otherwise says nothing (agreement stops; disagreement waits for, and buys, more evidence).
 
 A vote carries its voter's own result: what the voter's work in that turn concluded, else the number its
 reason states (``results.reason_result``), "" when neither states one or the target states no result to
@@ -24,7 +26,14 @@ from __future__ import annotations
 
 from typing import Literal, assert_never
 
-from massgen.actors.coordination.decision import Ballot, Evidence, FirstTurnsEnded, RoundCounts, decide
+from massgen.actors.coordination.decision import (
+    Ballot,
+    Evidence,
+    FirstTurnsEnded,
+    RoundCounts,
+    decide,
+    decided_before_all_in,
+)
 from massgen.actors.runtime.port import Peer, RunContext, TracedActor
 from massgen.messages import (
     AnswerResult,
@@ -62,6 +71,7 @@ class Judge(TracedActor[JudgeInbox]):
         self.round = 0
         self.reserve = reserve  # not yet asked, in config order
         self.had_reserve = bool(reserve)
+        self.ruled_early: str | None = None  # the winner, when the first answers decided before all were in
 
     def handle(self, message: JudgeInbox) -> None:
         recorded: VoteEntry | None = None
@@ -110,11 +120,22 @@ class Judge(TracedActor[JudgeInbox]):
         """Rule on the first answers of ``message.round``: the winner ends the run, a reserve agent is asked, or
         neither: vote on."""
         self.reserve = tuple(agent for agent in self.reserve if agent not in message.agents)  # asked already
-        decision = decide(Evidence(
+        evidence = Evidence(
             answers=self.answers, order=self.order, winner_rule=self.rule,
             after_first_answers=self.after_first_answers, reserve=self.reserve,
             reserve_spent=self.had_reserve and not self.reserve,
-            first_turns=FirstTurnsEnded(agents=message.agents, on_answer=message.on_answer)))
+            first_turns=FirstTurnsEnded(agents=message.agents, on_answer=message.on_answer))
+        if self.ruled_early is not None:  # the result was fixed before every first answer was in: it stands
+            self.tell(self.supervisor, FirstAnswersJudged(round=message.round, winner=self.ruled_early))
+            return
+        if message.pending:  # not all in: a ruling only if what is still to come cannot change it
+            early = decided_before_all_in(evidence, message.pending)
+            if early is not None and early.record is not None and message.round == self.round:
+                self.record(early.record)
+                self.ruled_early = early.winner
+                self.tell(self.supervisor, FirstAnswersJudged(round=message.round, winner=early.winner, early=True))
+            return
+        decision = decide(evidence)
         winner = ask = None
         if message.round == self.round and (decision.ends_run or decision.ask is not None):
             if decision.record is not None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from massgen.actors.coordination.decision import MAX_PENDING
 from massgen.actors.coordination.presentation import presentation_change
 from massgen.actors.coordination.results import explicit_result, stated_result
 from massgen.actors.runtime.port import Clock
@@ -134,7 +135,25 @@ class TurnHandout:
         awaiting = state.awaiting_first_turns()  # one scan per answer, not one per agent (1,000 agents)
         if not awaiting and self._first_answers_in(child, on_answer=True):
             return
+        if awaiting and answer.independent:
+            self._first_answers_so_far()
         self._hand_out(child, awaiting)
+
+    def _first_answers_so_far(self) -> None:
+        """Under ``after_first_answers: decide``, with at most ``MAX_PENDING`` first turns still going: the judge is
+        told the first answers so far and who is still to answer (``FirstAnswersIn.pending``), and ends the run if
+        none of those answers could change the result. Nothing is held for it: if it says nothing, the turns go
+        on as they would have. O(1) while more are pending (a large team)."""
+        state = self.state
+        if state.rules.after_first_answers != "decide" or state.judging is not None or state.finished \
+                or not 0 < len(state.unstarted) <= MAX_PENDING:
+            return
+        assert state.judge is not None
+        pending = {agent: state.children[agent].spec.settings.first_answer == "program"
+                   for agent in sorted(state.unstarted, key=state.place.__getitem__)}
+        ended = tuple(agent for agent in state.counted() if agent not in pending)
+        self.out.tell(state.judge, FirstAnswersIn(round=state.coord.version, agents=ended, on_answer=False,
+                                                  pending=pending))
 
     def _hand_out(self, child: Child | None, awaiting: bool) -> None:
         """After an answer (``child``'s, or the held one's): a new turn for the idle agents, the new answers
@@ -178,6 +197,11 @@ class TurnHandout:
     def first_answers_judged(self, ruling: FirstAnswersJudged) -> None:
         """The judge ruled on the first answers: its winner presents, or the held turns are handed out."""
         state = self.state
+        if ruling.early:  # on the first answers so far, nothing held for it; no answer since can change its result
+            if ruling.winner is not None and state.phase == "coordinating":
+                state.judging = None
+                self._conclude(ruling.winner)
+            return
         if state.judging is None or state.judging[0] != ruling.round:
             return  # a ruling on answers a newer answer has superseded: that answer's turns went out
         _round, held = state.judging
