@@ -27,7 +27,7 @@ Described: TypeAlias = (
     | messages.AgentMarkedFailed | messages.AgentExcluded | messages.AgentRejoined | messages.FinishRound
     | messages.DeadlineExpired
     | messages.TurnCorrection | messages.McpServerFailed | messages.McpToolsWithdrawn | messages.PresentFinal
-    | messages.SnapshotTaken | messages.FirstAnswersDisagree
+    | messages.SnapshotTaken | messages.FirstAnswersDisagree | messages.FirstAnswersDecided
 )
 _DESCRIBED = messages.RecordSubset[Described](Described)
 
@@ -84,6 +84,11 @@ def describe(raw: Mapping[str, Any] | TraceRecord, projection: LogProjection) ->
             return f"{message.label}'s files: {problem}" if problem else None
         case messages.FirstAnswersDisagree():
             return f"the first answers disagree: {label(message.ask)} (a reserve agent) is asked for its answer"
+        case messages.FirstAnswersDecided():  # a line only when the run did not wait for every first answer
+            if not message.not_waited_for:
+                return None
+            waived = ", ".join(label(agent) for agent in message.not_waited_for)
+            return f"the first answers settle it: {waived} not waited for (no answer of theirs could change the result)"
         case _ as unreachable:
             assert_never(unreachable)
 

@@ -444,6 +444,11 @@ def test_agreement_stops_the_run_without_waiting_for_an_answer_that_could_change
     assert sorted(r["payload"]["agent"] for r in of_type(trace, "AnswerAccepted")) == ["a", "b"]
     assert result.winner == "a" and "balance" in (result.final_answer or "")
     assert of_type(trace, "ModelCallStarted")  # c was asked, and its call ended with the run
+    projection = LogProjection()
+    for record in trace:
+        projection.apply(record)
+    assert [describe(r, projection) for r in of_type(trace, "FirstAnswersDecided")] == [  # the user is told why
+        "the first answers settle it: agent3 not waited for (no answer of theirs could change the result)"]
 
 
 def test_disagreement_waits_for_the_answer_that_could_change_the_result(tmp_path: Path) -> None:
