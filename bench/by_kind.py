@@ -47,6 +47,9 @@ class KindRow:
     greedy: int = 0
     team: int = 0
     alone: dict[str, int] | None = None
+    # Per agent, the questions whose run weighed its first answer (a run that stopped on agreement did not wait
+    # for every agent's: its "alone" is known only on these).
+    answered: dict[str, int] | None = None
     ceiling: int = 0
     calls: float = 0.0
     team_s: float = 0.0
@@ -62,6 +65,9 @@ class KindRow:
         for agent, right in (other.alone or {}).items():
             self.alone = self.alone or {}
             self.alone[agent] = self.alone.get(agent, 0) + right
+        for agent, answered in (other.answered or {}).items():
+            self.answered = self.answered or {}
+            self.answered[agent] = self.answered.get(agent, 0) + answered
         self.ceiling += other.ceiling
         self.calls += other.calls
         self.team_s += other.team_s
@@ -122,14 +128,16 @@ def by_kind(rows: list[dict[str, Any]], tasks: Iterable[Task], runs: Path | None
         bare_s = bare_call_seconds(trace) if trace is not None and trace.exists() else timings.get(task.task_id)
         if bare_s is not None:
             timings[task.task_id] = bare_s
-        row = kinds.setdefault(task.family, KindRow(task.family, alone={a: 0 for a in ALWAYS_ASKED}))
+        row = kinds.setdefault(task.family, KindRow(task.family, alone={a: 0 for a in ALWAYS_ASKED},
+                                                    answered={a: 0 for a in ALWAYS_ASKED}))
         row.n += 1
         row.greedy += task.grade(greedy["text"]).correct
         row.team += task.grade(team["text"]).correct
-        assert row.alone is not None
+        assert row.alone is not None and row.answered is not None
         for first in firsts:
             if first["agent"] in row.alone:
                 row.alone[first["agent"]] += task.grade(first["text"]).correct
+                row.answered[first["agent"]] += 1
         row.ceiling += any(task.grade(first["text"]).correct for first in firsts)
         row.calls += team["calls"]
         row.team_s += team["seconds"]
@@ -140,7 +148,7 @@ def by_kind(rows: list[dict[str, Any]], tasks: Iterable[Task], runs: Path | None
         row.asked_reserve += any(first["agent"] not in ALWAYS_ASKED for first in firsts)
     if kept is not None and timings:
         kept.write_text(json.dumps(timings, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    overall = KindRow("overall", alone={a: 0 for a in ALWAYS_ASKED})
+    overall = KindRow("overall", alone={a: 0 for a in ALWAYS_ASKED}, answered={a: 0 for a in ALWAYS_ASKED})
     for row in kinds.values():
         overall.add(row)
     return [*sorted(kinds.values(), key=lambda r: r.kind), overall]
@@ -150,12 +158,18 @@ def _pct(right: int, n: int) -> str:
     return f"{right} ({100 * right / n:.0f} %)" if n else "-"
 
 
+def _alone(row: KindRow, agent: str) -> str:
+    """An agent's right answers alone; "right/answered" where some runs did not wait for its answer."""
+    right, answered = (row.alone or {}).get(agent, 0), (row.answered or {}).get(agent, row.n)
+    return str(right) if answered >= row.n else f"{right}/{answered}"
+
+
 def table(rows: list[KindRow]) -> str:
     lines = ["| kind | n | one greedy call | **team** | " + " / ".join(ALWAYS_ASKED) + " alone | ceiling | calls | "
              "s/question, team / greedy | reserve asked |",
              "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
-        alone = " / ".join(str((r.alone or {}).get(a, 0)) for a in ALWAYS_ASKED)
+        alone = " / ".join(_alone(r, a) for a in ALWAYS_ASKED)
         timed = (f"{r.team_s / r.n:.1f} / {r.greedy_s / r.greedy_timed:.1f} "
                  f"({r.team_s_timed / r.greedy_s:.1f}x where both were timed, {r.greedy_timed})"
                  if r.greedy_timed and r.greedy_s else f"{r.team_s / r.n:.1f} / -")
@@ -170,6 +184,10 @@ def must_show(rows: list[KindRow]) -> str:
     lines = []
     for r in rows:
         best = max((r.alone or {}).values(), default=0)
+        if any(n < r.n for n in (r.answered or {}).values()):  # a run stopped on agreement: not every answer is known
+            lines.append(f"- {r.kind}: team {r.team} against its best agent alone: not known here (some runs did "
+                         f"not wait for every agent's first answer; replay a run that did)")
+            continue
         lines.append(f"- {r.kind}: team {r.team} against its best agent alone {best}: "
                      f"{'met' if r.team >= best else 'NOT met'}")
     if overall.n:

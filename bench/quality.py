@@ -359,12 +359,16 @@ def score(rows: list[dict[str, Any]], tasks: list[Task]) -> list[MethodScore]:
     add("team", [(right(t, by_task[t]["team"][0]["text"]), by_task[t]["team"][:1], t) for t in team_ids])
     firsts: dict[str, list[dict[str, Any]]] = {
         t: f for t in team_ids if (f := by_task[t]["team"][0].get("first_answers") or [])}
-    agents = sorted({(i, a["agent"], a.get("temperature")) for f in firsts.values() for i, a in enumerate(f)},
-                    key=lambda x: x[0])
-    for place, agent, temperature in agents:
+    # Each agent by name, listed where it first answers: a run that did not wait for an agent (agreement stops)
+    # has no answer of it, so a place in the list is not an agent, and such a run is not in that agent's row.
+    places: dict[tuple[str, Any], int] = {}
+    for f in firsts.values():
+        for i, a in enumerate(f):
+            places[(a["agent"], a.get("temperature"))] = min(i, places.get((a["agent"], a.get("temperature")), i))
+    agents = sorted(places, key=lambda key: (places[key], key[0]))
+    for agent, temperature in agents:
         picked: list[tuple[bool, list[dict[str, Any]], str]] = [
-            (right(t, f[place]["text"]), [], t) for t, f in firsts.items()
-            if len(f) > place and f[place]["agent"] == agent]
+            (right(t, a["text"]), [], t) for t, f in firsts.items() for a in f if a["agent"] == agent]
         add(f"{agent}'s first answer alone (T {temperature})", picked, calls_each=1.0)
     if firsts:
         ceiling: list[tuple[bool, list[dict[str, Any]], str]] = [

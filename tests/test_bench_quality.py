@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -255,3 +256,30 @@ def test_the_probes_grade_each_kind_of_answer_as_a_reader_would() -> None:
     assert right("List the three primary colors of light.", "1. Red\n2. Green\n3. Blue")
     sort = "Sort these words alphabetically: pear, apple, mango."
     assert right(sort, "apple, mango, pear") and not right(sort, "The sorted list: apple, pear, mango")
+
+
+def test_each_agent_alone_is_one_row_however_many_first_answers_a_run_waited_for(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A run that did not wait for an agent (agreement stops) has no answer of it: its first answers are not one a
+    place, so each agent's row is found by name (two rows for one agent were seen), and that run is not in its n."""
+    def first(agent: str, text: str) -> dict[str, Any]:
+        return {"agent": agent, "label": agent, "text": text, "temperature": 0.0}
+
+    out = tmp_path / "out"
+    out.mkdir()
+    rows = []
+    runs = (("arith-0-0", "Answer: 330", [first("a", "Answer: 330"), first("b", "Answer: 330"),
+                                          first("c", "Answer: 1")]),
+            ("arith-0-1", "Answer: 155", [first("b", "Answer: 155"), first("c", "Answer: 155")]))  # a not waited for
+    for task_id, right, firsts in runs:
+        for method in ("greedy", "team"):
+            rows.append({"task_id": task_id, "method": method, "index": 0, "text": right, "calls": 1, "seconds": 1.0,
+                         "input_tokens": 1, "output_tokens": 1, "status": "completed",
+                         **({"first_answers": firsts, "votes": [], "decided": True} if method == "team" else {})})
+    (out / "answers.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    quality.main(["--tasks", "arithmetic", "--n", "2", "--seed", "0", "--methods", "greedy,team", "--out", str(out),
+                  "--report"])
+    report = capsys.readouterr().out
+    alone = [line.split(" | ")[0:2] for line in report.splitlines() if "first answer alone" in line]
+    assert alone == [["| a's first answer alone (T 0.0)", "1/1"], ["| b's first answer alone (T 0.0)", "2/2"],
+                     ["| c's first answer alone (T 0.0)", "1/2"]]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bench.by_kind import by_kind, must_show, reader_agreement
+from bench.by_kind import by_kind, must_show, reader_agreement, table
 from bench.tasks import Task, Verdict
 
 
@@ -47,3 +47,17 @@ def test_the_reader_is_measured_where_the_graders_say_the_answers_agree_or_diffe
               {"agent": "local_3", "label": "local_3.1", "text": "So there are 41."}]
     report = reader_agreement(rows("a", "", "", firsts), tasks)
     assert report.splitlines()[0] == "reader (evidence.states) against the graders: 2 of 2 pairs read right"
+
+
+def test_an_agent_a_run_did_not_wait_for_is_shown_right_of_answered_and_not_compared() -> None:
+    """A run that stopped on agreement has no first answer of the agent it did not wait for: that agent's count
+    is out of the runs that weighed its answer, and "at or above its best agent alone" is not claimed."""
+    tasks = [task("a", "letters", "41"), task("b", "letters", "42")]
+    data = (rows("a", "41", "Answer: 41", [program("local_1", "41"), program("local_2", "41")], calls=2)
+            + rows("b", "42", "Answer: 42", [program("local_1", "42"), program("local_2", "42"),
+                                             {"agent": "local_3", "label": "local_3.1", "text": "42"}]))
+    letters = by_kind(data, tasks)[0]
+    assert (letters.alone, letters.answered) == ({"local_1": 2, "local_2": 2, "local_3": 1},
+                                                 {"local_1": 2, "local_2": 2, "local_3": 1})
+    assert "| letters | 2 |" in table(by_kind(data, tasks)) and " 2 / 2 / 1/1 |" in table(by_kind(data, tasks))
+    assert "letters: team 2 against its best agent alone: not known here" in must_show(by_kind(data, tasks))
