@@ -28,6 +28,7 @@ from typing import IO, Any, assert_never, cast
 
 import pykka
 
+from massgen.actors.runtime.mailbox import ThreadingActor
 from massgen.logs import LogProjection, write_all, write_atomic
 from massgen.logs.derived_files import TRACE_FILE, StatusText, link_run_status, render_status
 from massgen.logs.question_ref import QuestionRef
@@ -53,7 +54,7 @@ _BATCH_RECORDS = 512
 _BATCH_S = 0.05
 
 
-class TraceWriter(pykka.ThreadingActor):
+class TraceWriter(ThreadingActor):
     use_daemon_thread = True
 
     def __init__(self, log_dir: Path, subscribers: list[Subscriber] | None = None) -> None:

@@ -17,6 +17,7 @@ from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar, cast
 
 import pykka
 
+from massgen.actors.runtime.mailbox import ThreadingActor
 from massgen.backends.circuit import BreakerRegistry
 from massgen.messages import DeadLetter, Message, Sender
 from massgen.messages.trace_writer_inbox import WriteRecord
@@ -183,7 +184,7 @@ class RunContext:
         return reply  # the replier traced it (TracedActor.on_receive), before it could stop
 
 
-class TracedActor(pykka.ThreadingActor, Generic[Inbox]):
+class TracedActor(ThreadingActor, Generic[Inbox]):
     """Base of our actors: knows its name and incarnation, stamps envelopes, guards its inbox.
 
     ``TracedActor[P]`` accepts the messages of protocol ``P`` (a union, ``messages/protocols.py``)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import heapq
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -165,15 +165,20 @@ class DeadlineSchedule:
     """When each agent's deadlines are next checked: a heap of (time, agent), so a ``Tick`` looks only at the
     agents whose time has come, not at the whole team (issue 51: the check scanned every agent every 50 ms).
     An agent's check is only ever moved earlier (``check_at``); a popped check finding nothing due is pushed
-    again at the agent's next one. ``sweep_due``: the rarer check of every agent for a stop no ``ChildFailed`` or
+    again at the agent's next one. ``sweep``: the rarer check of every agent for a stop no ``ChildFailed`` or
     ``Down`` reported (none is known: a failing agent reports itself, a lost one comes as ``Down``)."""
 
-    SWEEP_S = 1.0
+    SWEEP_S = 1.0  # a sweep of the whole team begins at most this often
+    # Agents one ``Tick``'s sweep checks at most: a pass over a large team is spread over ticks, so a tick's
+    # cost does not grow with the team (a whole pass every second was agents x seconds: quadratic in a run
+    # whose length grows with its team). Up to 20 x 64 agents a second are still swept within the second.
+    SWEEP_AGENTS = 64
 
     def __init__(self) -> None:
         self._heap: list[tuple[float, str]] = []
         self._at: dict[str, float] = {}  # each agent's earliest scheduled check
-        self._swept = float("-inf")
+        self._swept = float("-inf")  # when the current (or last) pass began
+        self._cursor: int | None = None  # the next agent of the current pass (None: no pass under way)
 
     def check_at(self, agent: str, when: float | None) -> None:
         """Check ``agent`` at ``when`` at the latest (None: nothing to check)."""
@@ -191,12 +196,18 @@ class DeadlineSchedule:
                 due.append(agent)
         return due
 
-    def sweep_due(self, now: float) -> bool:
-        """Whether the every-agent check for unreported stops is due (then it is spent until ``SWEEP_S`` on)."""
-        if now - self._swept < self.SWEEP_S:
-            return False
-        self._swept = now
-        return True
+    def sweep(self, now: float, agents: Sequence[str]) -> Sequence[str]:
+        """The agents (of ``agents``, the team in config order) this tick's sweep checks for unreported stops:
+        the next ``SWEEP_AGENTS`` of the pass under way, or the first of a new pass once ``SWEEP_S`` has passed
+        since the last one began; none between passes."""
+        if self._cursor is None:
+            if now - self._swept < self.SWEEP_S:
+                return ()
+            self._swept, self._cursor = now, 0
+        start = self._cursor
+        end = min(start + self.SWEEP_AGENTS, len(agents))
+        self._cursor = end if end < len(agents) else None
+        return agents[start:end]
 
 
 class Ticker(threading.Thread):

@@ -135,10 +135,10 @@ class FailureHandling:
             self._drop_straggler(state.children[agent_id], now)
         for agent_id in self.mcp.on_tick(now):  # a tool call in flight is activity; it has its own deadline
             state.children[agent_id].last_activity = now
-        # The agents whose earliest deadline has come (and, once a second, every agent: a stop nobody reported).
-        agents = list(state.children) if state.deadlines.sweep_due(now) else sorted(
-            state.deadlines.due(now), key=state.place.__getitem__)  # in config order, as a full check went
-        for agent_id in agents:
+        # The agents whose earliest deadline has come, and this tick's share of the sweep for a stop nobody
+        # reported (every agent, over one or more ticks, once a second at most), in config order.
+        agents = set(state.deadlines.due(now)).union(state.deadlines.sweep(now, state.order))
+        for agent_id in sorted(agents, key=state.place.__getitem__):
             child = state.children[agent_id]
             due = overdue(child, now, state.timeouts, answered=state.coord.count(agent_id) > 0,
                           command_s=state.command_seconds())

@@ -88,6 +88,7 @@ class SupervisorState:
     judge: Peer | None = None  # started in ``on_start``
     deadlines: DeadlineSchedule = field(default_factory=DeadlineSchedule)  # when each agent is next checked
     place: dict[str, int] = field(default_factory=dict)  # each agent's place in config order
+    order: tuple[str, ...] = ()  # the agents in config order
     # Agents whose first turn ended (an answer or a vote). Until every live agent's has, an agent
     # that already answered waits: a turn that shows it only its own answer is a wasted call.
     _first_done: set[str] = field(default_factory=set, init=False)
@@ -106,7 +107,8 @@ class SupervisorState:
     _votes_key: tuple[int, int] = field(default=(-1, 0), init=False)
 
     def __post_init__(self) -> None:
-        self.place = {agent: i for i, agent in enumerate(self.children)}
+        self.order = tuple(self.children)
+        self.place = {agent: i for i, agent in enumerate(self.order)}
         for child in self.children.values():
             child.on_status = self._status_changed
             self._refresh(child.spec.agent_id)
