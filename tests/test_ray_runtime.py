@@ -157,22 +157,28 @@ def test_node_loss_restarts_each_agent_on_a_live_node(cluster_run: dict[str, Any
     assert out["node_loss"]["final_answer"] == out["uninterrupted"]["final_answer"]
     assert out["node_loss"]["wall_s"] < out["node_loss"]["deadline_s"]
 
-    # Placed on the worker, then (incarnation 2) on the head, without the resources only the worker had.
+    # Placed on the worker, then, restarted, on the head without the resources only the worker had. Ray may first
+    # report an agent "unavailable" before it knows the node is lost: that agent is restarted at once, its next
+    # incarnation can land on the dying worker and be lost with it, and the one after is placed on the head (seen
+    # once in a full-suite run). What must hold is each agent's last incarnation on the head, at a bounded cost.
     placed = {(r["payload"]["name"], r["payload"]["incarnation"]): r["payload"] for r in of_type(trace, "Placed")}
     for agent in agents:
+        last = max(incarnation for name, incarnation in placed if name == agent)
         assert placed[(agent, 1)]["node"] == out["worker"] and not placed[(agent, 1)]["fallback"]
-        assert placed[(agent, 2)]["node"] == out["head"] and placed[(agent, 2)]["fallback"]
-    assert {inc for _, inc in placed} == {1, 2}
+        assert 2 <= last <= 3 and placed[(agent, last)]["node"] == out["head"] and placed[(agent, last)]["fallback"]
 
-    # Each agent Down within seconds of the removal, then failed and restarted by our supervisor.
-    downs = {r["payload"]["name"]: r for r in of_type(trace, "Down")}
-    assert set(downs) == set(agents)
-    for down in downs.values():
-        assert down["payload"]["incarnation"] == 1
+    # Each agent Down within seconds of the removal (its first incarnation first), then failed and restarted by our
+    # supervisor; a second restart only of an incarnation that went Down too.
+    downs = [r for r in of_type(trace, "Down")]
+    assert {r["payload"]["name"] for r in downs} == set(agents)
+    for agent in agents:
+        assert next(r for r in downs if r["payload"]["name"] == agent)["payload"]["incarnation"] == 1
+    for down in downs:
         assert down["payload"]["reason"] in ("node_lost", "unavailable")
         assert down["ts"] - out["removed_at"] < 10.0
-    restarting = [r["payload"] for r in of_type(trace, "AgentRestarting")]
-    assert sorted((r["name"], r["incarnation"]) for r in restarting) == [(a, 1) for a in agents]
+    restarting = {(r["payload"]["name"], r["payload"]["incarnation"]) for r in of_type(trace, "AgentRestarting")}
+    assert {(a, 1) for a in agents} <= restarting
+    assert restarting <= {(r["payload"]["name"], r["payload"]["incarnation"]) for r in downs}
     assert all(f["where"] == "down" for f in (r["payload"] for r in of_type(trace, "ChildFailed")))
     assert not of_type(trace, "AgentMarkedFailed")
 
