@@ -1,24 +1,45 @@
-import json, sys, collections
+"""The member pilot's table: its answers beside the recorded plain4 run's local_1 and greedy call, by kind.
+
+Run from the repository root: PYTHONPATH=. python bench/results/issue48-member-pilot/member_cmp.py ANSWERS.jsonl
+"""
+
+import collections
+import json
+import sys
+
 from bench.tasks import select_tasks
-pilot = {json.loads(l)["task_id"]: json.loads(l) for l in open(sys.argv[1])}
-rec = {}
-for l in open("bench/results/issue48-plain4/team/answers.jsonl"):
-    r = json.loads(l)
-    if r["method"] == "team": rec[r["task_id"]] = r
+
+with open(sys.argv[1]) as lines:
+    pilot = {row["task_id"]: row for row in map(json.loads, lines)}
+recorded = {}
+with open("bench/results/issue48-plain4/team/answers.jsonl") as lines:
+    for row in map(json.loads, lines):
+        if row["method"] == "team":
+            recorded[row["task_id"]] = row
 tasks = {t.task_id: t for t in select_tasks("plain4", 126, "0")[1]}
-by = collections.defaultdict(collections.Counter)
-for tid, p in pilot.items():
-    t = tasks[tid]; r = rec[tid]
-    f = {a["agent"]: t.grade(a["text"]).correct for a in r["first_answers"]}
-    k = t.family
-    for key in (k, "overall"):
-        c = by[key]; c["n"] += 1; c["pilot"] += p["correct"]; c["local_1"] += bool(f.get("local_1")); c["greedy"] += bool(f.get("local_3"))
-        c["program"] += p["program"]; c["pilot_only"] += p["correct"] and not f.get("local_1"); c["l1_only"] += bool(f.get("local_1")) and not p["correct"]
-comp = collections.Counter()
-for k in ("numbers", "letters", "dates", "sequences"):
-    for x in ("pilot", "local_1", "n"): comp[x] += by[k][x]
-print("| kind | n | pilot member alone | local_1 alone (recorded) | greedy (recorded) | replies that were programs | right only in pilot / only local_1 |")
+by: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
+for task_id, answer in pilot.items():
+    task, run = tasks[task_id], recorded[task_id]
+    first = {a["agent"]: task.grade(a["text"]).correct for a in run["first_answers"]}
+    for key in (task.family, "overall"):
+        c = by[key]
+        c["n"] += 1
+        c["pilot"] += answer["correct"]
+        c["local_1"] += bool(first.get("local_1"))
+        c["greedy"] += bool(first.get("local_3"))
+        c["program"] += answer["program"]
+        c["pilot_only"] += answer["correct"] and not first.get("local_1")
+        c["l1_only"] += bool(first.get("local_1")) and not answer["correct"]
+computing: collections.Counter[str] = collections.Counter()
+for kind in ("numbers", "letters", "dates", "sequences"):
+    for key in ("pilot", "local_1", "n"):
+        computing[key] += by[kind][key]
+print("| kind | n | pilot member alone | local_1 alone (recorded) | greedy (recorded) | replies that were programs "
+      "| right only in pilot / only local_1 |")
 print("|---|---|---|---|---|---|---|")
-for k in sorted(by, key=lambda k: (k == "overall", k)):
-    c = by[k]; print(f"| {k} | {c['n']} | {c['pilot']} | {c['local_1']} | {c['greedy']} | {c['program']} | {c['pilot_only']} / {c['l1_only']} |")
-print(f"\nnumbers, letters, dates and sequences together: pilot {comp['pilot']} against local_1 {comp['local_1']} (n {comp['n']})")
+for kind in sorted(by, key=lambda k: (k == "overall", k)):
+    c = by[kind]
+    print(f"| {kind} | {c['n']} | {c['pilot']} | {c['local_1']} | {c['greedy']} | {c['program']} "
+          f"| {c['pilot_only']} / {c['l1_only']} |")
+print(f"\nnumbers, letters, dates and sequences together: pilot {computing['pilot']} against local_1 "
+      f"{computing['local_1']} (n {computing['n']})")

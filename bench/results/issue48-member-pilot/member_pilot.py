@@ -1,35 +1,54 @@
-"""Pilot (issue 48): a program member that writes a program only where computing is needed. See PLAN.md."""
-import asyncio, json, sys, time, logging, re
+"""Pilot (issue 48): a program member that writes a program only where computing is needed. See PLAN.md.
+
+Run from the repository root: PYTHONPATH=. python bench/results/issue48-member-pilot/member_pilot.py OUT_DIR [N]
+"""
+
+import json
+import logging
+import re
+import sys
+import time
 from pathlib import Path
+from typing import Any
+
 from bench.quality import Sampler, round_robin
 from bench.tasks import select_tasks
-from massgen.configs.defaults import default_team
-from massgen.messages.stream import ChatMessage, ModelRequest, StreamError, TextDelta, Usage
-from massgen.files import confined
 from massgen.actors.agent.turn import program_answer
+from massgen.configs.defaults import default_team
+from massgen.files import confined
+from massgen.messages.stream import ChatMessage, ModelRequest, StreamError, TextDelta, Usage
 
-REQUEST = ("If answering needs counting, arithmetic, dates or another computation, do not work it out in words: write a "
-           "short Python program that computes the answer and prints only the final answer, and reply with the program "
-           "alone, in one ```python code block. If it needs no computation, answer in words in one or two sentences, "
-           "with no code.")
+REQUEST = ("If answering needs counting, arithmetic, dates or another computation, do not work it out in words: "
+           "write a short Python program that computes the answer and prints only the final answer, and reply with "
+           "the program alone, in one ```python code block. If it needs no computation, answer in words in one or "
+           "two sentences, with no code.")
 FENCE = re.compile(r"```(?:python|py)?[ \t]*\n(.*?)```", re.S)
-out = Path(sys.argv[1]); n = int(sys.argv[2]) if len(sys.argv) > 2 else 126
+out = Path(sys.argv[1])
+n = int(sys.argv[2]) if len(sys.argv) > 2 else 126
 out.mkdir(parents=True, exist_ok=True)
 logging.getLogger("pykka").setLevel(logging.CRITICAL)
 _, tasks = select_tasks("plain4", 126, "0")
 tasks = round_robin(tasks)[:n]
 rows_path = out / "answers.jsonl"
-done = {json.loads(l)["task_id"] for l in rows_path.read_text().splitlines() if l.strip()} if rows_path.exists() else set()
+done = ({json.loads(line)["task_id"] for line in rows_path.read_text().splitlines() if line.strip()}
+        if rows_path.exists() else set())
 sampler = Sampler(default_team({}))
 
-async def call(question: str) -> dict:
-    start = time.perf_counter(); text = []; usage = Usage(); error = None
+
+async def call(question: str) -> dict[str, Any]:
+    start = time.perf_counter()
+    text: list[str] = []
+    usage = Usage()
+    error = None
     request = ModelRequest(messages=(ChatMessage(role="user", content=f"{question}\n\n{REQUEST}"),),
                            temperature=0.0, max_tokens=1024)
     async for event in sampler.backend.stream(request):
-        if isinstance(event, TextDelta): text.append(event.text)
-        elif isinstance(event, Usage): usage = event
-        elif isinstance(event, StreamError): error = event.message
+        if isinstance(event, TextDelta):
+            text.append(event.text)
+        elif isinstance(event, Usage):
+            usage = event
+        elif isinstance(event, StreamError):
+            error = event.message
     reply = "".join(text).strip()
     blocks = FENCE.findall(reply)
     if blocks:
@@ -40,11 +59,14 @@ async def call(question: str) -> dict:
     return {"reply": reply, "text": answer, "program": program, "seconds": round(time.perf_counter() - start, 2),
             "output_tokens": usage.output_tokens, "error": error}
 
-with rows_path.open("a") as f:
+
+with rows_path.open("a") as rows:
     for i, task in enumerate(tasks):
-        if task.task_id in done: continue
-        r = sampler.loop.run_until_complete(call(task.question))
-        r.update(task_id=task.task_id, family=task.family, correct=task.grade(r["text"]).correct)
-        f.write(json.dumps(r, ensure_ascii=False) + "\n"); f.flush()
-        print(i + 1, task.task_id, r["program"], r["correct"], r["seconds"], flush=True)
+        if task.task_id in done:
+            continue
+        row = sampler.loop.run_until_complete(call(task.question))
+        row.update(task_id=task.task_id, family=task.family, correct=task.grade(row["text"]).correct)
+        rows.write(json.dumps(row, ensure_ascii=False) + "\n")
+        rows.flush()
+        print(i + 1, task.task_id, row["program"], row["correct"], row["seconds"], flush=True)
 sampler.close()
