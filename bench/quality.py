@@ -114,17 +114,17 @@ class Sampler:
         self.backend = create(backend, BackendContext(agent_id="bench"))
         self.loop.run_until_complete(self.backend.start())
 
-    def sample(self, question: str, temperature: float) -> dict[str, Any]:
-        return self.loop.run_until_complete(self._sample(question, temperature))
+    def sample(self, question: str, temperature: float, max_tokens: int = SAMPLE_MAX_TOKENS) -> dict[str, Any]:
+        return self.loop.run_until_complete(self._sample(question, temperature, max_tokens))
 
-    async def _sample(self, question: str, temperature: float) -> dict[str, Any]:
+    async def _sample(self, question: str, temperature: float, max_tokens: int) -> dict[str, Any]:
         from massgen.messages.stream import ChatMessage, ModelRequest, StreamError, TextDelta, Usage
 
         start = time.perf_counter()
         text: list[str] = []
         usage, error = Usage(), None
         request = ModelRequest(messages=(ChatMessage(role="user", content=question),),
-                               temperature=temperature, max_tokens=SAMPLE_MAX_TOKENS)
+                               temperature=temperature, max_tokens=max_tokens)
         async for event in self.backend.stream(request):
             if isinstance(event, TextDelta):
                 text.append(event.text)

@@ -169,7 +169,7 @@ def test_node_loss_restarts_each_agent_on_a_live_node(cluster_run: dict[str, Any
 
     # Each agent Down within seconds of the removal (its first incarnation first), then failed and restarted by our
     # supervisor; a second restart only of an incarnation that went Down too.
-    downs = [r for r in of_type(trace, "Down")]
+    downs = of_type(trace, "Down")
     assert {r["payload"]["name"] for r in downs} == set(agents)
     for agent in agents:
         assert next(r for r in downs if r["payload"]["name"] == agent)["payload"]["incarnation"] == 1

@@ -5,24 +5,20 @@ Run from the repository root: PYTHONPATH=. python bench/results/issue48-classify
 """
 
 import collections
-import json
 import sys
+from pathlib import Path
 
+from bench.quality import load_rows
 from bench.tasks import select_tasks
 
-with open(sys.argv[1]) as lines:
-    classified = {row["task_id"]: row for row in map(json.loads, lines)}
+classified = {row["task_id"]: row for row in load_rows(Path(sys.argv[1]))}
 runs = {"plain": "bench/results/plain-127/team", "plain2": "bench/results/issue48-fresh/plain2",
         "plain3": "bench/results/issue48-plain3/team", "plain4": "bench/results/issue48-plain4/team"}
 print("| set | kind | n | said yes (computing) | first word neither yes nor no | greedy | recorded team | estimate |")
 print("|---|---|---|---|---|---|---|---|")
 fresh: collections.Counter[str] = collections.Counter()
 for name, folder in runs.items():
-    recorded = {}
-    with open(f"{folder}/answers.jsonl") as lines:
-        for row in map(json.loads, lines):
-            if row["method"] == "team":
-                recorded[row["task_id"]] = row
+    recorded = {row["task_id"]: row for row in load_rows(Path(f"{folder}/answers.jsonl")) if row["method"] == "team"}
     tasks = select_tasks(name, 127 if name == "plain" else 126, "0")[1]
     by: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
     for task in tasks:

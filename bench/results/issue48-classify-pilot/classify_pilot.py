@@ -7,14 +7,12 @@ Run from the repository root: PYTHONPATH=. python bench/results/issue48-classify
 import json
 import logging
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
-from bench.quality import Sampler, round_robin
+from bench.quality import Sampler, load_rows, round_robin
 from bench.tasks import select_tasks
 from massgen.configs.defaults import default_team
-from massgen.messages.stream import ChatMessage, ModelRequest, StreamError, TextDelta
 
 ASK = ("Do not answer this question. Would a short Python program answer it more reliably than recalling or "
        "reasoning in words, because it needs counting, arithmetic, dates or another computation? Reply with one "
@@ -24,26 +22,16 @@ sets = sys.argv[2].split(",")
 out.mkdir(parents=True, exist_ok=True)
 logging.getLogger("pykka").setLevel(logging.CRITICAL)
 rows_path = out / "classified.jsonl"
-done = ({json.loads(line)["task_id"] for line in rows_path.read_text().splitlines() if line.strip()}
-        if rows_path.exists() else set())
+done = {row["task_id"] for row in load_rows(rows_path)}
 sampler = Sampler(default_team({}))
 
 
-async def call(question: str) -> dict[str, Any]:
-    start = time.perf_counter()
-    text: list[str] = []
-    error = None
-    request = ModelRequest(messages=(ChatMessage(role="user", content=f"{question}\n\n{ASK}"),), temperature=0.0,
-                           max_tokens=4)
-    async for event in sampler.backend.stream(request):
-        if isinstance(event, TextDelta):
-            text.append(event.text)
-        elif isinstance(event, StreamError):
-            error = event.message
-    reply = "".join(text).strip()
+def call(question: str) -> dict[str, Any]:
+    sampled = sampler.sample(f"{question}\n\n{ASK}", 0.0, max_tokens=4)
+    reply = sampled["text"].strip()
     word = reply.lower().lstrip("*\"' ").split()[0].strip(".,!*\"'") if reply.split() else ""
-    return {"reply": reply, "compute": word == "yes", "read": word in ("yes", "no"),
-            "seconds": round(time.perf_counter() - start, 2), "error": error}
+    return {"reply": reply, "compute": word == "yes", "read": word in ("yes", "no"), "seconds": sampled["seconds"],
+            "error": sampled["error"]}
 
 
 with rows_path.open("a") as rows:
@@ -51,7 +39,7 @@ with rows_path.open("a") as rows:
         for task in round_robin(select_tasks(name, 127 if name == "plain" else 126, "0")[1]):
             if task.task_id in done:
                 continue
-            row = sampler.loop.run_until_complete(call(task.question))
+            row = call(task.question)
             row.update(task_id=task.task_id, family=task.family, set=name)
             rows.write(json.dumps(row, ensure_ascii=False) + "\n")
             rows.flush()

@@ -3,25 +3,21 @@
 Run from the repository root: PYTHONPATH=. python bench/results/issue48-logprob-pilot/logprob_cmp.py SCORED.jsonl
 """
 
-import json
 import sys
+from pathlib import Path
 
+from bench.quality import load_rows
 from bench.tasks import select_tasks
 
 # (set, kind, score, greedy right, recorded team right)
 Item = tuple[str, str, float, bool, bool]
 
-with open(sys.argv[1]) as lines:
-    scored = {row["task_id"]: row for row in map(json.loads, lines)}
+scored = {row["task_id"]: row for row in load_rows(Path(sys.argv[1]))}
 runs = {"plain": "bench/results/plain-127/team", "plain2": "bench/results/issue48-fresh/plain2",
         "plain3": "bench/results/issue48-plain3/team", "plain4": "bench/results/issue48-plain4/team"}
 items: dict[str, Item] = {}
 for name, folder in runs.items():
-    recorded = {}
-    with open(f"{folder}/answers.jsonl") as lines:
-        for row in map(json.loads, lines):
-            if row["method"] == "team":
-                recorded[row["task_id"]] = row
+    recorded = {row["task_id"]: row for row in load_rows(Path(f"{folder}/answers.jsonl")) if row["method"] == "team"}
     for task in select_tasks(name, 127 if name == "plain" else 126, "0")[1]:
         if task.task_id not in scored or task.task_id not in recorded:
             continue

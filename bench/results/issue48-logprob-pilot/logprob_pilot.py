@@ -16,7 +16,6 @@ import httpx
 from bench.quality import Sampler, round_robin
 from bench.tasks import select_tasks
 from massgen.configs.defaults import default_team
-from massgen.messages.stream import ChatMessage, ModelRequest
 
 ASK = ("Do not answer this question. Would a short Python program answer it more reliably than recalling or "
        "reasoning in words, because it needs counting, arithmetic, dates or another computation? Reply with one "
@@ -26,16 +25,7 @@ sets = sys.argv[2].split(",")
 out.mkdir(parents=True, exist_ok=True)
 logging.getLogger("pykka").setLevel(logging.CRITICAL)
 rows_path = out / "scored.jsonl"
-sampler = Sampler(default_team({}))
-
-
-async def warm() -> None:
-    async for _ in sampler.backend.stream(ModelRequest(messages=(ChatMessage(role="user", content="hi"),),
-                                                       max_tokens=1)):
-        pass
-
-
-sampler.loop.run_until_complete(warm())
+sampler = Sampler(default_team({}))  # starts the model's server
 url = sampler.backend.server.base_url  # type: ignore[attr-defined]
 client = httpx.Client(timeout=120)
 

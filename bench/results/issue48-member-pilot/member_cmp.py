@@ -4,18 +4,15 @@ Run from the repository root: PYTHONPATH=. python bench/results/issue48-member-p
 """
 
 import collections
-import json
 import sys
+from pathlib import Path
 
+from bench.quality import load_rows
 from bench.tasks import select_tasks
 
-with open(sys.argv[1]) as lines:
-    pilot = {row["task_id"]: row for row in map(json.loads, lines)}
-recorded = {}
-with open("bench/results/issue48-plain4/team/answers.jsonl") as lines:
-    for row in map(json.loads, lines):
-        if row["method"] == "team":
-            recorded[row["task_id"]] = row
+pilot = {row["task_id"]: row for row in load_rows(Path(sys.argv[1]))}
+recorded = {row["task_id"]: row for row in load_rows(Path("bench/results/issue48-plain4/team/answers.jsonl"))
+            if row["method"] == "team"}
 tasks = {t.task_id: t for t in select_tasks("plain4", 126, "0")[1]}
 by: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
 for task_id, answer in pilot.items():

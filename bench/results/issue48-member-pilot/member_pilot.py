@@ -11,12 +11,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.quality import Sampler, round_robin
+from bench.quality import Sampler, load_rows, round_robin
 from bench.tasks import select_tasks
 from massgen.actors.agent.turn import program_answer
 from massgen.configs.defaults import default_team
 from massgen.files import confined
-from massgen.messages.stream import ChatMessage, ModelRequest, StreamError, TextDelta, Usage
 
 REQUEST = ("If answering needs counting, arithmetic, dates or another computation, do not work it out in words: "
            "write a short Python program that computes the answer and prints only the final answer, and reply with "
@@ -30,41 +29,29 @@ logging.getLogger("pykka").setLevel(logging.CRITICAL)
 _, tasks = select_tasks("plain4", 126, "0")
 tasks = round_robin(tasks)[:n]
 rows_path = out / "answers.jsonl"
-done = ({json.loads(line)["task_id"] for line in rows_path.read_text().splitlines() if line.strip()}
-        if rows_path.exists() else set())
+done = {row["task_id"] for row in load_rows(rows_path)}
 sampler = Sampler(default_team({}))
 
 
-async def call(question: str) -> dict[str, Any]:
+def call(question: str) -> dict[str, Any]:
     start = time.perf_counter()
-    text: list[str] = []
-    usage = Usage()
-    error = None
-    request = ModelRequest(messages=(ChatMessage(role="user", content=f"{question}\n\n{REQUEST}"),),
-                           temperature=0.0, max_tokens=1024)
-    async for event in sampler.backend.stream(request):
-        if isinstance(event, TextDelta):
-            text.append(event.text)
-        elif isinstance(event, Usage):
-            usage = event
-        elif isinstance(event, StreamError):
-            error = event.message
-    reply = "".join(text).strip()
+    sampled = sampler.sample(f"{question}\n\n{REQUEST}", 0.0, max_tokens=1024)
+    reply = sampled["text"].strip()
     blocks = FENCE.findall(reply)
     if blocks:
-        run = await confined.run_python(blocks[0])
+        run = sampler.loop.run_until_complete(confined.run_python(blocks[0]))
         answer, program = program_answer(blocks[0], run, question), True
     else:
         answer, program = reply, False
     return {"reply": reply, "text": answer, "program": program, "seconds": round(time.perf_counter() - start, 2),
-            "output_tokens": usage.output_tokens, "error": error}
+            "output_tokens": sampled["output_tokens"], "error": sampled["error"]}
 
 
 with rows_path.open("a") as rows:
     for i, task in enumerate(tasks):
         if task.task_id in done:
             continue
-        row = sampler.loop.run_until_complete(call(task.question))
+        row = call(task.question)
         row.update(task_id=task.task_id, family=task.family, correct=task.grade(row["text"]).correct)
         rows.write(json.dumps(row, ensure_ascii=False) + "\n")
         rows.flush()
