@@ -11,7 +11,9 @@ Peak RSS is the process's, so run one size per process to compare sizes.
 
 ``--sweep`` runs each size in its own process (``--repeat`` times; the median is kept) and prints
 the growth: each point's time over the previous point's, and the exponent k of time ~ agents^k
-(least squares over the points), for wall and CPU together. ``--baseline DIR`` runs another
+(least squares over the points), for wall and CPU together. CPU is also split, from the process's
+own resource usage, into user time (the interpreter running our code) and system time (the kernel:
+thread hand-offs, file creation), with its context switches: the two grow differently. ``--baseline DIR`` runs another
 checkout's ``bench.scale`` (``DIR/.venv/bin/python``, in DIR) beside it, point by point, so both
 are measured in the same sitting. ``--out DIR`` keeps the table (``table.md``), the points
 (``points.json``) and a plot of time against agents (``scale.png``, with matplotlib):
@@ -54,10 +56,14 @@ def team(agents: int, cap: int | None, deadline_s: float = 600) -> TeamConfig:
 
 
 def one(agents: int, cap: int | None, base: Path, deadline_s: float = 600
-        ) -> tuple[str, int, float, float, int, float, float]:
+        ) -> tuple[str, int, float, float, int, float, float, float, float, int]:
+    before = resource.getrusage(resource.RUSAGE_SELF)
     started, cpu = time.monotonic(), time.process_time()
     result = Team(team(agents, cap, deadline_s), "What is 2+2?", log_dir=base / f"run_{agents}").run()
     wall, cpu = time.monotonic() - started, time.process_time() - cpu
+    after = resource.getrusage(resource.RUSAGE_SELF)  # every thread's: user and system CPU, context switches
+    user, system = after.ru_utime - before.ru_utime, after.ru_stime - before.ru_stime
+    switches = after.ru_nvcsw + after.ru_nivcsw - before.ru_nvcsw - before.ru_nivcsw
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # the run's, before the trace is read
     path = Path(result.log_dir) / "trace.jsonl"
     records = finished = 0
@@ -65,7 +71,7 @@ def one(agents: int, cap: int | None, base: Path, deadline_s: float = 600
         for line in lines:
             records += 1
             finished += json.loads(line)["type"] == "RunFinished"
-    return result.status, finished, wall, cpu, records, path.stat().st_size / 2**20, peak
+    return result.status, finished, wall, cpu, records, path.stat().st_size / 2**20, peak, user, system, switches
 
 
 @dataclass(frozen=True)
@@ -82,6 +88,12 @@ class Point:
     trace_mb: float
     peak_rss_mb: float
     load: float  # the 1-minute load average when the run began (others share the cores)
+    # The run's own (``Team.run``), from its process's resource usage; a checkout whose bench does not print
+    # them (an older one) gets its whole process's, start-up and the trace's read-back included.
+    user_s: float = 0.0  # user CPU: the interpreter
+    sys_s: float = 0.0  # system CPU: the kernel's work for it
+    switches: int = 0  # voluntary and involuntary context switches
+    split: str = "run"  # "run" or "process": what user_s, sys_s and switches cover
 
 
 def run_point(checkout: Path, python: Path, agents: int, cap: int | None, deadline: float) -> Point:
@@ -91,18 +103,23 @@ def run_point(checkout: Path, python: Path, agents: int, cap: int | None, deadli
     started, cpu = time.monotonic(), resource.getrusage(resource.RUSAGE_CHILDREN)
     done = subprocess.run(command + (["--answer-cap", str(cap)] if cap else []), cwd=checkout, capture_output=True,
                           text=True)
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)  # before any other child: only this run's
+    user, system = round(used.ru_utime - cpu.ru_utime, 2), round(used.ru_stime - cpu.ru_stime, 2)
+    switches = used.ru_nvcsw + used.ru_nivcsw - cpu.ru_nvcsw - cpu.ru_nivcsw
     commit = subprocess.run(["git", "-C", str(checkout), "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip()
     row = next((line for line in done.stdout.splitlines() if line.startswith(f"| {agents} |")), None)
     if done.returncode != 0 or row is None:  # a crashed run is a point too: kept, with the process's times
         print(f"{checkout.name}: {agents} agents: exit {done.returncode}: {done.stderr[-2000:]}", flush=True)
-        used = resource.getrusage(resource.RUSAGE_CHILDREN)
         return Point(f"{checkout.name} ({commit})", agents, cap, f"exit {done.returncode}",
-                     round(time.monotonic() - started, 2), round(used.ru_utime + used.ru_stime - cpu.ru_utime
-                                                                 - cpu.ru_stime, 2), 0, 0.0, 0.0, round(load, 2))
+                     round(time.monotonic() - started, 2), round(user + system, 2), 0, 0.0, 0.0, round(load, 2),
+                     user, system, switches, "process")
     cells = [c.strip() for c in row.strip("|").split("|")]
+    if len(cells) >= 12:  # the run's own split, printed by the child
+        user, system, switches = float(cells[9]), float(cells[10]), int(cells[11])
     return Point(f"{checkout.name} ({commit})", agents, cap, cells[2], float(cells[4]), float(cells[5]), int(cells[6]),
-                 float(cells[7]), float(cells[8]), round(load, 2))
+                 float(cells[7]), float(cells[8]), round(load, 2), user, system, switches,
+                 "run" if len(cells) >= 12 else "process")
 
 
 def exponent(points: list[tuple[int, float]]) -> float:
@@ -120,28 +137,32 @@ def _median(runs: list[Point], key: str) -> float:
 def sweep_table(points: list[Point]) -> str:
     """Per checkout and size: the median wall and CPU, each over the previous size's; then the exponents."""
     lines = ["| checkout | agents | answer cap | runs | status | wall s | CPU s | wall x prev | CPU x prev "
-             "| trace records | peak RSS MB | load at start |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| user s | sys s | user x prev | sys x prev | context switches | trace records | peak RSS MB "
+             "| load at start |", "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     growth: list[str] = []
     for checkout in dict.fromkeys(p.checkout for p in points):
         mine = [p for p in points if p.checkout == checkout]
         sizes = sorted({p.agents for p in mine})
-        medians: list[tuple[int, float, float]] = []
+        medians: list[tuple[int, float, float, float, float]] = []
         for agents in sizes:
             runs = [p for p in mine if p.agents == agents and not p.status.startswith("exit")] or [
                 p for p in mine if p.agents == agents]
-            wall, cpu = _median(runs, "wall_s"), _median(runs, "cpu_s")
+            now = (agents, *(_median(runs, key) for key in ("wall_s", "cpu_s", "user_s", "sys_s")))
             previous = medians[-1] if medians else None
-            ratio = (f"{wall / previous[1]:.2f}x", f"{cpu / previous[2]:.2f}x") if previous else ("", "")
-            medians.append((agents, wall, cpu))
+            ratios = [f"{a / b:.2f}x" if previous and b else "" for a, b in zip(now[1:], (previous or now)[1:],
+                                                                               strict=True)]
+            medians.append(now)
             statuses = sorted({p.status for p in mine if p.agents == agents})
             lines.append(f"| {checkout} | {agents} | {runs[0].cap or 'none'} | {len(runs)} "
-                         f"| {', '.join(statuses)} | {wall:.1f} | {cpu:.1f} | {ratio[0]} "
-                         f"| {ratio[1]} | {runs[0].records} | {_median(runs, 'peak_rss_mb'):.0f} "
+                         f"| {', '.join(statuses)} | {now[1]:.1f} | {now[2]:.1f} | {ratios[0]} | {ratios[1]} "
+                         f"| {now[3]:.1f} | {now[4]:.1f} | {ratios[2]} | {ratios[3]} | {_median(runs, 'switches'):.0f} "
+                         f"| {runs[0].records} | {_median(runs, 'peak_rss_mb'):.0f} "
                          f"| {', '.join(f'{p.load:.1f}' for p in runs)} |")
         if len(medians) > 1:
-            growth.append(f"{checkout}: time ~ agents^k with k = {exponent([(n, w) for n, w, _ in medians]):.2f} "
-                          f"(wall), {exponent([(n, c) for n, _, c in medians]):.2f} (CPU), "
-                          f"{medians[0][0]} to {medians[-1][0]} agents")
+            k = [exponent([(m[0], m[column]) for m in medians]) for column in (1, 2, 3, 4)]
+            growth.append(f"{checkout}: time ~ agents^k with k = {k[0]:.2f} (wall), {k[1]:.2f} (CPU: user "
+                          f"{k[2]:.2f}, system {k[3]:.2f}), {medians[0][0]} to {medians[-1][0]} agents; user and "
+                          f"system CPU: {'the run' if mine[0].split == 'run' else 'the whole process'}'s")
     return "\n".join([*lines, "", *growth]) + "\n"
 
 
@@ -211,13 +232,14 @@ def main() -> None:
         return
     logging.getLogger("pykka").setLevel(logging.CRITICAL)
     print("| agents | answer cap | status | RunFinished records | wall s | CPU s | trace records | trace MB "
-          "| peak RSS MB |")
-    print("|---|---|---|---|---|---|---|---|---|")
+          "| peak RSS MB | user s | sys s | context switches |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
         for agents in args.agents:
-            status, finished, wall, cpu, records, size_mb, peak = one(agents, args.answer_cap, Path(tmp), args.deadline)
+            status, finished, wall, cpu, records, size_mb, peak, user, system, switches = one(
+                agents, args.answer_cap, Path(tmp), args.deadline)
             print(f"| {agents} | {args.answer_cap or 'none'} | {status} | {finished} | {wall:.2f} | {cpu:.2f} "
-                  f"| {records} | {size_mb:.1f} | {peak:.0f} |", flush=True)
+                  f"| {records} | {size_mb:.1f} | {peak:.0f} | {user:.2f} | {system:.2f} | {switches} |", flush=True)
 
 
 if __name__ == "__main__":
