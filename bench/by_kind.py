@@ -3,7 +3,9 @@ calls and wall time; and how well the team's reader (``evidence.states``) tells 
 
 Issue 48 asks, on questions asked as users ask them (``--tasks plain``): the team at or above its best agent alone
 on every kind and overall, at least greedy + 10 points overall, mean calls <= 4.5, wall time <= 3x one greedy call.
-Each of those is checked here and printed as met or not.
+Each of those is checked here and printed as met or not, with the team against greedy paired question by question
+(the discordant questions, the difference's 95 % interval, McNemar's exact p): how much a set of 126 can tell.
+``--pool RUN_DIR:TASKS:N`` (repeatable) pools other runs with this one in that paired comparison, and prints only it.
 
 "Each agent alone" is the agent's first answer, which is independent (it sees no other answer): the team's first
 answers are the members' own single calls. The reserve agents answer only where the first answers disagree, so
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,7 +37,7 @@ from bench.replays.first_answers import answer_results
 from bench.tasks import Task, select_tasks
 from massgen.actors.coordination.evidence import conclusion_of, states
 
-__all__ = ["KindRow", "by_kind", "main", "reader_agreement"]
+__all__ = ["KindRow", "by_kind", "main", "paired", "reader_agreement"]
 
 ALWAYS_ASKED = ("local_1", "local_2", "local_3")
 GREEDY_AGENT = "local_3"
@@ -57,11 +60,16 @@ class KindRow:
     greedy_timed: int = 0  # questions with a greedy call of their own (its time known)
     team_s_timed: float = 0.0  # the team's time on those questions
     asked_reserve: int = 0
+    # The paired comparison's discordant questions: the team right and greedy wrong, and the other way round.
+    team_only: int = 0
+    greedy_only: int = 0
 
     def add(self, other: KindRow) -> None:
         self.n += other.n
         self.greedy += other.greedy
         self.team += other.team
+        self.team_only += other.team_only
+        self.greedy_only += other.greedy_only
         for agent, right in (other.alone or {}).items():
             self.alone = self.alone or {}
             self.alone[agent] = self.alone.get(agent, 0) + right
@@ -131,8 +139,11 @@ def by_kind(rows: list[dict[str, Any]], tasks: Iterable[Task], runs: Path | None
         row = kinds.setdefault(task.family, KindRow(task.family, alone={a: 0 for a in ALWAYS_ASKED},
                                                     answered={a: 0 for a in ALWAYS_ASKED}))
         row.n += 1
-        row.greedy += task.grade(greedy["text"]).correct
-        row.team += task.grade(team["text"]).correct
+        greedy_right, team_right = task.grade(greedy["text"]).correct, task.grade(team["text"]).correct
+        row.greedy += greedy_right
+        row.team += team_right
+        row.team_only += team_right and not greedy_right
+        row.greedy_only += greedy_right and not team_right
         assert row.alone is not None and row.answered is not None
         for first in firsts:
             if first["agent"] in row.alone:
@@ -195,6 +206,7 @@ def must_show(rows: list[KindRow]) -> str:
         lines.append(f"- overall: team {100 * overall.team / overall.n:.1f} % against greedy "
                      f"{100 * overall.greedy / overall.n:.1f} %: {gain:+.1f} points, "
                      f"{'met' if gain >= 10 else 'NOT met'} (at least +10)")
+        lines.append(f"- {paired(overall)}")
         calls = overall.calls / overall.n
         lines.append(f"- mean calls {calls:.2f}: {'met' if calls <= 4.5 else 'NOT met'} (at most 4.5)")
         if overall.greedy_s:
@@ -205,6 +217,23 @@ def must_show(rows: list[KindRow]) -> str:
         else:
             lines.append("- wall time: no greedy call timed in this run (greedy read from local_3's first answer)")
     return "\n".join(lines)
+
+
+def paired(row: KindRow) -> str:
+    """The team against greedy on the same questions: the discordant pairs, the difference with its 95 % interval
+    (paired Wald: the two answers to one question are not independent) and McNemar's exact two-sided p."""
+    wins, losses, n = row.team_only, row.greedy_only, row.n
+    difference = (wins - losses) / n
+    spread = 1.96 * math.sqrt(max(wins + losses - (wins - losses) ** 2 / n, 0.0)) / n
+    discordant = wins + losses
+    tail = sum(math.comb(discordant, k) for k in range(min(wins, losses) + 1)) / 2 ** discordant if discordant else 1.0
+    return (f"paired with greedy on {n} questions: team right and greedy wrong {wins}, greedy right and team wrong "
+            f"{losses}; difference {100 * difference:+.1f} points, 95 % interval {100 * (difference - spread):+.1f} "
+            f"to {100 * (difference + spread):+.1f} (paired Wald), McNemar exact p {_p(min(1.0, 2 * tail))}")
+
+
+def _p(value: float) -> str:
+    return "< 0.001" if value < 0.001 else f"= {value:.3f}"
 
 
 def reader_agreement(rows: list[dict[str, Any]], tasks: Iterable[Task]) -> str:
@@ -249,6 +278,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--tasks", default="plain")
     parser.add_argument("--n", type=int, default=127)
     parser.add_argument("--seed", default="0")
+    parser.add_argument("--pool", action="append", default=[], metavar="RUN_DIR:TASKS:N",
+                        help="another run (its tasks and n, seed 0) pooled with this one in the paired comparison")
     args = parser.parse_args(argv)
     _seeds, tasks = select_tasks(args.tasks, args.n, args.seed)
     rows = load_rows(args.run / "answers.jsonl")
@@ -256,6 +287,18 @@ def main(argv: list[str] | None = None) -> None:
     if not kinds[-1].n:
         parser.exit(2, f"{args.run}: no team row of the tasks --tasks {args.tasks} --n {args.n} --seed {args.seed} "
                        "selects (give the run's own)\n")
+    if args.pool:
+        pooled = KindRow("pooled")
+        pooled.add(kinds[-1])
+        for spec in args.pool:
+            run, _, rest = spec.partition(":")
+            names, _, n = rest.partition(":")
+            if not names or not n.isdigit():
+                parser.exit(2, f"--pool {spec!r}: give RUN_DIR:TASKS:N, for example bench/results/x/team:plain3:126\n")
+            _seeds, more = select_tasks(names, int(n), "0")
+            pooled.add(by_kind(load_rows(Path(run) / "answers.jsonl"), more, Path(run) / "runs")[-1])
+        print(f"pooled over {1 + len(args.pool)} runs: {paired(pooled)}")
+        return
     report = "\n\n".join([table(kinds), must_show(kinds), reader_agreement(rows, tasks)])
     print(report)
     (args.run / "by_kind.md").write_text(report + "\n", encoding="utf-8")
