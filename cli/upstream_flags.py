@@ -15,6 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from massgen.cli.usage import port_number
+
 Status = Literal["works", "partly", "not available", "terminal UI"]
 
 
@@ -31,6 +33,7 @@ class UpstreamFlag:
 
 _FLAG = {"action": "store_true"}
 _INT = {"type": int, "default": None}
+_PORT = {"type": port_number, "default": None}
 _STR = {"default": None}
 # Why whole upstream features are not here, said once.
 _PLAN = "planning mode (plans, specs and their execution) is not in this version; ask the team directly"
@@ -62,7 +65,7 @@ TABLE: tuple[UpstreamFlag, ...] = (
     UpstreamFlag("--web", "works", "watch the run in the web UI (massgen serve --ui on a local port)", ours=True),
     UpstreamFlag("--web-quickstart", "not available",
                  "no browser setup flow; massgen --setup saves keys and massgen --quickstart writes a config", _FLAG),
-    UpstreamFlag("--web-port", "works", "with --web: the web UI's port (default: a free one)", _INT),
+    UpstreamFlag("--web-port", "works", "with --web: the web UI's port (default: a free one)", _PORT),
     UpstreamFlag("--web-host", "works", "with --web: the address the web UI listens on (default 127.0.0.1)", _STR),
     UpstreamFlag("--no-browser", "works", "nothing to switch off: --web never opens a browser, it prints the URL",
                  _FLAG),

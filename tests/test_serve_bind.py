@@ -4,11 +4,14 @@ Each test runs the real ``massgen serve`` process: a non-loopback ``--host`` wit
 exits 1 before binding anything (``--allow-unauthenticated`` is the explicit opt-out), and
 with ``--ui --api-key K`` the Web UI's routes want that same key (the URL's ``?token=K``,
 traded for a cookie, or ``Authorization: Bearer K``), and the printed URL does not show it.
+Where it cannot listen (a port in use, a host that does not resolve) it says so naming the
+flags, exit 1; a flag's value out of range is a usage error naming the flag, exit 64.
 """
 
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -80,3 +83,47 @@ def test_with_ui_and_api_key_every_route_wants_the_key(tmp_path: Path) -> None:
             assert started.status_code == 201, started.text
     finally:
         assert server.stop() == -15
+
+
+def test_a_port_in_use_is_refused_naming_the_flags(tmp_path: Path) -> None:
+    write_configs(tmp_path)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = _serve(tmp_path, "--config", "team.yaml", "--port", str(port))
+    assert done.returncode == 1
+    assert f"massgen serve: cannot listen on --host 127.0.0.1 --port {port}: Address already in use" in done.stderr
+    assert "Traceback" not in done.stderr and "listening on" not in done.stderr
+
+
+def test_a_host_that_does_not_resolve_is_refused_naming_it(tmp_path: Path) -> None:
+    write_configs(tmp_path)
+    done = _serve(tmp_path, "--config", "team.yaml", "--host", "no-such-host.invalid", "--allow-unauthenticated")
+    assert done.returncode == 1
+    assert "massgen serve: cannot listen on --host no-such-host.invalid --port 0: " in done.stderr
+    assert "Traceback" not in done.stderr and "listening on" not in done.stderr
+
+
+@pytest.mark.parametrize(("flag", "value", "why"), [
+    ("--port", "70000", "70000 is not a port number (0-65535; 0 picks a free one)"),
+    ("--port", "-1", "-1 is not a port number"),
+    ("--keepalive", "0", "0: must be more than 0 seconds"),
+    ("--body-timeout", "-1", "-1: must be more than 0 seconds"),
+    ("--header-timeout", "nan", "nan: must be a finite number of seconds"),
+    ("--shutdown-grace", "-1", "-1: must be 0 seconds or more"),
+    ("--max-concurrent-runs", "0", "0: must be at least 1"),
+])
+def test_a_flag_value_out_of_range_is_a_usage_error_naming_the_flag(tmp_path: Path, flag: str, value: str,
+                                                                    why: str) -> None:
+    done = _serve(tmp_path, flag, value)
+    assert done.returncode == 64
+    assert f"massgen serve: error: argument {flag}: {why}" in done.stderr
+    assert "Traceback" not in done.stderr and "listening on" not in done.stderr
+
+
+def test_the_web_port_of_massgen_web_is_checked_as_its_own_flag(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "massgen.cli.main", "--web", "--web-port", "70000", "What is 2+2?"],
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert done.returncode == 64
+    assert "argument --web-port: 70000 is not a port number" in done.stderr and "Traceback" not in done.stderr

@@ -35,6 +35,7 @@ from massgen.cli.serve.catalog import Catalog, served_name
 from massgen.cli.serve.errors import ApiError
 from massgen.cli.serve.models import Limits
 from massgen.cli.serve.runs import RunRegistry, ServedRun
+from massgen.cli.usage import UsageParser, port_number, positive_int, positive_seconds, seconds
 
 if TYPE_CHECKING:
     from massgen import RunResult, TeamConfig
@@ -45,13 +46,13 @@ log = logging.getLogger("massgen.serve")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = UsageParser(
         prog="massgen serve",
         description="Serve teams behind an OpenAI-compatible API (POST /v1/chat/completions).",
         epilog="example: massgen serve --port 4000 --config team.yaml --default-model gpt-5",
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=4000, help="port (default 4000; 0 picks a free one)")
+    parser.add_argument("--port", type=port_number, default=4000, help="port (default 4000; 0 picks a free one)")
     parser.add_argument("--config", metavar="FILE", help="the served team config (a YAML file or @examples/NAME)")
     parser.add_argument("--default-model", metavar="MODEL",
                         help="the team for requests that name no model (default: the served config)")
@@ -61,24 +62,24 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--allow-unauthenticated", action="store_true",
                         help="serve a non-loopback --host without --api-key (anyone who can reach it can "
                              "spend your model budget)")
-    parser.add_argument("--max-concurrent-runs", type=int, default=16, metavar="N",
+    parser.add_argument("--max-concurrent-runs", type=positive_int, default=16, metavar="N",
                         help="runs at once; more get 429 with Retry-After (default 16)")
-    parser.add_argument("--max-body-bytes", type=int, default=Limits.max_body_bytes, metavar="N")
-    parser.add_argument("--max-messages", type=int, default=Limits.max_messages, metavar="N")
-    parser.add_argument("--body-timeout", type=float, default=Limits.body_timeout_s, metavar="SECONDS",
+    parser.add_argument("--max-body-bytes", type=positive_int, default=Limits.max_body_bytes, metavar="N")
+    parser.add_argument("--max-messages", type=positive_int, default=Limits.max_messages, metavar="N")
+    parser.add_argument("--body-timeout", type=positive_seconds, default=Limits.body_timeout_s, metavar="SECONDS",
                         help="a request body must arrive within this, else 408 (default 30)")
-    parser.add_argument("--header-timeout", type=float, default=10.0, metavar="SECONDS",
+    parser.add_argument("--header-timeout", type=positive_seconds, default=10.0, metavar="SECONDS",
                         help="a request's headers must arrive within this, else 408 (default 10)")
-    parser.add_argument("--quick-agents", type=int, default=3, metavar="N",
+    parser.add_argument("--quick-agents", type=positive_int, default=3, metavar="N",
                         help="agents in a quick team built from a plain model name (default 3)")
     parser.add_argument("--config-root", action="append", default=[], metavar="DIR",
                         help="a directory whose configs 'massgen/path:FILE' may name (repeatable; the working "
                              "directory and the --config directory always are)")
     parser.add_argument("--log-dir", metavar="DIR",
                         help="base of the run logs (default $MASSGEN_LOG_BASE_DIR or .massgen/massgen_logs)")
-    parser.add_argument("--keepalive", type=float, default=15.0, metavar="SECONDS",
+    parser.add_argument("--keepalive", type=positive_seconds, default=15.0, metavar="SECONDS",
                         help="SSE keep-alive comment interval (default 15)")
-    parser.add_argument("--shutdown-grace", type=float, default=30.0, metavar="SECONDS",
+    parser.add_argument("--shutdown-grace", type=seconds, default=30.0, metavar="SECONDS",
                         help="on SIGTERM, time runs get to finish before they are cancelled (default 30)")
     parser.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
     parser.add_argument("--ui", action="store_true",
@@ -161,6 +162,26 @@ def is_loopback(host: str) -> bool:
         return False  # a host name other than localhost may resolve anywhere
 
 
+def check_address(host: str, port: int) -> None:
+    """Raise ``OSError`` where uvicorn could not listen: a host that does not resolve, an address in use or
+    not this machine's. Probed the way asyncio binds (every address the host resolves to, an IPv6 one only
+    for IPv6, one this machine lacks skipped); the probes are closed, and uvicorn binds as it always does."""
+    import errno
+
+    for family, kind, proto, _name, address in socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
+                                                                   flags=socket.AI_PASSIVE):
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6:
+                probe.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            try:
+                probe.bind(address)
+            except OSError as exc:
+                if family == socket.AF_INET6 and exc.errno == errno.EADDRNOTAVAIL:
+                    continue  # no IPv6 here: asyncio skips it too
+                raise
+
+
 def _fail(message: str) -> int:
     print(f"massgen serve: {message}", file=sys.stderr)
     return exit_codes.CONFIG_ERROR
@@ -174,10 +195,6 @@ def main(argv: Sequence[str] | None = None, *, served_config: tuple[str, TeamCon
     logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger("pykka").setLevel(logging.CRITICAL)
-    for name, value in (("--max-concurrent-runs", args.max_concurrent_runs), ("--quick-agents", args.quick_agents),
-                        ("--max-body-bytes", args.max_body_bytes), ("--max-messages", args.max_messages)):
-        if value < 1:
-            return _fail(f"{name} must be at least 1")
 
     from massgen import ConfigError, load_config
     from massgen import config_environment as environment
@@ -208,6 +225,10 @@ def main(argv: Sequence[str] | None = None, *, served_config: tuple[str, TeamCon
         return _fail(f"--host {args.host} is not a loopback address and no --api-key (or ${API_KEY_ENV}) is "
                      "set: anyone who can reach it could spend your model budget; give --api-key KEY, or "
                      "--allow-unauthenticated to serve it openly")
+    try:  # an address in use, or a host that does not resolve, said as the flags' fault before uvicorn starts
+        check_address(args.host, args.port)
+    except OSError as exc:
+        return _fail(f"cannot listen on --host {args.host} --port {args.port}: {exc.strerror or exc}")
     log_base = Path(args.log_dir).expanduser() if args.log_dir else None
     registry = RunRegistry(max_runs=args.max_concurrent_runs, retry_after_s=1, log_base=log_base)
     state = ServerState(
