@@ -9,7 +9,7 @@ the ``Team`` itself (``log_dir``, or a new one under ``log_base``).
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -86,14 +86,18 @@ def new_team(
     ``resume``: continue a run from its trace (``resume_point``); its log directory is next
     to the old one. Raises ``ConfigError`` for an override that cannot be used.
     """
+    from massgen.actors.run.question import check_text
     from massgen.actors.run.team import Team
 
+    # What a script passed, checked before anything is built: never turned into text without a word.
+    pairs = tuple(history) if isinstance(history, Iterable) and not isinstance(history, str) else history
+    check_text(question, pairs)  # QuestionError (a ConfigError) naming the question or the history pair
     team_config = with_run_timeout(resolve_config(config), timeout)
     if context_paths:
         from massgen.files import with_context_paths
 
         team_config = with_context_paths(team_config, question)
-    return Team(team_config, question, history=tuple((str(q), str(a)) for q, a in history),
+    return Team(team_config, question, history=tuple((q, a) for q, a in pairs),
                 log_dir=Path(log_dir) if log_dir is not None else None,
                 log_base=Path(log_base) if log_base is not None else None,
                 run_root=Path(run_root) if run_root is not None else None, subscribers=list(subscribers),

@@ -116,3 +116,17 @@ def test_serve_refuses_an_oversized_question_with_a_413_naming_the_limit(tmp_pat
             assert not list((tmp_path / "logs").glob("**/trace.jsonl"))  # no run was started
     finally:
         assert server.stop() == -15
+
+
+@pytest.mark.parametrize(("question", "history", "said"), [
+    (None, (), "the question must be text (a str), not NoneType"),
+    (42, (), "the question must be text (a str), not int"),
+    ("What is 2+2?", (("Hi", None),), "history 1 must be a (question, answer) pair of text, not ('Hi', None)"),
+    ("What is 2+2?", (("Hi", "Hello"), "just text"), "history 2 must be a (question, answer) pair of text"),
+])
+def test_a_question_or_history_that_is_not_text_is_refused_naming_it(tmp_path: Path, question: object,
+                                                                      history: object, said: str) -> None:
+    with pytest.raises(QuestionError) as caught:
+        massgen.run_sync(question, TEAM, history=history, log_dir=tmp_path / "run")  # type: ignore[arg-type]
+    assert said in str(caught.value)
+    assert not (tmp_path / "run").exists()  # refused before a log file or an actor exists

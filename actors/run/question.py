@@ -36,6 +36,19 @@ def max_bytes(env: Mapping[str, str] | None = None) -> int:
     return int(text)
 
 
+def check_text(question: object, history: object = ()) -> None:
+    """Raise ``QuestionError`` unless the question is text and the history (question, answer) pairs of text:
+    the Python API takes what a script passes, and ``run(None)`` should say which argument is wrong."""
+    if not isinstance(question, str):
+        raise QuestionError(f"the question must be text (a str), not {type(question).__name__}")
+    pairs = history if isinstance(history, tuple | list) else None
+    if pairs is None:
+        raise QuestionError(f"the history must be (question, answer) pairs of text, not {type(history).__name__}")
+    for number, pair in enumerate(pairs, 1):
+        if not (isinstance(pair, tuple | list) and len(pair) == 2 and all(isinstance(t, str) for t in pair)):
+            raise QuestionError(f"history {number} must be a (question, answer) pair of text, not {pair!r:.80}")
+
+
 def check_question(question: str, history: tuple[tuple[str, str], ...] = (),
           env: Mapping[str, str] | None = None) -> None:
     """Raise ``QuestionError`` for a blank question, or one (with its history) over the limit."""

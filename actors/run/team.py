@@ -24,7 +24,7 @@ from massgen.actors.coordination import voting_guidance
 from massgen.actors.record.resume import ResumePoint, carried_calls
 from massgen.actors.record.trace_writer import Subscriber, TraceWriter
 from massgen.actors.run import preflight
-from massgen.actors.run.question import check_question
+from massgen.actors.run.question import check_question, check_text
 from massgen.actors.runtime.port import Peer, RunContext, Runtime
 from massgen.actors.supervisor.actor import RunSpec, Supervisor
 from massgen.backends.circuit import BreakerRegistry
@@ -270,6 +270,7 @@ class Team:
         if self._prepared is not None:
             return self
         escaped: list[str] = []  # the edge where the question enters: escaped once, and traced in RunStarted
+        check_text(self.question, self.history)  # QuestionError: a question or history that is not text
         self.question = escape_text(self.question, "question", escaped)
         self.history = tuple((escape_text(q, f"history {n} question", escaped),
                               escape_text(a, f"history {n} answer", escaped))
