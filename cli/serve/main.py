@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import errno
 import ipaddress
 import logging
 import os
@@ -166,8 +167,6 @@ def check_address(host: str, port: int) -> None:
     """Raise ``OSError`` where uvicorn could not listen: a host that does not resolve, an address in use or
     not this machine's. Probed the way asyncio binds (every address the host resolves to, an IPv6 one only
     for IPv6, one this machine lacks skipped); the probes are closed, and uvicorn binds as it always does."""
-    import errno
-
     for family, kind, proto, _name, address in socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
                                                                    flags=socket.AI_PASSIVE):
         with socket.socket(family, kind, proto) as probe:
