@@ -8,6 +8,7 @@ Imports are deferred to the mode that needs them, so ``massgen --help`` and
 from __future__ import annotations
 
 import logging
+import math
 import sys
 from collections.abc import Sequence
 
@@ -39,8 +40,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     answered = config_tools.answer(request)
     if answered is not None:
         return answered
-    if request.orchestrator_timeout is not None and request.orchestrator_timeout <= 0:
-        print("massgen: --orchestrator-timeout must be a positive number of seconds", file=sys.stderr)
+    timeout = request.orchestrator_timeout
+    if timeout is not None and not (math.isfinite(timeout) and timeout > 0):  # every wait has a deadline
+        print("massgen: --orchestrator-timeout must be a positive, finite number of seconds", file=sys.stderr)
         return exit_codes.CONFIG_ERROR
     if request.setup or request.quickstart or request.init:
         from massgen.cli import setup

@@ -16,10 +16,10 @@ from massgen.configs.uploads import ENTRY_KEYS, Entry, problem
 
 
 class Strict(BaseModel):
-    """A config model: unknown keys are errors, values frozen."""
+    """A config model: unknown keys are errors, values frozen, numbers finite (a YAML ``.inf`` deadline would be
+    no deadline, and ``.nan`` compares false with every bound)."""
 
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 class McpSecurity(Strict):

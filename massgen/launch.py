@@ -8,6 +8,7 @@ the ``Team`` itself (``log_dir``, or a new one under ``log_base``).
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -52,8 +53,8 @@ def with_run_timeout(config: TeamConfig, timeout: float | None) -> TeamConfig:
     """``config`` with the whole-run deadline set to ``timeout`` seconds (unchanged when None)."""
     if timeout is None:
         return config
-    if timeout <= 0:
-        raise ConfigError(f"timeout: must be a positive number of seconds, not {timeout!r}")
+    if not (math.isfinite(timeout) and timeout > 0):  # inf would be no deadline at all
+        raise ConfigError(f"timeout: must be a positive, finite number of seconds, not {timeout!r}")
     settings = config.timeout_settings.model_copy(update={"orchestrator_timeout_seconds": timeout})
     return config.model_copy(update={"timeout_settings": settings})
 

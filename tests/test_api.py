@@ -174,3 +174,11 @@ def test_run_and_run_sync_show_one_set_of_arguments_upstream_s_first() -> None:
                                          "use_docker", "enable_filesystem", "enable_logging", "output_file",
                                          "verbose", "conversation_history", "parse_at_references"]
     assert inspect.iscoroutinefunction(massgen.run) and not inspect.iscoroutinefunction(massgen.run_sync)
+
+
+@pytest.mark.parametrize("timeout", [0.0, -5.0, float("inf"), float("nan")])
+def test_a_run_deadline_must_be_positive_and_finite(tmp_path: Path, timeout: float) -> None:
+    with pytest.raises(massgen.ConfigError, match="timeout: must be a positive, finite number of seconds"):
+        massgen.run_sync("What is 2+2?", "@examples/basic/scripted_three_agents", timeout=timeout,
+                         log_dir=tmp_path / "run")
+    assert not (tmp_path / "run").exists()

@@ -97,7 +97,8 @@ def test_list_examples_describes_each_example_in_one_line(tmp_path: Path) -> Non
         "One Anthropic agent (Messages API). Needs ANTHROPIC_API_KEY.")
 
 
-@pytest.mark.parametrize("args", [["--orchestrator-timeout", "-1", "q"], ["--config", "missing.yaml", "q"]])
+@pytest.mark.parametrize("args", [["--orchestrator-timeout", "-1", "q"], ["--orchestrator-timeout", "inf", "q"],
+                                  ["--orchestrator-timeout", "nan", "q"], ["--config", "missing.yaml", "q"]])
 def test_bad_flags_and_files_exit_1_without_a_traceback(tmp_path: Path, args: list[str]) -> None:
     done = massgen(*args, tmp_path=tmp_path)
     assert done.returncode == 1 and done.stderr.startswith("massgen: ") and "Traceback" not in done.stderr

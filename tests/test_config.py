@@ -40,6 +40,18 @@ def test_wrong_types_say_what_was_expected(tmp_path: Path) -> None:
         load_config(path)
 
 
+@pytest.mark.parametrize("value", [".inf", ".nan", "-.inf"])
+def test_a_number_that_is_not_finite_is_an_error_naming_its_field(tmp_path: Path, value: str) -> None:
+    # An infinite deadline would be none; NaN compares false with every bound a field sets.
+    path = write(tmp_path, f"agents:\n  - id: a\n    backend: {{type: scripted, temperature: 0.5}}\n"
+                           f"timeout_settings: {{orchestrator_timeout_seconds: {value}}}\n")
+    with pytest.raises(ConfigError, match=r"timeout_settings\.orchestrator_timeout_seconds: .*finite number"):
+        load_config(path)
+    inside = write(tmp_path, f"agents:\n  - id: a\n    backend: {{type: scripted, temperature: {value}}}\n", "b.yaml")
+    with pytest.raises(ConfigError, match=r"agents\[0\]\.backend\.temperature: .*finite number"):
+        load_config(inside)
+
+
 def test_duplicate_agent_ids_are_rejected(tmp_path: Path) -> None:
     path = write(tmp_path, f"agents:\n{GOOD_AGENT}{GOOD_AGENT}")
     with pytest.raises(ConfigError, match="duplicate agent id 'a'"):

@@ -6,6 +6,7 @@ What a command is, and how a line is read, is ``cli/slash_commands.py`` (the ter
 
 from __future__ import annotations
 
+import math
 import shutil
 from collections.abc import Callable
 from typing import Protocol
@@ -187,8 +188,8 @@ def cmd_timeout(app: ReplControl, args: str) -> str:
         seconds = float(args.strip())
     except ValueError:
         return "usage: /timeout <seconds>"
-    if seconds <= 0:
-        return "the deadline must be a positive number of seconds"
+    if not (math.isfinite(seconds) and seconds > 0):
+        return "the deadline must be a positive, finite number of seconds"
     if _running(app) is None:
         app.conversation.timeout = seconds
         return f"the next turns get a run deadline of {seconds:g} s"
