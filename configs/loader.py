@@ -66,6 +66,10 @@ def resolve_config_path(ref: str, examples_dir: Path = EXAMPLES_DIR) -> Path:
         named = places.named_config(ref)  # upstream's named configs: ~/.config/massgen/agents/NAME[.yaml]
         if named is not None:
             return named
+        if path.is_dir():
+            raise ConfigError(f"{ref}: is a directory, not a config file (give a YAML file)")
+        if path.is_absolute():  # never a named config: nothing else was looked at
+            raise ConfigError(f"config file not found: {ref}")
         raise ConfigError(f"config file not found: {ref} (nor {places.user_config_dir() / 'agents' / ref}"
                           f"{'' if ref.endswith(('.yaml', '.yml')) else '[.yaml]'})")
     name = ref[len(EXAMPLE_PREFIX):].removesuffix(".yaml").strip("/")

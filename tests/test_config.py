@@ -52,6 +52,15 @@ def test_a_number_that_is_not_finite_is_an_error_naming_its_field(tmp_path: Path
         load_config(inside)
 
 
+def test_a_directory_or_a_missing_absolute_path_is_said_as_it_is(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r": is a directory, not a config file \(give a YAML file\)$"):
+        load_config(str(tmp_path))
+    missing = tmp_path / "missing.yaml"
+    with pytest.raises(ConfigError) as err:
+        load_config(str(missing))
+    assert str(err.value) == f"config file not found: {missing}"  # no "(nor ...)" naming the same path again
+
+
 def test_duplicate_agent_ids_are_rejected(tmp_path: Path) -> None:
     path = write(tmp_path, f"agents:\n{GOOD_AGENT}{GOOD_AGENT}")
     with pytest.raises(ConfigError, match="duplicate agent id 'a'"):
