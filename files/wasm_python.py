@@ -149,7 +149,11 @@ async def run_python(code: str, limits: Limits) -> ProgramRun:
         finally:
             if process.returncode is None:  # the deadline above, or the turn cancelled: nothing is left running
                 _kill(process.pid)
-                with contextlib.suppress(Exception):
+                # Reaped here, before this task ends: an agent's loop closed around a child it had not reaped
+                # leaks the child's transport (its exit then reaches a closed loop). ``process.wait``, not
+                # ``talking``: closing a loop cancels every task on it, ``talking`` among them.
+                with contextlib.suppress(Exception, asyncio.CancelledError):
+                    await asyncio.wait_for(process.wait(), 5.0)
                     await asyncio.wait_for(asyncio.shield(talking), 5.0)
     if process.returncode is not None and process.returncode < 0 and not out:  # killed by a signal (CPU limit)
         name = signal.Signals(-process.returncode).name if -process.returncode in signal.valid_signals() else ""

@@ -8,10 +8,12 @@ is cut with a visible note, a memory hog is refused across the whole run, and no
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -19,6 +21,7 @@ import psutil
 import pytest
 from support import FACTOR, without_any_sandbox
 
+from massgen.actors.runtime.loop_thread import close_loop, run_loop
 from massgen.files import confined
 from massgen.files.confined import Limits, ProgramRun, run_python
 
@@ -121,6 +124,41 @@ def test_a_sleep_and_a_spin_end_at_the_wall_clock_and_nothing_is_left_running() 
         assert result.timed_out and result.exit_code is None and result.text().startswith("[killed at the deadline]")
     left = [p for p in me.children(recursive=True) if p.pid not in before and p.status() != psutil.STATUS_ZOMBIE]
     assert left == []
+
+
+def test_an_agents_loop_closed_mid_program_reaps_the_child_and_leaks_no_transport(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """An agent stopped or cancelled while its program runs: its loop is closed (``close_loop``) with the program
+    still spinning. The child is killed and reaped on that loop before it closes: asyncio's watcher never hands
+    its exit to a closed loop ("Loop ... that handles pid ... is closed"), no subprocess transport outlives the
+    loop (its finaliser would raise "Event loop is closed", seen in CI), and nothing runs on."""
+    me = psutil.Process(os.getpid())
+    before = {p.pid for p in me.children(recursive=True)}
+    unraisable: list[str] = []
+    hook = sys.unraisablehook
+    sys.unraisablehook = lambda seen: unraisable.append(f"{seen.exc_type.__name__}: {seen.exc_value} ({seen.object!r})")
+    try:
+        for _ in range(3):
+            loop = asyncio.new_event_loop()
+            thread = threading.Thread(target=run_loop, args=(loop,), daemon=True)
+            thread.start()
+            running = asyncio.run_coroutine_threadsafe(run_python("while True:\n    pass", Limits(wall_seconds=60)),
+                                                       loop)
+            deadline = time.monotonic() + 30 * FACTOR
+            while not [p for p in me.children(recursive=True) if p.pid not in before]:  # no event for a child's start
+                assert time.monotonic() < deadline and not running.done(), "the program never started"
+                time.sleep(0.02)
+            close_loop(loop, thread)
+            thread.join(10 * FACTOR)
+            assert loop.is_closed() and running.cancelled()
+            for watcher in [t for t in threading.enumerate() if t.name.startswith("waitpid-")]:
+                watcher.join(10 * FACTOR)  # asyncio's thread that waits for a child: done once it handed the exit on
+        gc.collect()
+    finally:
+        sys.unraisablehook = hook
+    assert [r.getMessage() for r in caplog.records if "that handles pid" in r.getMessage()] == []
+    assert unraisable == []
+    assert [p for p in me.children(recursive=True) if p.pid not in before and p.status() != psutil.STATUS_ZOMBIE] == []
 
 
 def test_a_flood_of_output_is_cut_with_a_visible_note() -> None:
