@@ -155,6 +155,12 @@ async def run_python(code: str, limits: Limits) -> ProgramRun:
                 with contextlib.suppress(Exception, asyncio.CancelledError):
                     await asyncio.wait_for(process.wait(), 5.0)
                     await asyncio.wait_for(asyncio.shield(talking), 5.0)
+            # A child that ended while ``talking`` was cancelled (the loop closing) left its pipes unread, and its
+            # transport open: closed here, on this loop, not by a finaliser once the loop is gone. asyncio keeps
+            # the transport private; closing a finished one does nothing.
+            transport = getattr(process, "_transport", None)
+            if transport is not None:
+                transport.close()
     if process.returncode is not None and process.returncode < 0 and not out:  # killed by a signal (CPU limit)
         name = signal.Signals(-process.returncode).name if -process.returncode in signal.valid_signals() else ""
         return ProgramRun(None, "", f"[the program was stopped by {name or process.returncode} (its CPU limit)]\n")
