@@ -8,12 +8,13 @@ Imports are deferred to the mode that needs them, so ``massgen --help`` and
 from __future__ import annotations
 
 import logging
-import math
 import sys
 from collections.abc import Sequence
 
 from massgen.cli import exit_codes
 from massgen.cli.request import EPILOG, Request, build_parser, parse
+from massgen.launch import check_deadline
+from massgen.outcome.errors import ConfigError
 
 __all__ = ["EPILOG", "Request", "build_parser", "entry", "main"]
 
@@ -40,10 +41,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     answered = config_tools.answer(request)
     if answered is not None:
         return answered
-    timeout = request.orchestrator_timeout
-    if timeout is not None and not (math.isfinite(timeout) and timeout > 0):  # every wait has a deadline
-        print("massgen: --orchestrator-timeout must be a positive, finite number of seconds", file=sys.stderr)
-        return exit_codes.CONFIG_ERROR
+    if request.orchestrator_timeout is not None:
+        try:
+            check_deadline(request.orchestrator_timeout, "--orchestrator-timeout")
+        except ConfigError as error:
+            print(f"massgen: {error}", file=sys.stderr)
+            return exit_codes.CONFIG_ERROR
     if request.setup or request.quickstart or request.init:
         from massgen.cli import setup
 

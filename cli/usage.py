@@ -20,10 +20,7 @@ class UsageParser(argparse.ArgumentParser):
 
 def port_number(text: str) -> int:
     """An argparse ``type``: a TCP port, 0 (any free one) to 65535; anything else is the flag's usage error."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a port number (0-65535)") from None
+    value = _whole_number(text, "a port number (0-65535)")
     if not 0 <= value <= 65535:
         raise argparse.ArgumentTypeError(f"{value} is not a port number (0-65535; 0 picks a free one)")
     return value
@@ -31,10 +28,7 @@ def port_number(text: str) -> int:
 
 def positive_int(text: str) -> int:
     """An argparse ``type``: a whole number of at least 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    value = _whole_number(text, "a whole number")
     if value < 1:
         raise argparse.ArgumentTypeError(f"{value}: must be at least 1")
     return value
@@ -64,6 +58,13 @@ def _seconds(text: str) -> float:
     if not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"{text}: must be a finite number of seconds")
     return value
+
+
+def _whole_number(text: str, what: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
 
 
 def usage_error(message: str) -> int:

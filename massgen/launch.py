@@ -49,12 +49,21 @@ def resolve_config(config: ConfigLike = None) -> TeamConfig:
     raise ConfigError(f"config must be a path, '@examples/NAME', a dict or a TeamConfig, not {kind}")
 
 
+def check_deadline(seconds: float, name: str = "timeout") -> float:
+    """``seconds`` if it can be a run's deadline, else a ``ConfigError`` naming ``name`` (the flag or argument).
+
+    Every surface that takes a deadline asks here: inf would be no deadline at all, and nan passes every bound.
+    """
+    if not (math.isfinite(seconds) and seconds > 0):
+        raise ConfigError(f"{name}: must be a positive, finite number of seconds, not {seconds!r}")
+    return seconds
+
+
 def with_run_timeout(config: TeamConfig, timeout: float | None) -> TeamConfig:
     """``config`` with the whole-run deadline set to ``timeout`` seconds (unchanged when None)."""
     if timeout is None:
         return config
-    if not (math.isfinite(timeout) and timeout > 0):  # inf would be no deadline at all
-        raise ConfigError(f"timeout: must be a positive, finite number of seconds, not {timeout!r}")
+    check_deadline(timeout)
     settings = config.timeout_settings.model_copy(update={"orchestrator_timeout_seconds": timeout})
     return config.model_copy(update={"timeout_settings": settings})
 

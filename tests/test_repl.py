@@ -171,6 +171,8 @@ def test_cancel_and_timeout_keep_the_best_answer_so_far(tmp_path: Path) -> None:
         d.line("/cancel")
         shown = d.expect("── best answer so far (agent1.1)")
         assert "cancelled by user (/cancel)" in shown
+        d.line("/timeout inf")  # no deadline at all is not a deadline
+        d.expect("/timeout: must be a positive, finite number of seconds, not inf")
 
         d.ask("Again?", both_busy)
         d.line("/timeout 0.01")

@@ -6,7 +6,6 @@ What a command is, and how a line is read, is ``cli/slash_commands.py`` (the ter
 
 from __future__ import annotations
 
-import math
 import shutil
 from collections.abc import Callable
 from typing import Protocol
@@ -23,6 +22,8 @@ from massgen.cli.repl.views import (
     votes_text,
 )
 from massgen.cli.slash_commands import Command, help_text, run_line
+from massgen.launch import check_deadline
+from massgen.outcome.errors import ConfigError
 
 
 class ReplControl(Protocol):
@@ -188,8 +189,10 @@ def cmd_timeout(app: ReplControl, args: str) -> str:
         seconds = float(args.strip())
     except ValueError:
         return "usage: /timeout <seconds>"
-    if not (math.isfinite(seconds) and seconds > 0):
-        return "the deadline must be a positive, finite number of seconds"
+    try:
+        check_deadline(seconds, "/timeout")
+    except ConfigError as error:
+        return str(error)
     if _running(app) is None:
         app.conversation.timeout = seconds
         return f"the next turns get a run deadline of {seconds:g} s"
