@@ -35,11 +35,16 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import TypeVar
 
+from bench.actor_floor import run_floor
 from massgen.actors.run.team import Team
 from massgen.configs import TeamConfig, validate_data
+
+_T = TypeVar("_T")
 
 
 def team(agents: int, cap: int | None, deadline_s: float = 600) -> TeamConfig:
@@ -55,16 +60,25 @@ def team(agents: int, cap: int | None, deadline_s: float = 600) -> TeamConfig:
     }, "scale bench")
 
 
-def one(agents: int, cap: int | None, base: Path, deadline_s: float = 600
-        ) -> tuple[str, int, float, float, int, float, float, float, float, int]:
+Row = tuple[str, int, float, float, int, float, float, float, float, int]
+
+
+def _measured(run: Callable[[], _T]) -> tuple[_T, float, float, float, float, int, float]:
+    """``run()``'s result, wall and CPU seconds, user and system CPU, context switches, and peak RSS (MB)."""
     before = resource.getrusage(resource.RUSAGE_SELF)
     started, cpu = time.monotonic(), time.process_time()
-    result = Team(team(agents, cap, deadline_s), "What is 2+2?", log_dir=base / f"run_{agents}").run()
+    result = run()
     wall, cpu = time.monotonic() - started, time.process_time() - cpu
     after = resource.getrusage(resource.RUSAGE_SELF)  # every thread's: user and system CPU, context switches
     user, system = after.ru_utime - before.ru_utime, after.ru_stime - before.ru_stime
     switches = after.ru_nvcsw + after.ru_nivcsw - before.ru_nvcsw - before.ru_nivcsw
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # the run's, before the trace is read
+    return result, wall, cpu, user, system, switches, after.ru_maxrss / 1024
+
+
+def one(agents: int, cap: int | None, base: Path, deadline_s: float = 600) -> Row:
+    config = team(agents, cap, deadline_s)
+    result, wall, cpu, user, system, switches, peak = _measured(
+        lambda: Team(config, "What is 2+2?", log_dir=base / f"run_{agents}").run())  # peak: before the trace's read
     path = Path(result.log_dir) / "trace.jsonl"
     records = finished = 0
     with path.open("rb") as lines:  # one record at a time: reading it whole would be the peak
@@ -72,6 +86,12 @@ def one(agents: int, cap: int | None, base: Path, deadline_s: float = 600
             records += 1
             finished += json.loads(line)["type"] == "RunFinished"
     return result.status, finished, wall, cpu, records, path.stat().st_size / 2**20, peak, user, system, switches
+
+
+def one_floor(agents: int, deadline_s: float = 600) -> Row:
+    """The same row for ``bench.actor_floor``: the actor runtime alone, in the run's shape (no trace file)."""
+    (status, records), wall, cpu, user, system, switches, peak = _measured(lambda: run_floor(agents, deadline_s))
+    return status, int(status == "completed"), wall, cpu, records, 0.0, peak, user, system, switches
 
 
 @dataclass(frozen=True)
@@ -96,10 +116,12 @@ class Point:
     split: str = "run"  # "run" or "process": what user_s, sys_s and switches cover
 
 
-def run_point(checkout: Path, python: Path, agents: int, cap: int | None, deadline: float) -> Point:
-    """``python -m bench.scale --agents N`` in ``checkout``, in its own process; its table row, parsed."""
+def run_point(checkout: Path, python: Path, agents: int, cap: int | None, deadline: float,
+              floor: bool = False) -> Point:
+    """``python -m bench.scale --agents N [--floor]`` in ``checkout``, in its own process; its table row, parsed."""
     load = os.getloadavg()[0]
     command = [str(python), "-m", "bench.scale", "--agents", str(agents), "--deadline", str(deadline)]
+    command += ["--floor"] if floor else []
     started, cpu = time.monotonic(), resource.getrusage(resource.RUSAGE_CHILDREN)
     done = subprocess.run(command + (["--answer-cap", str(cap)] if cap else []), cwd=checkout, capture_output=True,
                           text=True)
@@ -108,16 +130,17 @@ def run_point(checkout: Path, python: Path, agents: int, cap: int | None, deadli
     switches = used.ru_nvcsw + used.ru_nivcsw - cpu.ru_nvcsw - cpu.ru_nivcsw
     commit = subprocess.run(["git", "-C", str(checkout), "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip()
+    label = f"{'actor floor: ' if floor else ''}{checkout.name} ({commit})"
     row = next((line for line in done.stdout.splitlines() if line.startswith(f"| {agents} |")), None)
     if done.returncode != 0 or row is None:  # a crashed run is a point too: kept, with the process's times
         print(f"{checkout.name}: {agents} agents: exit {done.returncode}: {done.stderr[-2000:]}", flush=True)
-        return Point(f"{checkout.name} ({commit})", agents, cap, f"exit {done.returncode}",
+        return Point(label, agents, cap, f"exit {done.returncode}",
                      round(time.monotonic() - started, 2), round(user + system, 2), 0, 0.0, 0.0, round(load, 2),
                      user, system, switches, "process")
     cells = [c.strip() for c in row.strip("|").split("|")]
     if len(cells) >= 12:  # the run's own split, printed by the child
         user, system, switches = float(cells[9]), float(cells[10]), int(cells[11])
-    return Point(f"{checkout.name} ({commit})", agents, cap, cells[2], float(cells[4]), float(cells[5]), int(cells[6]),
+    return Point(label, agents, cap, cells[2], float(cells[4]), float(cells[5]), int(cells[6]),
                  float(cells[7]), float(cells[8]), round(load, 2), user, system, switches,
                  "run" if len(cells) >= 12 else "process")
 
@@ -195,15 +218,17 @@ def plot(points: list[Point], path: Path) -> bool:
 
 def sweep(args: argparse.Namespace) -> None:
     here = Path(__file__).resolve().parent.parent
-    checkouts = [(here, Path(sys.executable))]
+    series = [(here, Path(sys.executable), False)]
     if args.baseline:
         baseline = Path(args.baseline).resolve()
-        checkouts.insert(0, (baseline, baseline / ".venv" / "bin" / "python"))
+        series.insert(0, (baseline, baseline / ".venv" / "bin" / "python", False))
+    if args.floor:
+        series.append((here, Path(sys.executable), True))
     points: list[Point] = []
     for agents in args.sweep:
         for _ in range(args.repeat):
-            for checkout, python in checkouts:  # side by side: a change in the machine's load hits both
-                point = run_point(checkout, python, agents, args.answer_cap, args.deadline)
+            for checkout, python, floor in series:  # side by side: a change in the machine's load hits each
+                point = run_point(checkout, python, agents, args.answer_cap, args.deadline, floor)
                 points.append(point)
                 print(f"{point.checkout}: {agents} agents: {point.status}, {point.wall_s:.1f} s wall, "
                       f"{point.cpu_s:.1f} s CPU (load {point.load:.1f})", flush=True)
@@ -226,6 +251,9 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=1, help="runs of each size (--sweep); the median is kept")
     parser.add_argument("--baseline", help="another checkout (with its .venv) to run beside this one (--sweep)")
     parser.add_argument("--out", help="folder for table.md, points.json and scale.png (--sweep)")
+    parser.add_argument("--floor", action="store_true",
+                        help="the actor runtime alone in the run's shape (bench.actor_floor); with --sweep, beside "
+                             "the team's runs, point by point")
     args = parser.parse_args()
     if args.sweep:
         sweep(args)
@@ -236,8 +264,9 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
         for agents in args.agents:
-            status, finished, wall, cpu, records, size_mb, peak, user, system, switches = one(
-                agents, args.answer_cap, Path(tmp), args.deadline)
+            status, finished, wall, cpu, records, size_mb, peak, user, system, switches = (
+                one_floor(agents, args.deadline) if args.floor else one(agents, args.answer_cap, Path(tmp),
+                                                                          args.deadline))
             print(f"| {agents} | {args.answer_cap or 'none'} | {status} | {finished} | {wall:.2f} | {cpu:.2f} "
                   f"| {records} | {size_mb:.1f} | {peak:.0f} | {user:.2f} | {system:.2f} | {switches} |", flush=True)
 

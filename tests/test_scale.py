@@ -5,14 +5,17 @@ from __future__ import annotations
 import itertools
 import json
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
+import pykka
 import pytest
 from support import assert_trace_invariants, of_type, records
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository root, for bench/
 
+from bench.actor_floor import RECORDS_A_TURN, ROUNDS, run_floor
 from bench.scale import team
 from massgen.actors.run.team import Team
 
@@ -211,3 +214,13 @@ def test_a_finished_run_stops_its_agents_a_few_at_a_time_and_stops_them_all(tmp_
     assert stopped == agents  # every one stopped (not abandoned) before run() returned
     assert most <= supervisor._STOP_WAVE, most
     assert not [t.name for t in threading.enumerate() if t.name.startswith("agent_") and t.is_alive()]
+
+
+def test_the_actor_floor_runs_the_shape_it_names_and_leaves_no_thread(tmp_path: Path) -> None:
+    """bench.scale --floor: every agent takes every round and writes its records; all its threads end."""
+    before = set(threading.enumerate())
+    assert run_floor(40, deadline_s=60) == ("completed", 40 * ROUNDS * RECORDS_A_TURN)
+    assert pykka.ActorRegistry.get_all() == []
+    for thread in set(threading.enumerate()) - before:  # a stopped actor's thread returns just after its reply
+        thread.join(timeout=10)
+        assert not thread.is_alive(), thread.name
