@@ -123,6 +123,7 @@ def run_point(checkout: Path, python: Path, agents: int, cap: int | None, deadli
     command = [str(python), "-m", "bench.scale", "--agents", str(agents), "--deadline", str(deadline)]
     command += ["--floor"] if floor else []
     started, cpu = time.monotonic(), resource.getrusage(resource.RUSAGE_CHILDREN)
+    cap = None if floor else cap  # the floor has no answers to cap
     done = subprocess.run(command + (["--answer-cap", str(cap)] if cap else []), cwd=checkout, capture_output=True,
                           text=True)
     used = resource.getrusage(resource.RUSAGE_CHILDREN)  # before any other child: only this run's
