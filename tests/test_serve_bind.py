@@ -127,3 +127,13 @@ def test_the_web_port_of_massgen_web_is_checked_as_its_own_flag(tmp_path: Path) 
                           capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert done.returncode == 64
     assert "argument --web-port: 70000 is not a port number" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_log_dir_that_cannot_hold_logs_is_refused_at_start_not_at_every_run(tmp_path: Path) -> None:
+    # It served, then answered every run with a 500.
+    write_configs(tmp_path)
+    (tmp_path / "a_file").write_text("x\n", encoding="utf-8")
+    for given, why in (("a_file", "is not a directory"), ("a_file/logs", "cannot be used as the log directory")):
+        done = _serve(tmp_path, "--config", "team.yaml", "--log-dir", given)
+        assert done.returncode == 1 and f"massgen serve: --log-dir {given}: {why}" in done.stderr, done.stderr
+        assert "Traceback" not in done.stderr and "listening on" not in done.stderr

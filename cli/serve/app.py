@@ -24,7 +24,7 @@ from starlette.routing import Route
 from starlette.types import Receive
 
 from massgen import RunResult, __version__
-from massgen.cli.serve import sse
+from massgen.cli.serve import body_guard, sse
 from massgen.cli.serve.auth import check_bearer, request_id
 from massgen.cli.serve.catalog import Catalog
 from massgen.cli.serve.completions import Progress, completion, now
@@ -50,27 +50,6 @@ class ServerState:
     shutdown_grace_s: float = 30.0
     drain_timeout_s: float = 15.0
     extra_routes: list[Route] = field(default_factory=list)  # the Web UI's, with --ui
-
-
-async def _read_body(request: Request, limit: int, timeout_s: float = 30.0) -> bytes:
-    """The body, refused with 413 as soon as it is known to pass ``limit`` (declared or streamed),
-    and with 408 when it has not all arrived within ``timeout_s`` (a half-sent body holds a slot)."""
-    declared = request.headers.get("content-length", "")
-    too_big = ApiError(413, f"the request body is larger than {limit:,} bytes (the server's --max-body-bytes)",
-                       code="request_too_large")
-    if declared.isdigit() and int(declared) > limit:
-        raise too_big
-    received = bytearray()
-    try:
-        async with asyncio.timeout(timeout_s):
-            async for chunk in request.stream():
-                received += chunk
-                if len(received) > limit:
-                    raise too_big
-    except TimeoutError:
-        raise ApiError(408, f"the request body did not arrive within {timeout_s:g} s",
-                       code="request_timeout") from None
-    return bytes(received)
 
 
 async def _until_disconnect(receive: Receive) -> None:
@@ -144,7 +123,8 @@ def build_app(state: ServerState) -> Starlette:
 
     async def chat_completions(request: Request, rid: str) -> Response:
         require_json(request)  # a cross-site page may post text/plain without asking; JSON it may not
-        body = await _read_body(request, state.limits.max_body_bytes, state.limits.body_timeout_s)
+        body = await body_guard.read_body(request, state.limits.max_body_bytes, state.limits.body_timeout_s,
+                                          limit_name="the server's --max-body-bytes")
         chat = parse_request(body, state.limits)
         # Off the loop: a config file is parsed and validated here (bounded, but it may take a
         # moment), and /health, other requests and a SIGTERM must not wait for it.

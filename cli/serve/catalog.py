@@ -35,13 +35,15 @@ from pathlib import Path
 
 from massgen import BACKENDS, ConfigError, TeamConfig, list_examples, load_config, quick_backend, validate_data
 from massgen.cli.serve.errors import ApiError
+from massgen.cli.serve.models import check_model_text
 
 PREFIX = "massgen/"
 PATH_PREFIX = "massgen/path:"
 # Backends that only call a model API (or play a script): a request may run teams of these.
 REQUEST_WIRES = frozenset({"chat", "responses", "anthropic", "gemini", "scripted"})
-# A path, a parent step, a home or drive prefix, a backslash, a control character: no model is named so.
-_PATH_LIKE = re.compile(r"^[/~\\]|(^|/)\.\.?(/|$)|\\|^[A-Za-z]:|[\x00-\x1f\x7f]")
+# A path, a parent step, a home or drive prefix, a backslash: no model is named so. (Control and
+# format characters are refused by ``models.check_model_text``, which knows all of Unicode's.)
+_PATH_LIKE = re.compile(r"^[/~\\]|(^|/)\.\.?(/|$)|\\|^[A-Za-z]:")
 
 
 def starts_programs(config: TeamConfig) -> list[str]:
@@ -138,6 +140,7 @@ class Catalog:
 
     def _quick(self, model: str) -> TeamConfig:
         backend, model_name = quick_backend(model)
+        check_model_text(model_name)  # also for names that came from no request (--default-model)
         if _PATH_LIKE.search(model_name):  # refused before anything reads the file system
             raise ApiError(400, "a model name may not be a file path; GET /v1/models lists the teams",
                            code="invalid_model", param="model")

@@ -229,6 +229,15 @@ def main(argv: Sequence[str] | None = None, *, served_config: tuple[str, TeamCon
     except OSError as exc:
         return _fail(f"cannot listen on --host {args.host} --port {args.port}: {exc.strerror or exc}")
     log_base = Path(args.log_dir).expanduser() if args.log_dir else None
+    if log_base is not None:  # else every run would be a 500 for as long as the server ran
+        try:
+            if log_base.exists() and not log_base.is_dir():
+                return _fail(f"--log-dir {args.log_dir}: is not a directory")
+            log_base.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            return _fail(f"--log-dir {args.log_dir}: cannot be used as the log directory: {exc.strerror or exc}")
+        if not os.access(log_base, os.W_OK | os.X_OK):
+            return _fail(f"--log-dir {args.log_dir}: this user cannot write in it")
     registry = RunRegistry(max_runs=args.max_concurrent_runs, retry_after_s=1, log_base=log_base)
     state = ServerState(
         catalog=catalog, registry=registry, api_key=api_key, bind_host=args.host, keepalive_s=args.keepalive,

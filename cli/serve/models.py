@@ -15,8 +15,8 @@ written under the task so the agents continue from them.
 
 from __future__ import annotations
 
-import json
 import re
+import unicodedata
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -103,24 +103,67 @@ class Conversation:
     client_tools: tuple[ToolSpec, ...]
 
 
+_FIELDS = frozenset(name for body in (ChatRequest, MessageIn, ContentPart, ToolCallIn, FunctionCall, ToolDef,
+                                      FunctionDef, StreamOptions) for name in body.model_fields)
+
+
+def _place(loc: tuple[int | str, ...]) -> tuple[int | str, ...]:
+    """``loc`` without pydantic's union-branch tags (``str``, ``list[ContentPart]``): no field of a body
+    is named so, and a ``param`` must name a place in the client's JSON."""
+    return tuple(part for part in loc if not isinstance(part, str) or part in _FIELDS)
+
+
+def _invalid(exc: ValidationError) -> ApiError:
+    """The 422 for the first wrong field. Where a union (``content``: a string or a list of parts) failed,
+    pydantic reports every branch, the first being ``str``; the branch that got furthest is what the
+    client meant (a part without ``type``), and when none got past the value itself each is named."""
+    errors = exc.errors()
+    first = errors[0]
+    branch = next((i for i, part in enumerate(first["loc"]) if isinstance(part, str) and part not in _FIELDS), None)
+    chosen, message = first, first["msg"]
+    if branch is not None:
+        union_at = _place(first["loc"][:branch])
+        tried = [e for e in errors if _place(e["loc"])[:len(union_at)] == union_at]
+        deepest = max(len(_place(e["loc"])) for e in tried)
+        furthest = [e for e in tried if len(_place(e["loc"])) == deepest]
+        chosen, message = furthest[0], furthest[0]["msg"]
+        if deepest == len(union_at) and len(furthest) > 1:
+            message = "Input should be " + " or ".join(e["msg"].removeprefix("Input should be ") for e in furthest)
+    param = ".".join(str(part) for part in _place(chosen["loc"])) or None
+    return ApiError(422, f"{param or 'body'}: {message}", code="invalid_value", param=param)
+
+
+def control_character(text: str) -> str | None:
+    """The first control (Unicode category Cc: C0, DEL, C1) or format character (Cf: bidi overrides,
+    zero-width characters) in ``text``, described by code point; None when there is none.
+
+    No model name needs one, and each does harm: a NUL cannot be in a path, an 8-bit CSI (U+009B)
+    drives a terminal as ESC [ does, and a bidi override (U+202E) makes a name read as another."""
+    for char in text:
+        category = unicodedata.category(char)
+        if category in ("Cc", "Cf"):
+            kind = "a control character" if category == "Cc" else "a format character (such as a bidi override)"
+            return f"U+{ord(char):04X}, {kind}"
+    return None
+
+
+def check_model_text(model: str) -> None:
+    """400 naming ``model`` and the code point when the name holds a control or format character."""
+    unprintable = control_character(model)
+    if unprintable:
+        raise ApiError(400, f"model: holds {unprintable}; a model name is plain text", code="invalid_value",
+                       param="model")
+
+
 def parse_request(body: bytes, limits: Limits) -> ChatRequest:
     """JSON body -> ``ChatRequest``: 400 for bad JSON or limits, 422 for a wrong shape."""
-    body_guard.check_depth(body, limits.max_depth)
-    try:
-        data = json.loads(body)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise ApiError(400, f"the request body is not valid JSON: {exc}", code="invalid_json") from None
-    if not isinstance(data, dict):
-        raise ApiError(400, "the request body must be a JSON object", code="invalid_json")
-    body_guard.check_text(data)
+    data = body_guard.json_object(body, limits.max_depth)
     model = data.get("model")
     if isinstance(model, str) and len(model) > limits.max_model_chars:
         raise ApiError(400, f"model: longer than {limits.max_model_chars} characters", code="invalid_value",
                        param="model")
-    if isinstance(model, str) and any(ord(char) < 0x20 or ord(char) == 0x7F for char in model):
-        # A NUL cannot be in a path (a config named by path would fail deep inside); no name needs one.
-        raise ApiError(400, "model: holds a control character (such as NUL); a model name is plain text",
-                       code="invalid_value", param="model")
+    if isinstance(model, str):
+        check_model_text(model)
     messages = data.get("messages")
     if isinstance(messages, list) and len(messages) > limits.max_messages:
         raise ApiError(400, f"too many messages: {len(messages)} (at most {limits.max_messages})",
@@ -132,9 +175,7 @@ def parse_request(body: bytes, limits: Limits) -> ChatRequest:
     try:
         request = ChatRequest.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        param = ".".join(str(part) for part in first["loc"]) or None
-        raise ApiError(422, f"{param or 'body'}: {first['msg']}", code="invalid_value", param=param) from None
+        raise _invalid(exc) from None
     if request.n not in (None, 1):
         raise ApiError(400, "only n=1 is supported: a team gives one answer", code="unsupported_value",
                        param="n")
@@ -149,10 +190,13 @@ def _text(message: MessageIn, index: int) -> str:
     if isinstance(message.content, str):
         return message.content
     parts = []
-    for part in message.content:
-        if part.type != "text" or part.text is None:
+    for number, part in enumerate(message.content):
+        if part.type != "text":
             raise ApiError(400, f"messages[{index}]: only text content parts are supported (got {part.type!r})",
                            code="unsupported_content", param=f"messages.{index}.content")
+        if part.text is None:
+            raise ApiError(400, f"messages[{index}].content[{number}]: a text part needs its 'text'",
+                           code="invalid_value", param=f"messages.{index}.content.{number}.text")
         parts.append(part.text)
     return "\n".join(parts)
 
@@ -169,7 +213,28 @@ def _render_tools(calls: list[ToolCallIn], results: dict[str, str]) -> str:
     return "\n".join(lines)
 
 
+def _check_tool_choice(request: ChatRequest) -> None:
+    """400 unless ``tool_choice`` is one of OpenAI's: "none", "auto", "required", or a named function of
+    ``tools``. A team decides for itself whether to call a tool, so only "none" changes anything; the rest
+    are still checked, so a typo or a tool that was never sent is refused (as OpenAI does), not ignored."""
+    choice = request.tool_choice
+    if choice is None or choice in ("none", "auto", "required"):
+        return
+    if isinstance(choice, str):
+        raise ApiError(400, f"tool_choice must be \"none\", \"auto\", \"required\" or a named function, "
+                            f"not {choice[:40]!r}", code="invalid_value", param="tool_choice")
+    function = choice.get("function")
+    name = function.get("name") if isinstance(function, dict) else None
+    if choice.get("type") != "function" or not isinstance(name, str):
+        raise ApiError(400, 'tool_choice as an object must be {"type": "function", "function": {"name": ...}}',
+                       code="invalid_value", param="tool_choice")
+    if name not in {tool.function.name for tool in request.tools or ()}:
+        raise ApiError(400, f"tool_choice names the function {name[:64]!r}, which is not in tools",
+                       code="invalid_value", param="tool_choice.function.name")
+
+
 def _client_tools(request: ChatRequest) -> tuple[ToolSpec, ...]:
+    _check_tool_choice(request)
     if not request.tools or request.tool_choice == "none":
         return ()
     specs: list[ToolSpec] = []

@@ -24,6 +24,7 @@ from typing import Any
 from massgen import ConfigError, LogProjection, QuestionError, RunResult, TeamConfig, TraceRecord, new_team
 from massgen.cli.serve.errors import ApiError
 from massgen.cli.serve.models import Conversation
+from massgen.cli.text import for_terminal
 
 log = logging.getLogger("massgen.serve")
 
@@ -167,19 +168,22 @@ class RunRegistry:
         run.result.add_done_callback(lambda _future: self._finished(run))
         for observe in self.observers:
             observe(run)
+        # The model name and the log path come from a request or a file name: escaped, they cannot
+        # drive the operator's terminal (colours, cursor moves, a bidi override that reorders the line).
         log.info("run started request_id=%s model=%s run_id=%s log_dir=%s",
-                 request_id, model, run.team.run_id, run.log_dir)
+                 request_id, for_terminal(model), run.team.run_id, for_terminal(str(run.log_dir)))
         run.start()
         return run
 
     def _finished(self, run: ServedRun) -> None:
         self.runs.discard(run)
         if run.result.cancelled() or run.result.exception() is not None:
-            log.error("run failed request_id=%s log_dir=%s", run.request_id, run.log_dir)
+            log.error("run failed request_id=%s log_dir=%s", run.request_id, for_terminal(str(run.log_dir)))
             return
         result = run.result.result()
         log.info("run finished request_id=%s status=%s winner=%s elapsed_s=%.3f log_dir=%s",
-                 run.request_id, result.status, result.winner_label, result.elapsed_s, result.log_dir)
+                 run.request_id, result.status, for_terminal(str(result.winner_label)), result.elapsed_s,
+                 for_terminal(str(result.log_dir)))
 
     def begin_shutdown(self, grace_s: float) -> None:
         """Refuse new runs now; give running ones ``grace_s`` to finish, then cancel them."""

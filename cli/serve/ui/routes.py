@@ -8,7 +8,6 @@ with state of its own. A run started here is not tied to the tab that started it
 
 from __future__ import annotations
 
-import json
 import logging
 import mimetypes
 import re
@@ -26,6 +25,7 @@ from massgen.cli.serve.auth import request_id
 from massgen.cli.serve.errors import ApiError, answered
 from massgen.cli.serve.models import Conversation
 from massgen.cli.serve.runs import ServedRun
+from massgen.cli.serve.same_origin import require_json
 from massgen.cli.serve.ui.access import UiAccess
 from massgen.cli.serve.ui.runlog import RecordLog, RunIndex, run_id_of, summary
 from massgen.cli.serve.ui.stream import StreamSettings, events
@@ -194,20 +194,12 @@ class WebUI:
     # -- controls ---------------------------------------------------------------------------------
 
     async def _body(self, request: Request) -> dict[str, Any]:
-        if not request.headers.get("content-type", "").startswith("application/json"):
-            raise ApiError(415, "send JSON (content-type: application/json)", code="unsupported_media_type")
-        raw = await request.body()
-        if len(raw) > _MAX_BODY:
-            raise ApiError(413, f"the request body is larger than {_MAX_BODY} bytes", code="request_too_large")
-        body_guard.check_depth(raw, _MAX_DEPTH)  # before json.loads, which recurses once per level
-        try:
-            data = json.loads(raw or b"{}")
-        except ValueError:
-            raise ApiError(400, "the request body is not valid JSON", code="invalid_json") from None
-        if not isinstance(data, dict):
-            raise ApiError(400, "the request body must be a JSON object", code="invalid_json")
-        body_guard.check_text(data)  # a lone surrogate is refused here, naming the field, as /v1 does
-        return data
+        """A control's JSON object, read and parsed as ``/v1``'s body is (``body_guard``): refused
+        with 413 once past 64 KiB, before the rest arrives, and with 408 when it stalls."""
+        require_json(request)
+        raw = await body_guard.read_body(request, _MAX_BODY, self.state.limits.body_timeout_s,
+                                         limit_name="the Web UI's limit for a control")
+        return body_guard.json_object(raw or b"{}", _MAX_DEPTH)
 
     @staticmethod
     def _text(data: dict[str, Any], name: str, limit: int) -> str:
@@ -218,11 +210,23 @@ class WebUI:
             raise ApiError(422, f"'{name}' is longer than {limit} characters", param=name, code="invalid_value")
         return value.strip()
 
+    @staticmethod
+    def _name(data: dict[str, Any], name: str) -> str | None:
+        """An optional name field (a config, an agent): a string, or None when absent, null or empty.
+        Anything else is a 422 here, not a lookup that fails on an unhashable value or a number."""
+        value = data.get(name)
+        if value is None or value == "":
+            return None
+        if not isinstance(value, str):
+            raise ApiError(422, f"'{name}' must be a string or null, not {_json_kind(value)}",
+                           param=name, code="invalid_value")
+        return value
+
     async def start_run(self, request: Request) -> Response:
         data = await self._body(request)
         question = self._text(data, "question", _MAX_QUESTION)
         configs = self.state.catalog.model_ids()
-        name = data.get("config") or (configs[0] if configs else "")
+        name = self._name(data, "config") or (configs[0] if configs else "")
         if name not in configs:
             raise ApiError(422, f"'config' must be one of the served configs: {', '.join(configs)}",
                            param="config", code="invalid_value")
@@ -263,11 +267,20 @@ class WebUI:
         run = self._live(request.path_params["id"])
         data = await self._body(request)
         text = self._text(data, "text", _MAX_NOTE)
-        to = data.get("agent") or None
+        to = self._name(data, "agent")
         if to is not None and to not in {a.id for a in run.team.config.agents}:
             raise ApiError(404, f"no agent {to!r} in this run", code="agent_not_found", param="agent")
         note_id = run.team.send_note(text, to)
         return JSONResponse({"accepted": note_id is not None, "note_id": note_id}, status_code=202)
+
+
+def _json_kind(value: Any) -> str:
+    """What a JSON value is, in JSON's words (the client wrote JSON, not Python)."""
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    return "an array" if isinstance(value, list) else "an object"
 
 
 def _resume_after(request: Request) -> int:
