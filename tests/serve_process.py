@@ -109,6 +109,11 @@ class ServerProcess:
         data: dict[str, Any] = httpx.get(f"{self.base_url}/health", timeout=5.0).json()
         return data
 
+    def ui_url(self) -> str:
+        """The Web UI's URL as ``serve --ui`` prints it (its token in the query)."""
+        wait_until(lambda: any("web UI at " in line for line in self.lines), 10, "the web UI URL")
+        return next(line for line in self.lines if "web UI at " in line).split("web UI at ", 1)[1].strip()
+
     def wait_idle(self, timeout: float = 15.0) -> None:
         """Until no run is in progress (teams finish on their own threads after a response)."""
         wait_until(lambda: self.health()["runs_in_progress"] == 0, timeout, "runs still in progress")

@@ -22,7 +22,7 @@ from typing import Any
 import httpx
 import pytest
 import yaml
-from serve_process import ServerProcess, start_server, wait_until, write_configs
+from serve_process import ServerProcess, start_server, write_configs
 from support import FACTOR, records, run_team, scripted, step, team_config, unavailable
 from tmux_screen import TmuxScreen
 from wire.server import Recorded, Reply, Stream
@@ -61,8 +61,7 @@ def fields(output: str) -> dict[str, str]:
 
 def ui_client(server: ServerProcess) -> httpx.Client:
     """A client holding the UI's cookie, as the page would after opening the printed URL."""
-    wait_until(lambda: any("web UI at " in line for line in server.lines), 10, "the web UI URL")
-    url = next(line for line in server.lines if "web UI at " in line).split("web UI at ", 1)[1].strip()
+    url = server.ui_url()
     port = server.base_url.rsplit(":", 1)[1]
     return httpx.Client(base_url=server.base_url, cookies={f"massgen_ui_{port}": url.split("token=", 1)[1]},
                         headers={"origin": server.base_url}, timeout=30 * FACTOR)
@@ -97,7 +96,7 @@ def assert_the_page_renders(server: ServerProcess, question: str) -> None:
 
     with ui_client(server) as ui:
         run_id = next(r["id"] for r in ui.get("/ui/api/runs").json()["runs"] if r["question"].startswith(question))
-    url = next(line for line in server.lines if "web UI at " in line).split("web UI at ", 1)[1].strip()
+    url = server.ui_url()
     errors: list[str] = []
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=chromium)

@@ -113,12 +113,6 @@ def _write(directory: Path, name: str, data: dict[str, Any]) -> None:
     (directory / f"{name}.yaml").write_text(yaml.safe_dump(data), encoding="utf-8")
 
 
-def ui_url(server: ServerProcess) -> str:
-    wait_until(lambda: any("web UI at " in line for line in server.lines), 10, "the web UI URL")
-    line = next(line for line in server.lines if "web UI at " in line)
-    return line.split("web UI at ", 1)[1].strip()
-
-
 @pytest.fixture(scope="module")
 def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("webui")
@@ -237,7 +231,7 @@ def _renderers() -> list[int | None]:
 
 @pytest.fixture
 def tab(browser: Any, server: ServerProcess) -> Iterator[Tab]:
-    opened = Tab(browser, ui_url(server))
+    opened = Tab(browser, server.ui_url())
     yield opened
     opened.close()
 
@@ -350,7 +344,9 @@ def test_three_agents_show_lanes_votes_and_the_final_answer(server: ServerProces
     assert page.locator("[data-testid=best-so-far]").count() == 0
     trace = trace_of(run_dir(server, run_id))
     assert_agents_agree_with_the_trace(tab, trace)
-    assert page.locator(f"[data-testid=runs] a[data-run='{run_id}'] .chip").inner_text() == "completed"
+    # The run list is fetched every 3 s: its chip may still say "running" for up to that long after the run ended.
+    tab.wait("(id) => document.querySelector(`[data-testid=runs] a[data-run='${id}'] .chip`)?.innerText === "
+             "'completed'", run_id)
     assert tab.stats()["received"] == len(trace) and tab.stats()["dupes"] == 0 and tab.stats()["missing"] == 0
     answer = page.evaluate(f"fetch('/ui/api/runs/{run_id}/answers/agent2.1').then(r => r.json())")
     assert (answer["agent"], answer["content"]) == ("beta", "Counting: one, two, three, four.\n\nfour")
@@ -546,7 +542,7 @@ def test_the_sidebar_background_runs_to_the_bottom_of_a_long_page(server: Server
 def test_a_stream_dropped_every_few_events_ends_with_nothing_missing_or_repeated(
         workdir: Path, browser: Any) -> None:
     dropping = start_server(workdir, "--ui", "--config", "three_slowly.yaml", "--ui-drop-every", "2")
-    tab = Tab(browser, ui_url(dropping))
+    tab = Tab(browser, dropping.ui_url())
     try:
         page = tab.page
         page.fill("[data-testid=question]", "What is 2+2? (dropped)")
@@ -601,7 +597,7 @@ def test_live_controls_show_their_effect_and_are_in_the_trace(server: ServerProc
     control(tab, "restart-alpha")
     tab.wait("() => window.__mgState.agents.alpha.incarnation === 2")
     tab.shot("web_ui_live.png")
-    second = Tab(browser, ui_url(server))  # a second tab, opened mid-run, sees what the first one did
+    second = Tab(browser, server.ui_url())  # a second tab, opened mid-run, sees what the first one did
     try:
         second.open(run_id)
         control(tab, "answer-now")
@@ -651,7 +647,7 @@ def test_cancel_ends_the_run_with_its_best_answer_so_far(server: ServerProcess, 
 
 
 def test_closing_the_tab_that_started_a_run_does_not_cancel_it(server: ServerProcess, browser: Any) -> None:
-    tab = Tab(browser, ui_url(server))
+    tab = Tab(browser, server.ui_url())
     tab.page.select_option("[data-testid=config]", "massgen/basic/scripted_three_agents")
     tab.page.fill("[data-testid=question]", "Which is larger, 9.11 or 9.9? (closed tab)")
     tab.page.click("[data-testid=start]")
@@ -666,7 +662,7 @@ def test_closing_the_tab_that_started_a_run_does_not_cancel_it(server: ServerPro
 
 
 def test_without_the_token_or_from_another_origin_the_ui_refuses(server: ServerProcess) -> None:
-    url = ui_url(server)
+    url = server.ui_url()
     base, token = url.split("/ui?token=")
     port = base.rsplit(":", 1)[1]
     assert httpx.get(f"{base}/ui").status_code == 401

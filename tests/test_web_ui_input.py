@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx
 import pytest
-from serve_process import ServerProcess, start_server, trace_of, wait_until, write_configs
+from serve_process import ServerProcess, start_server, trace_of, write_configs
 from support import FACTOR
 
 QUESTION = "What is 2+2? (input)"
@@ -33,8 +33,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
 @pytest.fixture(scope="module")
 def ui(server: ServerProcess) -> Iterator[httpx.Client]:
     """A client holding the UI's cookie, as the page would after opening the printed URL."""
-    wait_until(lambda: any("web UI at " in line for line in server.lines), 10, "the web UI URL")
-    url = next(line for line in server.lines if "web UI at " in line).split("web UI at ", 1)[1].strip()
+    url = server.ui_url()
     token = url.split("token=", 1)[1]
     port = server.base_url.rsplit(":", 1)[1]
     with httpx.Client(base_url=server.base_url, cookies={f"massgen_ui_{port}": token},
