@@ -6,7 +6,8 @@ and object of the provider SDKs one by one) only costs time: about 0.05 s after 
 scripted run and 0.25 s or more after one that loaded the ``openai`` SDK. We flush the
 standard streams, run the ``atexit`` handlers (logging's flush, the local model server's
 stop), then ``os._exit``. A non-daemon thread still running means someone expects to be
-joined: then the ordinary ``sys.exit`` is used.
+joined: then the ordinary ``sys.exit`` is used. ``exit_after(main)`` is the command's way out: it
+runs ``main`` with its output streams made safe to write to whatever the shell made of them.
 """
 
 from __future__ import annotations
@@ -15,7 +16,26 @@ import atexit
 import os
 import sys
 import threading
+from collections.abc import Callable
 from typing import NoReturn
+
+
+def exit_after(main: Callable[[], int]) -> NoReturn:
+    """Run the command, then leave with its exit code. Its output may go where nobody reads it (a C
+    locale, a stream the shell closed, a pipe whose reader left: ``massgen viewer | head -1``), and a
+    Ctrl-C may come before a run's own handling is in place: none of them is a traceback."""
+    from massgen.cli import exit_codes
+    from massgen.cli.text import escape_unencodable_output, unless_reader_gone
+
+    escape_unencodable_output()
+    code = exit_codes.SUCCESS  # what is left when the reader of the output left
+    try:
+        with unless_reader_gone(sys.stdout, sys.stderr):
+            code = main()
+    except KeyboardInterrupt:  # nothing has started that there would be work to keep from
+        print("\nmassgen: interrupted", file=sys.stderr)
+        code = exit_codes.INTERRUPTED
+    exit_now(code)
 
 
 def exit_now(code: int) -> NoReturn:

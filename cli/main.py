@@ -11,10 +11,9 @@ import logging
 import sys
 from collections.abc import Sequence
 
+from massgen import ConfigError, check_deadline
 from massgen.cli import exit_codes
 from massgen.cli.request import EPILOG, Request, build_parser, parse
-from massgen.launch import check_deadline
-from massgen.outcome.errors import ConfigError
 
 __all__ = ["EPILOG", "Request", "build_parser", "entry", "main"]
 
@@ -61,9 +60,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def entry() -> None:
-    from massgen.cli.fast_exit import exit_now
+    from massgen.cli.fast_exit import exit_after
 
-    exit_now(main())
+    exit_after(main)
 
 
 if __name__ == "__main__":

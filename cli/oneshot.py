@@ -17,7 +17,7 @@ from massgen.cli import automation as automation_lines
 from massgen.cli import exit_codes, signals
 from massgen.cli.progress import ProgressDisplay
 from massgen.cli.run_options import RunOptions
-from massgen.cli.text import for_terminal
+from massgen.cli.text import escape_unencodable_output, for_terminal, unless_reader_gone
 
 if TYPE_CHECKING:
     from massgen import Session
@@ -60,19 +60,25 @@ def run_question(
     resume: ResumePoint | None = None,
     options: RunOptions | None = None,
 ) -> int:
+    escape_unencodable_output()  # also where the run did not come through surfaces.run (--resume)
     out = out or sys.stdout
     options = options or RunOptions()
     err = err or sys.stderr
     subscribers: list[Subscriber] = options.subscribers(out)
     if not automation and options.shows_progress:
         subscribers.append(ProgressDisplay(err, live=err.isatty() and options.display == "rich"))
-    team = new_team(config, question, history=resume.history if resume else options.history, timeout=timeout,
-                    subscribers=subscribers, resume=resume, log_base=options.log_base())
+    try:  # the log directory is made here: one that cannot be is the user's to fix, not a traceback
+        team = new_team(config, question, history=resume.history if resume else options.history, timeout=timeout,
+                        subscribers=subscribers, resume=resume, log_base=options.log_base())
+    except ConfigError as exc:
+        err.write(f"massgen: {exc}\n")
+        return exit_codes.CONFIG_ERROR
     options.started(team)
     # With --stream-events stdout is the event stream: the automation lines go to stderr, as upstream's do.
     lines_out = err if options.stream_events else out
     if automation:
-        automation_lines.print_start(team.log_dir, question, lines_out)
+        with unless_reader_gone(lines_out):
+            automation_lines.print_start(team.log_dir, question, lines_out)
     try:
         team.start()
     except ConfigError as exc:
@@ -101,11 +107,15 @@ def run_question(
                         "(its logs so far are in LOG_DIR)", lines_out)
                 return exit_codes.INTERRUPTED
     with signals.held():
-        code = print_result(result, automation, lines_out if automation else out, err, show_logs=not options.no_logs,
-                            show_answer=not options.stream_events, agents=len(config.agents),
-                            output_file=options.output_file)
-        options.finished(result, out, err)
-    return code
+        # The file first, so that --automation names it only once it is written; a reader of stdout or
+        # stderr that left ends only the printing: the session turn and the clean-up still happen.
+        written = options.write_output(result, err)
+        with unless_reader_gone(lines_out if automation else out, err):
+            print_result(result, automation, lines_out if automation else out, err, show_logs=not options.no_logs,
+                         show_answer=not options.stream_events, agents=len(config.agents), output_file=written)
+        with unless_reader_gone(out, err):
+            options.finished(result, out, err)
+    return exit_codes.for_status(result.status)
 
 
 def run_resumed(config: TeamConfig, point: ResumePoint, *, automation: bool, timeout: float | None) -> int:
@@ -132,6 +142,10 @@ def run(resolved: RunConfig, question: str, config: TeamConfig) -> int:
     if note:
         print(note, file=sys.stderr)
     options = _run_options(resolved, question)
+    problem = options.output_file_problem()
+    if problem is not None:  # before the run: its answer must have somewhere to go
+        print(for_terminal(f"massgen: {problem}"), file=sys.stderr)
+        return exit_codes.CONFIG_ERROR
     if not config.ui.logging_enabled and not (request.automation or request.debug):
         options.no_logs = True  # upstream's ui.logging_enabled: false, as --no-logs
     return run_question(config, question, automation=request.automation,

@@ -105,7 +105,9 @@ TABLE: tuple[UpstreamFlag, ...] = (
                                                                                               "default": None}),
     UpstreamFlag("--checklist-criteria-preset", "not available", "no checklist evaluation of answers",
                  {"metavar": "PRESET", "default": None}),
-    UpstreamFlag("--output-file", "works", "also write the final answer to FILE", ours=True),
+    UpstreamFlag("--output-file", "works", "also write the final answer to FILE (missing folders are made; a "
+                 "directory, or a folder this user cannot write, is refused before the run; a write that fails "
+                 "after it is said on stderr with where the answer is, and the run's exit code stands)", ours=True),
     UpstreamFlag("--skip-agent-selector", "works", "nothing to skip: no agent selector is shown after the answer",
                  _FLAG),
     UpstreamFlag("--init", "works", "as --quickstart: writes .massgen/config.yaml for the providers whose keys are set",

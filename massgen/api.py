@@ -13,6 +13,7 @@ import contextlib
 import dataclasses
 import inspect
 import os
+import warnings
 from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -162,11 +163,23 @@ def _verbose_printer(record: TraceRecord, projection: LogProjection) -> None:
         print(f"[massgen] {kind}: {shown}", flush=True)
 
 
+class OutputFileWarning(UserWarning):
+    """``output_file`` could not be written; the run's result is returned all the same."""
+
+
 def _write_output(result: RunResult, output_file: str | os.PathLike[str] | None) -> None:
+    """``output_file``: the answer written there. The docs promise only that it is written, and the run
+    (paid for, its answer in hand) must not be lost to a full disk or a directory: a failure is an
+    ``OutputFileWarning`` (a caller may make it an error with ``warnings.simplefilter``), never a raise."""
     if output_file is not None and result.final_answer is not None:
         path = Path(output_file)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(result.final_answer, encoding="utf-8")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(result.final_answer, encoding="utf-8")
+        except OSError as exc:
+            warnings.warn(f"output_file {os.fspath(path)!r} was not written ({exc.strerror or exc}); the answer "
+                          f"is the result's final_answer, and is in {result.log_dir}", OutputFileWarning,
+                          stacklevel=4)  # run_sync's caller (_write_output < finished < run_sync)
 
 
 @dataclass(frozen=True)
@@ -240,7 +253,8 @@ async def run(*args: Any, **kwargs: Any) -> RunResult:
     Upstream MassGen 0.1.97's arguments, in its order: ``config`` (a YAML path, ``"@examples/NAME"``,
     a dict shaped like the YAML, or a ``TeamConfig``), ``config_dict`` (e.g. from ``build_config``),
     ``model`` / ``models`` / ``num_agents`` / ``use_docker`` (a team built as ``build_config`` does;
-    see ``upstream_config`` for which wins), ``output_file`` (the final answer is written there),
+    see ``upstream_config`` for which wins), ``output_file`` (the final answer is written there; if it
+    cannot be, an ``OutputFileWarning`` and the result is still returned),
     ``verbose`` (a line per event on stdout), ``conversation_history`` (upstream's message list),
     ``parse_at_references`` (``@path`` / ``@path:w`` in the query become context paths), and the
     extras ``system_message``, ``base_url``, ``context_paths``, ``backend``, ``backends``.
