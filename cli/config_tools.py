@@ -115,8 +115,12 @@ def _generate(args: Request) -> int:
         print("massgen: --generate-config needs --config-model (and --config-backend where the model name "
               "does not say it), e.g. --config-backend openai --config-model gpt-5-mini", file=sys.stderr)
         return exit_codes.CONFIG_ERROR
-    data = build_config(num_agents=args.config_agents or 1, backend=args.config_backend, model=args.config_model,
-                        context_paths=[args.config_context_path] if args.config_context_path else None)
+    try:  # 0 is not "the default": build_config refuses it, as every count out of range
+        data = build_config(num_agents=1 if args.config_agents is None else args.config_agents,
+                            backend=args.config_backend, model=args.config_model,
+                            context_paths=[args.config_context_path] if args.config_context_path else None)
+    except ConfigError as exc:  # the rule is build_config's; the user typed the flag, not the argument
+        raise ConfigError(str(exc).replace("num_agents:", "--config-agents:", 1)) from None
     if args.config_agent_id:
         data["agents"][0]["id"] = args.config_agent_id
     target = Path(args.generate_config or "")  # given: main() comes here only with --generate-config

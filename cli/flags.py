@@ -16,6 +16,7 @@ import sys
 from typing import IO, TYPE_CHECKING, Any
 
 from massgen.cli import exit_codes
+from massgen.cli.usage import given
 
 if TYPE_CHECKING:  # the rest loads after parsing, so ``massgen --help`` stays fast
     from massgen import Session, TeamConfig
@@ -27,22 +28,23 @@ QUICK_FLAGS = ("model", "backend", "base_url", "system_message")
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The flags of this module, added to the ``massgen`` parser."""
     quick = parser.add_argument_group("a quick team (MassGen's flags)")
-    quick.add_argument("--model", metavar="MODEL",
+    quick.add_argument("--model", metavar="MODEL", type=given,
                        help="one agent of this model (gpt-5-mini, claude-sonnet-4-5, gemini-2.5-flash, vllm/NAME, "
                             "...); with --config, every agent uses it")
-    quick.add_argument("--backend", metavar="TYPE", help="the backend type for --model (see --list-backends)")
-    quick.add_argument("--base-url", metavar="URL", help="the server of an OpenAI-compatible backend")
+    quick.add_argument("--backend", metavar="TYPE", type=given,
+                       help="the backend type for --model (see --list-backends)")
+    quick.add_argument("--base-url", metavar="URL", type=given, help="the server of an OpenAI-compatible backend")
     quick.add_argument("--system-message", metavar="TEXT", help="the system message of every agent")
     quick.add_argument("--list-backends", action="store_true", help="list the backend types and the keys they need")
     output = parser.add_argument_group("output")
     output.add_argument("--stream-events", action="store_true",
                         help="print the run's events as JSON lines on stdout (the last is final_answer)")
-    output.add_argument("--output-file", metavar="FILE", help="also write the final answer to FILE")
+    output.add_argument("--output-file", metavar="FILE", type=given, help="also write the final answer to FILE")
     output.add_argument("--debug", action="store_true", help="write a debug log into the run's log directory")
     output.add_argument("--no-logs", action="store_true",
                         help="keep no log directory after the run (one-shot runs only)")
     session = parser.add_argument_group("sessions (.massgen/sessions/)")
-    session.add_argument("--session-id", metavar="ID",
+    session.add_argument("--session-id", metavar="ID", type=given,
                          help="continue (or start) this session: earlier turns are the team's context")
     session.add_argument("--continue", dest="continue_session", action="store_true",
                          help="continue the most recent session (with a question, or interactively)")

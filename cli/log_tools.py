@@ -20,13 +20,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from massgen import TRACE_FILE, MassGenError, find_runs
+from massgen import TRACE_FILE, MassGenError, TraceError, find_runs
 from massgen import project_run as project
 from massgen import summarize_run as summarize
 from massgen.cli import exit_codes
 from massgen.cli import log_analysis as analysis
-from massgen.cli.text import for_terminal
-from massgen.cli.usage import UsageParser
+from massgen.cli.text import escape_unencodable_output, for_terminal, unless_reader_gone
+from massgen.cli.usage import UsageParser, positive_int
 
 
 class LogsError(MassGenError):
@@ -43,7 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True,
                                      metavar="{list,summary,show,tools,analyze,open}")
     listing = commands.add_parser("list", help="the latest runs, newest first", parents=[common])
-    listing.add_argument("--limit", type=int, default=20, metavar="N", help="show at most N runs (default 20)")
+    listing.add_argument("--limit", type=positive_int, default=20, metavar="N", help="show at most N runs (default 20)")
     listing.add_argument("--analyzed", action="store_true", help="only runs with an ANALYSIS_REPORT.md")
     listing.add_argument("--unanalyzed", action="store_true", help="only runs without an ANALYSIS_REPORT.md")
     subs = {}
@@ -190,9 +190,18 @@ def _show_tui(log_dir: Path, err: IO[str]) -> int:
 
 
 def main(argv: Sequence[str], out: IO[str] | None = None, err: IO[str] | None = None) -> int:
+    """``massgen logs``. A reader that stops early (``| head -1``) is no error: the rest is dropped quietly.
+    ``--json`` is ASCII (``\\uXXXX``), so it stays valid JSON in any locale."""
+    escape_unencodable_output()  # text a terminal in a non-UTF-8 locale cannot show is escaped, as on a run
     out = out or sys.stdout
     err = err or sys.stderr
     args = build_parser().parse_args(list(argv))
+    with unless_reader_gone(out, err):
+        return _command(args, out, err)
+    return exit_codes.SUCCESS  # the reader left: it had what it wanted
+
+
+def _command(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     base = _base(args)
     try:
         if args.command == "list":
@@ -201,7 +210,7 @@ def main(argv: Sequence[str], out: IO[str] | None = None, err: IO[str] | None = 
                 return exit_codes.USAGE_ERROR
             rows = list_runs(base, args.limit, analyzed=True if args.analyzed else False if args.unanalyzed else None)
             if args.json:
-                out.write(json.dumps(rows, indent=2, ensure_ascii=False) + "\n")
+                out.write(json.dumps(rows, indent=2, ensure_ascii=True) + "\n")
             elif not rows:
                 which = "analyzed " if args.analyzed else "unanalyzed " if args.unanalyzed else ""
                 out.write(f"no {which}runs logged in {base}\n")
@@ -214,7 +223,7 @@ def main(argv: Sequence[str], out: IO[str] | None = None, err: IO[str] | None = 
         if args.command == "summary":
             summary = summarize(log_dir)
             if args.json:
-                out.write(json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
+                out.write(json.dumps(summary, indent=2, ensure_ascii=True) + "\n")
             else:
                 print_summary(summary, out)
         elif args.command == "show" and args.tui:
@@ -222,7 +231,7 @@ def main(argv: Sequence[str], out: IO[str] | None = None, err: IO[str] | None = 
         elif args.command == "tools":
             rows = analysis.tool_rows(project(log_dir), args.sort)
             if args.json:
-                out.write(json.dumps(rows, indent=2, ensure_ascii=False) + "\n")
+                out.write(json.dumps(rows, indent=2, ensure_ascii=True) + "\n")
             else:
                 analysis.print_tools(rows, log_dir, out)
         elif args.command == "analyze":
@@ -230,7 +239,7 @@ def main(argv: Sequence[str], out: IO[str] | None = None, err: IO[str] | None = 
         elif args.command == "show":
             summary, events = summarize(log_dir), timeline(log_dir)
             if args.json:
-                out.write(json.dumps({"summary": summary, "events": events}, indent=2, ensure_ascii=False) + "\n")
+                out.write(json.dumps({"summary": summary, "events": events}, indent=2, ensure_ascii=True) + "\n")
             else:
                 print_summary(summary, out)
                 out.write("timeline:\n")
@@ -242,7 +251,9 @@ def main(argv: Sequence[str], out: IO[str] | None = None, err: IO[str] | None = 
                 out.write(json.dumps({"log_dir": str(log_dir), "opened": opened}) + "\n")
             else:
                 out.write(f"{log_dir}\n")
-    except (LogsError, OSError) as exc:
+    except BrokenPipeError:
+        raise  # not the run's logs failing: the reader of stdout left (main ends quietly)
+    except (LogsError, OSError, TraceError) as exc:  # a damaged record is named, as a damaged line is
         err.write(f"massgen logs: {exc}\n")
         return exit_codes.CONFIG_ERROR
     return exit_codes.SUCCESS

@@ -17,7 +17,7 @@ from typing import Any
 from massgen import __version__
 from massgen.cli import display, flags, upstream_flags
 from massgen.cli.display import Display
-from massgen.cli.usage import UsageParser, usage_error
+from massgen.cli.usage import UsageParser, given, usage_error
 
 __all__ = ["EPILOG", "Request", "build_parser", "parse"]
 
@@ -120,7 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
         allow_abbrev=False,  # --quick is a flag of its own, never short for --quickstart
     )
     parser.add_argument("question", nargs="?", help="the task for the team (omit it for the interactive session)")
-    parser.add_argument("--config", metavar="FILE", help="a YAML config file, or @examples/NAME")
+    parser.add_argument("--config", metavar="FILE", type=given, help="a YAML config file, or @examples/NAME")
     parser.add_argument("--web", action="store_true",
                         help="watch the run in a browser: starts `massgen serve --ui` on a free local port and "
                              "prints the run's URL")

@@ -16,17 +16,19 @@ run's folder name under the log base, a number from ``massgen logs list``, or a 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
 import sys
 import tarfile
 import time
-from collections.abc import Sequence
+import warnings
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from massgen import TRACE_FILE, default_log_base, summarize_run
+from massgen import TRACE_FILE, TraceError, default_log_base, summarize_run
 from massgen.cli import exit_codes
 from massgen.cli.log_tools import LogsError, print_summary, print_timeline, select, timeline
 from massgen.cli.text import for_terminal
@@ -47,7 +49,7 @@ def _export_parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-workspace", action="store_true", help="leave out the agents' workspace snapshots")
     parser.add_argument("--workspace-limit", default="500KB",
                         help="leave out an answer's workspace snapshot above this size (default 500KB)")
-    parser.add_argument("--yes", "-y", action="store_true", help="ask nothing (this command never asks)")
+    parser.add_argument("--yes", "-y", action="store_true", help="ask nothing; replace an existing archive at --output")
     parser.add_argument("--dry-run", action="store_true", help="list what would be archived; write nothing")
     parser.add_argument("--verbose", "-v", action="store_true", help="list every file")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -170,6 +172,8 @@ def export(argv: Sequence[str], out: IO[str]) -> int:
     args = _export_parser().parse_args(list(argv))
     root, files, left_out = _export_files(args)
     archive = Path(args.output) if args.output else Path(f"{root.name}.tar.gz")
+    if not args.dry_run and archive.exists() and not args.yes:  # it may be the user's work: replaced only when asked
+        raise LogsError(f"{archive} exists; --yes replaces it, or name another with --output")
     if not args.dry_run:
         archive.parent.mkdir(parents=True, exist_ok=True)
         with tarfile.open(archive, "w:gz") as tar:
@@ -247,18 +251,34 @@ def main(command: str, argv: Sequence[str], out: IO[str] | None = None, err: IO[
         from massgen.cli.serve import main as serve_main
 
         return serve_main(list(argv))
-    if command == "logs":
-        from massgen.cli.log_tools import main as logs_main
-
-        return logs_main(list(argv))
     out = out or sys.stdout
     err = err or sys.stderr
-    try:
-        if command == "export":
-            return export(argv, out)
-        if command == "viewer":
-            return viewer(argv, out, err)
-        return shares(err)
-    except (LogsError, OSError) as exc:
-        err.write(f"massgen {command}: {exc}\n")
-        return exit_codes.CONFIG_ERROR
+    with _warnings_said(command, err):
+        if command == "logs":
+            from massgen.cli.log_tools import main as logs_main
+
+            return logs_main(list(argv))
+        try:
+            if command == "export":
+                return export(argv, out)
+            if command == "viewer":
+                return viewer(argv, out, err)
+            return shares(err)
+        except BrokenPipeError:
+            raise  # not the command failing: the reader of its output left (the entry point ends quietly)
+        except (LogsError, OSError, TraceError) as exc:  # a damaged record is named, as a damaged line is
+            err.write(f"massgen {command}: {exc}\n")
+            return exit_codes.CONFIG_ERROR
+
+
+@contextlib.contextmanager
+def _warnings_said(command: str, err: IO[str]) -> Iterator[None]:
+    """Warnings (a damaged trace's skipped lines) as one line each in the command's voice: Python's own
+    format shows a line of our source, which tells a user nothing."""
+    def show(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+             file: IO[str] | None = None, line: str | None = None) -> None:
+        err.write(f"massgen {command}: warning: {for_terminal(str(message))}\n")
+
+    with warnings.catch_warnings():
+        warnings.showwarning = show
+        yield

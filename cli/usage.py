@@ -34,6 +34,13 @@ def positive_int(text: str) -> int:
     return value
 
 
+def given(text: str) -> str:
+    """An argparse ``type`` for a name or a path: an empty one is a mistake, not "the default" (it was run as such)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("empty; give a value or leave the flag out")
+    return text
+
+
 def positive_seconds(text: str) -> float:
     """An argparse ``type``: a finite number of seconds above 0."""
     value = _seconds(text)

@@ -83,6 +83,8 @@ def build_config(
                  for i, name in enumerate(models)]
     else:
         count = 2 if num_agents is None else num_agents
+        if not 1 <= count <= MAX_AGENTS:  # before the list is built: 10**8 agents was minutes of memory
+            raise ConfigError(f"num_agents: between 1 and {MAX_AGENTS} agents, not {count}")
         name = model or DEFAULT_MODEL
         specs = [backend_spec(backend, name.split("/", 1)[-1] if backend else name) for _ in range(count)]
     if not 1 <= len(specs) <= MAX_AGENTS:

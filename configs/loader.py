@@ -9,6 +9,7 @@ from __future__ import annotations
 import difflib
 import os
 import re
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -61,13 +62,21 @@ def resolve_config_path(ref: str, examples_dir: Path = EXAMPLES_DIR) -> Path:
     """
     if not ref.startswith(EXAMPLE_PREFIX):
         path = Path(ref).expanduser()
-        if path.is_file():
+        try:
+            mode: int | None = path.stat().st_mode
+        except (FileNotFoundError, NotADirectoryError):
+            mode = None  # nothing there: perhaps a named config
+        except OSError as exc:  # a symlink loop, a folder on the way this user cannot enter
+            raise ConfigError(f"{ref}: cannot be read ({exc.strerror or exc})") from None
+        if mode is not None and stat.S_ISREG(mode):
             return path
         named = places.named_config(ref)  # upstream's named configs: ~/.config/massgen/agents/NAME[.yaml]
         if named is not None:
             return named
-        if path.is_dir():
+        if mode is not None and stat.S_ISDIR(mode):
             raise ConfigError(f"{ref}: is a directory, not a config file (give a YAML file)")
+        if mode is not None:  # a FIFO would block the read, a device would never end it
+            raise ConfigError(f"{ref}: is not a regular file (give a YAML file)")
         if path.is_absolute():  # never a named config: nothing else was looked at
             raise ConfigError(f"config file not found: {ref}")
         raise ConfigError(f"config file not found: {ref} (nor {places.user_config_dir() / 'agents' / ref}"

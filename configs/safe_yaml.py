@@ -149,7 +149,13 @@ def _children(node: Node) -> list[Node]:
 
 def parse(text: str, source: str) -> Any:
     """The data of one YAML document, within the bounds above; ``ConfigError`` names ``source``."""
-    loader = _BoundedLoader(text)
+    try:
+        loader = _BoundedLoader(text)  # its reader refuses control characters at once, here
+    except yaml.reader.ReaderError as exc:
+        before = text[:exc.position]
+        line, column = before.count("\n") + 1, exc.position - (before.rfind("\n") + 1) + 1
+        raise ConfigError(f"{source}: line {line}, column {column}: the character U+{exc.character:04X} is not "
+                          "allowed in YAML (control characters and noncharacters are not)") from None
     try:
         root = loader.get_single_node()
         if root is None:

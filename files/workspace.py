@@ -64,8 +64,12 @@ def question_context_paths(question: str) -> list[ContextPath]:
     """The ``@path`` / ``@path:w`` mentions of existing folders and files (a file alone, not its folder)."""
     found: list[ContextPath] = []
     for match in _QUESTION_PATH.finditer(question):
-        path = Path(os.path.expanduser(match.group(1))).resolve()
-        if path.is_dir() or path.is_file():
+        try:
+            path = Path(os.path.expanduser(match.group(1))).resolve()
+            exists = path.is_dir() or path.is_file()
+        except (OSError, RuntimeError):  # a symlink loop, a folder on the way this user cannot enter
+            exists = False  # as for a path that is not there: the mention stays text
+        if exists:
             found.append(ContextPath.of(path, bool(match.group(2))))
     return found
 
@@ -140,6 +144,11 @@ class RunFiles:
                     f"start (for the report of what changed) and the copy is limited to "
                     f"{rules.context_copy_limit_mb:g} MiB and {limits.max_entries:,} entries: name a smaller "
                     "directory, make it permission: read, or raise orchestrator.context_copy_limit_mb") from None
+            except OSError as exc:  # a folder this user cannot read cannot be copied, nor written safely
+                from massgen.configs import ConfigError
+
+                raise ConfigError(f"orchestrator.context_paths[{index}].path: {context.path}: cannot be read "
+                                  f"({exc.strerror or exc}); a writable context path must be readable") from None
             files.baselines[context.path] = destination
         return files
 

@@ -59,6 +59,8 @@ def _problem(raw: bytes, question: QuestionRef | None = None) -> tuple[dict[str,
         record = json.loads(text)
     except json.JSONDecodeError as exc:
         return None, f"not JSON ({exc.msg} at column {exc.colno})"
+    except RecursionError:  # no record of ours nests anywhere near the interpreter's limit
+        return None, "nested too deeply to be a trace record"
     if not isinstance(record, dict):
         return None, "not a JSON object"
     missing = [key for key in _REQUIRED if key not in record]

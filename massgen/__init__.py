@@ -108,6 +108,7 @@ if TYPE_CHECKING:  # plumbing for massgen's own surfaces (cli/): reachable as ma
     from massgen.events import ViewEvent as ViewEvent
     from massgen.events import view_events_from_record as view_events_from_record
     from massgen.files import with_context_paths as with_context_paths
+    from massgen.launch import check_deadline as check_deadline
     from massgen.logs.layout import ATTEMPT_GLOB as ATTEMPT_GLOB
     from massgen.logs.layout import TRACE_FILE as TRACE_FILE
     from massgen.logs.layout import LogLayout as LogLayout

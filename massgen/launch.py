@@ -54,6 +54,8 @@ def check_deadline(seconds: float, name: str = "timeout") -> float:
 
     Every surface that takes a deadline asks here: inf would be no deadline at all, and nan passes every bound.
     """
+    if isinstance(seconds, bool) or not isinstance(seconds, int | float):  # a caller of the API passed "10"
+        raise ConfigError(f"{name}: must be a number of seconds, not {type(seconds).__name__}")
     if not (math.isfinite(seconds) and seconds > 0):
         raise ConfigError(f"{name}: must be a positive, finite number of seconds, not {seconds!r}")
     return seconds

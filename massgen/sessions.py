@@ -162,11 +162,20 @@ def _read(path: Path) -> Session:
     file = path / SESSION_FILE
     try:
         data = json.loads(file.read_text(encoding="utf-8"))
+        turns = data.get("turns") or []
+        if not isinstance(turns, list) or not all(_is_turn(turn) for turn in turns):
+            raise ValueError("turns: each is an object with a question, its answer (or null) and finished_at")
         return Session(id=str(data["id"]), path=path, created_at=str(data["created_at"]),
-                       config=dict(data.get("config") or {}), turns=list(data.get("turns") or []),
+                       config=dict(data.get("config") or {}), turns=turns,
                        context_from=int(data.get("context_from", 0)))
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         raise SessionError(f"{file}: not a readable session file ({type(exc).__name__}: {exc})") from None
+
+
+def _is_turn(turn: object) -> bool:
+    """A stored turn as ``_append`` writes it, as far as history and listing read it."""
+    return (isinstance(turn, dict) and isinstance(turn.get("question"), str) and "finished_at" in turn
+            and (turn.get("answer") is None or isinstance(turn.get("answer"), str)))
 
 
 def load(session_id: str, base: Path | None = None) -> Session:

@@ -182,3 +182,11 @@ def test_a_run_deadline_must_be_positive_and_finite(tmp_path: Path, timeout: flo
         massgen.run_sync("What is 2+2?", "@examples/basic/scripted_three_agents", timeout=timeout,
                          log_dir=tmp_path / "run")
     assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("timeout", ["10", True, [1.0]])
+def test_a_run_deadline_that_is_not_a_number_is_named(tmp_path: Path, timeout: object) -> None:
+    with pytest.raises(massgen.ConfigError, match="timeout: must be a number of seconds, not "):
+        massgen.run_sync("What is 2+2?", "@examples/basic/scripted_three_agents", timeout=timeout,  # type: ignore[arg-type]
+                         log_dir=tmp_path / "run")
+    assert not (tmp_path / "run").exists()

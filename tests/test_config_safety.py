@@ -39,6 +39,9 @@ HOSTILE: dict[str, tuple[bytes, str]] = {
                       "line 3, column 1: this key is already written at line 1, column 1, in the same mapping"),
     "duplicate_nested_key": (b"agents:\n  - id: a\n    backend: {type: scripted}\n    backend: {type: openai}\n",
                              "line 4, column 5: this key is already written at line 3, column 5"),
+    # YAML's reader refuses these before it parses a token: that error escaped as a traceback.
+    "nul_character": (b"agents:\n  - id: a\x00\n", "line 2, column 10: the character U+0000 is not allowed in YAML"),
+    "c1_control": ("agents:\n  - id: a\u009b\n".encode(), "line 2, column 10: the character U+009B is not allowed"),
 }
 
 

@@ -371,6 +371,17 @@ def test_export_writes_the_run_as_an_archive(tmp_path: Path) -> None:
     assert bad.returncode == 1 and '--turns \'x-y\': give "all", "latest", "N" or "N-M"' in bad.stderr
 
 
+def test_export_never_replaces_a_file_unless_told_to(tmp_path: Path) -> None:
+    massgen("--automation", "--config", EXAMPLE, QUESTION, tmp_path=tmp_path)
+    config = tmp_path / "team.yaml"
+    config.write_text("agents: []  # the user's work\n", encoding="utf-8")
+    refused = massgen("export", "-o", "team.yaml", tmp_path=tmp_path)
+    assert refused.returncode == 1 and "team.yaml exists; --yes replaces it" in refused.stderr
+    assert config.read_text(encoding="utf-8") == "agents: []  # the user's work\n"
+    assert massgen("export", "-o", "team.yaml", "--yes", tmp_path=tmp_path).returncode == 0
+    assert tarfile.is_tarfile(config)
+
+
 def test_export_archives_a_workspace_snapshot_nested_1500_folders_deep(tmp_path: Path) -> None:
     # Issue 37: an agent's one `mkdir -p` made a 1,500-deep workspace; `massgen export` then ended in
     # RecursionError (Path.rglob recurses once per level).

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ValidationError
 
 from massgen.configs.schema import TeamConfig, redact_backend
 from massgen.logs.calls import RecordedCall, model_calls
-from massgen.logs.layout import newest_attempt, next_attempt_dir
+from massgen.logs.layout import TRACE_FILE, newest_attempt, next_attempt_dir
 from massgen.logs.reading import TraceRead, TraceReadError, read_trace_file, trace_path
 from massgen.messages import (
     AgentExcluded,
@@ -262,6 +262,9 @@ def resume_point(log_dir: str | Path) -> ResumePoint:
     """Everything a resumed run needs, from ``log_dir/trace.jsonl`` alone. ``log_dir`` is an attempt, or the
     run's ``log_<stamp>`` root (upstream's LOG_DIR) or a ``turn_N`` folder: then its newest attempt."""
     log_dir = Path(log_dir)
+    if log_dir.is_file() and log_dir.name != TRACE_FILE:  # its folder's trace would be read: not what was named
+        raise ResumeError(f"{log_dir}: is a file, not a run's log directory; give the run's LOG_DIR or one of its "
+                          "attempt directories (turn_N/attempt_M)")
     if not trace_path(log_dir).is_file() and log_dir.is_dir():
         log_dir = newest_attempt(log_dir) or log_dir
     if not trace_path(log_dir).is_file():

@@ -10,7 +10,7 @@ import shutil
 from collections.abc import Callable
 from typing import Protocol
 
-from massgen import read_trace
+from massgen import ConfigError, check_deadline, read_trace
 from massgen.cli.repl.live import LiveTurn
 from massgen.cli.repl.session import Conversation
 from massgen.cli.repl.views import (
@@ -22,8 +22,6 @@ from massgen.cli.repl.views import (
     votes_text,
 )
 from massgen.cli.slash_commands import Command, help_text, run_line
-from massgen.launch import check_deadline
-from massgen.outcome.errors import ConfigError
 
 
 class ReplControl(Protocol):
