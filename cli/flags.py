@@ -16,6 +16,7 @@ import sys
 from typing import IO, TYPE_CHECKING, Any
 
 from massgen.cli import exit_codes
+from massgen.cli.text import for_terminal
 from massgen.cli.usage import given
 
 if TYPE_CHECKING:  # the rest loads after parsing, so ``massgen --help`` stays fast
@@ -105,7 +106,10 @@ def list_backends(out: IO[str]) -> int:
 def list_sessions(out: IO[str]) -> int:
     from massgen import sessions
 
-    found = sessions.list_sessions()
+    skipped: list[str] = []
+    found = sessions.list_sessions(skipped=skipped)
+    for why in skipped:
+        print(for_terminal(f"massgen: skipped {why}"), file=sys.stderr)
     if not found:
         out.write(f"no sessions in {sessions.sessions_dir()}\n")
         return exit_codes.SUCCESS

@@ -199,8 +199,9 @@ def open_or_create(session_id: str | None = None, *, config: dict[str, Any] | No
     return session
 
 
-def list_sessions(base: Path | None = None) -> list[Session]:
-    """Every readable session, most recently updated last; unreadable ones are skipped."""
+def list_sessions(base: Path | None = None, skipped: list[str] | None = None) -> list[Session]:
+    """Every readable session, most recently updated last; why each unreadable one was skipped goes to
+    ``skipped`` when given (one damaged file must not hide the others, nor itself without a word)."""
     base = base or sessions_dir()
     found: list[Session] = []
     if base.is_dir():
@@ -208,8 +209,9 @@ def list_sessions(base: Path | None = None) -> list[Session]:
             if (path / SESSION_FILE).is_file():
                 try:
                     found.append(_read(path))
-                except SessionError:
-                    continue
+                except SessionError as exc:
+                    if skipped is not None:
+                        skipped.append(str(exc))
     return sorted(found, key=lambda s: (s.updated_at, s.id))
 
 

@@ -126,6 +126,7 @@ def test_a_damaged_session_file_is_named_and_spares_the_others(tmp_path: Path, t
     assert massgen("--config", EXAMPLE, "--session-id", "good", "q", cwd=tmp_path, env=env).returncode == 0
     listed = massgen("--list-sessions", cwd=tmp_path, env=env)
     assert listed.returncode == 0 and "good" in listed.stdout and "Traceback" not in listed.stderr, listed.stderr
+    assert "massgen: skipped " in listed.stderr and "bad/session.json: not a readable session file" in listed.stderr
     continued = massgen("--config", EXAMPLE, "--continue", "next", cwd=tmp_path, env=env)
     assert continued.returncode == 0 and "Traceback" not in continued.stderr, continued.stderr
     refused(massgen("--config", EXAMPLE, "--session-id", "bad", "next", cwd=tmp_path, env=env), 1,
