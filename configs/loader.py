@@ -204,6 +204,8 @@ def validate_data(data: Any, source: str, env: dict[str, str] | None = None, *,
         lines = [f"{source}: invalid config"]
         for error in exc.errors():
             lines.append(f"  {_format_location(error['loc'])}: {_describe(error)}")
+        # a ${VAR} left as written (--validate) may be what a field could not read: say so beside it
+        lines += [f"  {problem}" for problem in lacking or ()]
         raise ConfigError("\n".join(lines)) from None
     machine = [f"{line} (this machine; an error when the config runs)" for line in lacking or ()]
     return config.with_notices((*said, *machine))

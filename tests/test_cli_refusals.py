@@ -156,3 +156,15 @@ def test_resuming_from_a_file_that_is_not_a_trace_names_that_file(tmp_path: Path
     (tmp_path / "team.yaml").write_text("agents: []\n", encoding="utf-8")
     refused(massgen("--config", EXAMPLE, "--resume", "team.yaml", cwd=tmp_path), 1,
             "massgen: team.yaml: is a file, not a run's log directory")
+
+
+def test_validate_names_the_unset_variable_a_number_field_could_not_read(tmp_path: Path) -> None:
+    (tmp_path / "team.yaml").write_text(
+        "agents:\n  - id: a\n    backend: {type: scripted, script: [[{new_answer: x}]]}\n"
+        "timeout_settings:\n  orchestrator_timeout_seconds: ${MASSGEN_TEST_UNSET_SECONDS}\n", encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "MASSGEN_TEST_UNSET_SECONDS"}
+    done = subprocess.run([sys.executable, "-m", "massgen.cli.main", "--validate", "team.yaml"], capture_output=True,
+                          text=True, timeout=60, cwd=tmp_path, env=env)
+    refused(done, 1, "timeout_settings.orchestrator_timeout_seconds: Input should be a valid number",
+            "timeout_settings.orchestrator_timeout_seconds: environment variable ${MASSGEN_TEST_UNSET_SECONDS} is "
+            "not set")
