@@ -7,7 +7,7 @@ pick an agent's backend model by its ``type``, and the registry reads only this 
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args, get_origin
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
@@ -20,6 +20,27 @@ class Strict(BaseModel):
     no deadline, and ``.nan`` compares false with every bound)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_truth_value_for_a_number(cls, data: Any) -> Any:
+        """``timeout: true`` is a mistake, not 1 (pydantic reads a YAML boolean as a number)."""
+        if isinstance(data, dict):
+            for name, field in cls.model_fields.items():
+                key = field.alias or name
+                if isinstance(data.get(key), bool) and _numeric(field.annotation):
+                    raise ValueError(f"{key}: a number is needed, not {str(data[key]).lower()}")
+        return data
+
+
+def _numeric(annotation: Any) -> bool:
+    """``int``, ``float``, or a union or ``Annotated`` of them (``float | None``), and not ``bool``."""
+    if annotation in (int, float):
+        return True
+    arguments = get_args(annotation)
+    if get_origin(annotation) is Annotated:
+        return _numeric(arguments[0])
+    return bool(arguments) and bool not in arguments and any(_numeric(a) for a in arguments)
 
 
 class McpSecurity(Strict):

@@ -168,3 +168,14 @@ def test_validate_names_the_unset_variable_a_number_field_could_not_read(tmp_pat
     refused(done, 1, "timeout_settings.orchestrator_timeout_seconds: Input should be a valid number",
             "timeout_settings.orchestrator_timeout_seconds: environment variable ${MASSGEN_TEST_UNSET_SECONDS} is "
             "not set")
+
+
+@pytest.mark.parametrize(("block", "key"), [("timeout_settings:\n  orchestrator_timeout_seconds: true\n",
+                                             "orchestrator_timeout_seconds"),
+                                            ("orchestrator:\n  max_new_answers_global: false\n",
+                                             "max_new_answers_global")])
+def test_a_truth_value_where_a_number_goes_is_refused_not_read_as_one(tmp_path: Path, block: str, key: str) -> None:
+    # `true` was a deadline of 1 second.
+    (tmp_path / "team.yaml").write_text(
+        "agents:\n  - id: a\n    backend: {type: scripted, script: [[{new_answer: x}]]}\n" + block, encoding="utf-8")
+    refused(massgen("--validate", "team.yaml", cwd=tmp_path), 1, f"{key}: a number is needed, not ")
