@@ -74,6 +74,42 @@ def history_pairs(messages: Sequence[Message]) -> tuple[tuple[str, str], ...]:
     return tuple(pairs)
 
 
+_PATH = (str, os.PathLike)
+_NAMES = "a list of names"
+# What each argument may be, checked before anything runs: a string where a list goes was split into
+# characters (``context_paths="/tmp"`` granted writes to "/", "t", "m", "p"), and a wrong type met deep
+# inside ended as a bare TypeError, or only after the run (``output_file=5``).
+_KINDS: dict[str, tuple[tuple[type, ...], str]] = {
+    "model": ((str,), "a model name"), "backend": ((str,), "a backend type"),
+    "system_message": ((str,), "text"), "base_url": ((str,), "a URL"), "session_id": ((str,), "a session id"),
+    "output_file": (_PATH, "a path"), "log_dir": (_PATH, "a path"),
+    "num_agents": ((int,), "a whole number"),
+    "use_docker": ((bool,), "True or False"), "enable_filesystem": ((bool,), "True or False"),
+    "enable_logging": ((bool,), "True or False"), "verbose": ((bool,), "True or False"),
+    "parse_at_references": ((bool,), "True or False"),
+}
+_LISTS = {"models": _NAMES, "backends": _NAMES, "context_paths": "a list of paths or {'path': ..., 'permission': ...}"}
+
+
+def check_arguments(**given: Any) -> None:
+    """A ``ConfigError`` naming the first argument of the wrong type (None is always "not given")."""
+    for name, value in given.items():
+        if value is None:
+            continue
+        if name in _LISTS:
+            if isinstance(value, str | bytes) or not isinstance(value, Sequence):
+                raise ConfigError(f"{name}: must be {_LISTS[name]}, not {type(value).__name__}")
+            if name != "context_paths" and not all(isinstance(v, str) and v.strip() for v in value):
+                raise ConfigError(f"{name}: must be {_LISTS[name]} (non-empty strings)")
+            continue
+        kinds, what = _KINDS.get(name, ((object,), ""))
+        wrong_bool = isinstance(value, bool) and bool not in kinds  # True is an int to Python, not to a caller
+        if wrong_bool or not isinstance(value, kinds):
+            raise ConfigError(f"{name}: must be {what}, not {type(value).__name__}")
+        if isinstance(value, str | os.PathLike) and not str(os.fspath(value)).strip():
+            raise ConfigError(f"{name}: empty; leave it out for the default")
+
+
 def upstream_config(
     config: ConfigLike = None,
     config_dict: Mapping[str, Any] | None = None,
@@ -222,6 +258,10 @@ def _start(
     **kwargs: Any,
 ) -> _Started:
     """The arguments of ``run`` and ``run_sync``, declared once (see ``run``); the team, started."""
+    check_arguments(model=model, models=models, num_agents=num_agents, use_docker=use_docker,
+                    enable_filesystem=enable_filesystem, enable_logging=enable_logging, output_file=output_file,
+                    verbose=verbose, parse_at_references=parse_at_references, log_dir=log_dir,
+                    session_id=session_id, **kwargs)
     session, config, history = _session(session_id, config, history)
     team_config = upstream_config(config, config_dict, model, models, num_agents, use_docker, **kwargs)
     source = config_used(config, config_dict, model, models, num_agents)
@@ -300,6 +340,7 @@ async def stream(
     cancels the run and waits until its logs are complete. ``chunks=False`` leaves
     out the streamed text of the agents. ``session_id``: as for ``run``.
     """
+    check_arguments(log_dir=log_dir, session_id=session_id)
     session, config, history = _session(session_id, config, history)
     source = config_used(config)
     loop = asyncio.get_running_loop()

@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import inspect
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -190,3 +191,32 @@ def test_a_run_deadline_that_is_not_a_number_is_named(tmp_path: Path, timeout: o
         massgen.run_sync("What is 2+2?", "@examples/basic/scripted_three_agents", timeout=timeout,  # type: ignore[arg-type]
                          log_dir=tmp_path / "run")
     assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize(("argument", "value", "said"), [
+    ("context_paths", "/tmp", "context_paths: must be a list of paths"),  # was split: writes to "/", "t", "m", "p"
+    ("models", "gpt-4o", "models: must be a list of names, not str"),  # was six agents: g, p, t, -, 4, o
+    ("models", [1, 2], "models: must be a list of names (non-empty strings)"),
+    ("num_agents", "3", "num_agents: must be a whole number, not str"),
+    ("num_agents", True, "num_agents: must be a whole number, not bool"),
+    ("output_file", 5, "output_file: must be a path, not int"),  # was a TypeError after the whole run
+    ("log_dir", 5, "log_dir: must be a path, not int"),
+    ("session_id", 5, "session_id: must be a session id, not int"),
+    ("verbose", "yes", "verbose: must be True or False, not str"),
+    ("model", "", "model: empty; leave it out for the default"),
+])
+def test_an_argument_of_the_wrong_type_is_named_before_anything_runs(tmp_path: Path, argument: str, value: object,
+                                                                      said: str) -> None:
+    with pytest.raises(massgen.ConfigError, match=re.escape(said)):
+        massgen.run_sync("What is 2+2?", "@examples/basic/scripted_three_agents", **{argument: value},
+                         log_dir=tmp_path / "run") if argument != "log_dir" else massgen.run_sync(
+            "What is 2+2?", "@examples/basic/scripted_three_agents", log_dir=value)
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_log_dir_that_is_a_file_is_refused_before_the_run(tmp_path: Path) -> None:
+    in_the_way = tmp_path / "a_file"
+    in_the_way.write_text("x\n", encoding="utf-8")
+    with pytest.raises(massgen.LogDirError, match="a file is in the way"):
+        massgen.run_sync("What is 2+2?", "@examples/basic/scripted_three_agents", log_dir=in_the_way)
+    assert in_the_way.read_text(encoding="utf-8") == "x\n"

@@ -8,6 +8,7 @@ the user, and builds the result from the trace once ``RunFinished`` is on disk.
 from __future__ import annotations
 
 import dataclasses
+import errno
 import platform
 import threading
 import time
@@ -242,6 +243,8 @@ class Team:
                 log_dir = attempt_dir(run_root, turn)
                 log_dir.mkdir(parents=True, exist_ok=False)
             self.log_dir = log_dir or new_log_dir(log_base, turn=turn)
+            if self.log_dir.exists() and not self.log_dir.is_dir():  # else the whole run, then "no trace"
+                raise NotADirectoryError(errno.ENOTDIR, "a file is in the way", str(self.log_dir))
         self.run_id = uuid.uuid4().hex[:12]
         self._subscribers = [self._watch, *(subscribers or [])]
         self._tick = tick_interval_s
