@@ -138,7 +138,8 @@ def upstream_config(
     elif models:
         team = resolve_config(build_config(models=models, backends=kwargs.get("backends"), use_docker=use_docker))
     elif model is not None and config is None:
-        team = resolve_config(build_config(num_agents=num_agents or 1, model=model, backend=kwargs.get("backend"),
+        count = 1 if num_agents is None else num_agents  # 0 is refused by build_config, not made 1
+        team = resolve_config(build_config(num_agents=count, model=model, backend=kwargs.get("backend"),
                                            use_docker=use_docker))
     else:
         team = resolve_config(config)

@@ -220,3 +220,27 @@ def test_a_log_dir_that_is_a_file_is_refused_before_the_run(tmp_path: Path) -> N
     with pytest.raises(massgen.LogDirError, match="a file is in the way"):
         massgen.run_sync("What is 2+2?", "@examples/basic/scripted_three_agents", log_dir=in_the_way)
     assert in_the_way.read_text(encoding="utf-8") == "x\n"
+
+
+def test_a_team_runs_once_and_is_waited_for_only_once_started(tmp_path: Path) -> None:
+    team = massgen.Team(massgen.resolve_config("@examples/basic/scripted_three_agents"), "What is 2+2?",
+                        log_dir=tmp_path / "run")
+    with pytest.raises(massgen.ConfigError, match="has not been started"):
+        team.wait()
+    assert team.run().status == "completed"
+    with pytest.raises(massgen.ConfigError, match="already been started"):  # it ran a second team into one trace
+        team.start()
+    assert len([r for r in massgen.read_trace(tmp_path / "run") if r["type"] == "RunStarted"]) == 1
+
+
+def test_zero_agents_of_a_model_is_refused_not_one(tmp_path: Path) -> None:
+    with pytest.raises(massgen.ConfigError, match="num_agents: between 1 and 10 agents, not 0"):
+        massgen.run_sync("What is 2+2?", model="gpt-5-mini", num_agents=0, log_dir=tmp_path / "run")
+
+
+def test_a_log_dir_that_holds_a_run_is_not_run_into_again(tmp_path: Path) -> None:
+    first = massgen.run_sync("What is 2+2?", "@examples/basic/scripted_three_agents", log_dir=tmp_path / "run")
+    with pytest.raises(massgen.LogDirError, match="it holds a run already"):  # the two runs were one trace
+        massgen.run_sync("What is 3+3?", "@examples/basic/scripted_three_agents", log_dir=tmp_path / "run")
+    assert [r["run_id"] for r in massgen.read_trace(tmp_path / "run") if r["type"] == "RunStarted"] == [
+        first.run_id]

@@ -245,6 +245,9 @@ class Team:
             self.log_dir = log_dir or new_log_dir(log_base, turn=turn)
             if self.log_dir.exists() and not self.log_dir.is_dir():  # else the whole run, then "no trace"
                 raise NotADirectoryError(errno.ENOTDIR, "a file is in the way", str(self.log_dir))
+            if (self.log_dir / "trace.jsonl").exists():  # appended to, it would hold two runs as one
+                raise FileExistsError(errno.EEXIST, "it holds a run already (trace.jsonl); give a new one",
+                                      str(self.log_dir))
         self.run_id = uuid.uuid4().hex[:12]
         self._subscribers = [self._watch, *(subscribers or [])]
         self._tick = tick_interval_s
@@ -295,6 +298,8 @@ class Team:
         return self
 
     def start(self) -> Team:
+        if self._trace is not None:  # a second start ran a second team into the same trace
+            raise ConfigError("Team.start: this Team has already been started; a new run needs a new Team")
         prepared = self.prepare()._prepared
         assert prepared is not None
         self._trace = TraceWriter.start(self.log_dir, self._subscribers)
@@ -367,8 +372,10 @@ class Team:
     # -- waiting ------------------------------------------------------------------------------------
 
     def wait(self, timeout: float | None = None) -> RunResult:
-        """Block until the run ends; never longer than the run deadline plus a grace period."""
-        assert self._ctx is not None and self._supervisor is not None and self._trace is not None
+        """Block until the run ends; never longer than the run deadline plus a grace period. ``timeout``
+        shortens that wait, and like the deadline it ends the run when it passes (a result needs an end)."""
+        if self._ctx is None or self._supervisor is None or self._trace is None:
+            raise ConfigError("Team.wait: this Team has not been started (Team.start(), or Team.run())")
         limit = self.config.timeout_settings.orchestrator_timeout_seconds + _GRACE_S
         deadline = time.monotonic() + (limit if timeout is None else min(timeout, limit))
         supervisor_stopped = self._supervisor.ref.actor_stopped
@@ -381,6 +388,8 @@ class Team:
                     break
                 self._record_abort(
                     "the supervisor stopped without finishing the run" if supervisor_stopped.is_set()
+                    else f"the run did not finish within Team.wait's timeout ({timeout:g} s)"
+                    if timeout is not None and timeout < limit
                     else "the run did not finish within its deadline and grace period"
                 )
                 self._done.wait(5.0)
