@@ -14,6 +14,7 @@ A config's ``ui.display_type`` (upstream MassGen's names) picks the display when
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import TYPE_CHECKING, Literal
 
@@ -45,7 +46,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _terminal() -> bool:
-    return bool(sys.stdin is not None and sys.stdin.isatty() and sys.stdout is not None and sys.stdout.isatty())
+    """A terminal the full screen can draw on: TERM=dumb (an editor's shell, a CI log) moves no cursor."""
+    return bool(sys.stdin is not None and sys.stdin.isatty() and sys.stdout is not None and sys.stdout.isatty()
+                and os.environ.get("TERM", "") != "dumb")
 
 
 def chosen(request: Request) -> Display:
@@ -70,7 +73,8 @@ def full_screen(request: Request) -> bool:
 def note_without_terminal(request: Request) -> str | None:
     """What to say when ``--display textual`` was asked for and cannot start."""
     if request.display == "textual" and not _terminal():
-        return "massgen: --display textual needs a terminal on stdin and stdout; showing plain lines"
+        return ("massgen: --display textual needs a terminal on stdin and stdout (and TERM other than dumb); "
+                "showing plain lines")
     return None
 
 

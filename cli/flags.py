@@ -116,8 +116,8 @@ def list_sessions(out: IO[str]) -> int:
     for session in reversed(found):
         first = session.turns[0]["question"] if session.turns else "(no turns yet)"
         flat = " ".join(str(first).split())
-        out.write(f"{session.id:<34} {len(session.turns):>3} turns  {session.updated_at[:19]}  "
-                  f"{flat[:60] + ('...' if len(flat) > 60 else '')}\n")
+        out.write(for_terminal(f"{session.id:<34} {len(session.turns):>3} turns  {session.updated_at[:19]}  "
+                               f"{flat[:60] + ('...' if len(flat) > 60 else '')}") + "\n")  # a question's escapes
     out.write("continue one: massgen --session-id ID \"question\"   (the latest: massgen --continue)\n")
     return exit_codes.SUCCESS
 

@@ -179,3 +179,11 @@ def test_a_truth_value_where_a_number_goes_is_refused_not_read_as_one(tmp_path: 
     (tmp_path / "team.yaml").write_text(
         "agents:\n  - id: a\n    backend: {type: scripted, script: [[{new_answer: x}]]}\n" + block, encoding="utf-8")
     refused(massgen("--validate", "team.yaml", cwd=tmp_path), 1, f"{key}: a number is needed, not ")
+
+
+def test_the_session_list_shows_a_questions_escape_sequences_as_text(tmp_path: Path) -> None:
+    env = {"MASSGEN_SESSIONS_DIR": str(tmp_path / "sessions")}
+    assert massgen("--config", EXAMPLE, "--session-id", "s", "\x1b]0;owned\x07 What is 2+2?", cwd=tmp_path,
+                   env=env).returncode == 0
+    listed = massgen("--list-sessions", cwd=tmp_path, env=env)
+    assert "\x1b" not in listed.stdout and "\\x1b]0;owned\\x07 What is 2+2?" in listed.stdout, listed.stdout

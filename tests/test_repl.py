@@ -204,6 +204,21 @@ def test_ctrl_c_cancels_the_turn_and_a_second_ctrl_c_quits_with_complete_logs(tm
     assert (turn_dir(d.repl, 1) / "final" / "quick" / "answer.txt").read_text() == "4\n"
 
 
+def test_typing_between_two_ctrl_cs_or_terminal_noise_neither_quits_nor_crashes(tmp_path: Path) -> None:
+    with session(two_agents(), tmp_path) as d:
+        d.ask("What is 2+2?", both_busy)
+        d.keys("\x03")
+        d.expect("── best answer so far")  # the turn is over
+        d.keys("a new question I am still typ")  # then Ctrl-C to clear it: that quit the session
+        d.keys("\x03")
+        d.expect("(Ctrl-C again, /quit or Ctrl-D leaves)")
+        d.keys("\x1b[0m\x1a")  # what pasted colour codes and Ctrl-Z type: a traceback, and a literal \x1a
+        d.line("/help")
+        d.expect("Aliases")
+    assert d.code == 0
+    assert "Unhandled exception" not in screen_text(d.screen) and "Press ENTER" not in screen_text(d.screen)
+
+
 def test_quitting_during_a_turn_cancels_it_and_waits_for_its_logs(tmp_path: Path) -> None:
     with session(two_agents(), tmp_path) as d:
         d.ask("What is 2+2?", both_busy)

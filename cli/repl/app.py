@@ -18,6 +18,7 @@ from typing import Any
 
 from prompt_toolkit import PromptSession, print_formatted_text
 from prompt_toolkit.application import create_app_session, get_app_session
+from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.enums import EditingMode
 from prompt_toolkit.formatted_text import AnyFormattedText
 from prompt_toolkit.input import Input, PipeInput
@@ -130,6 +131,7 @@ class Repl:
         history = open_history(self._history_file or history_path())
         self._session = build_session(message=self._message, agents=self.conversation.labels,
                                       history=history, vi=self._vi)
+        self._session.default_buffer.on_text_changed += self._typed  # typing between two Ctrl-Cs: not "in a row"
         self.say(f"massgen: a team of {len(self.conversation.agent_ids)} "
                  f"({', '.join(self.conversation.agent_ids)}) from {self.conversation.source}. "
                  "Ask a question, or /help.")
@@ -169,6 +171,10 @@ class Repl:
             return
         self._turn_task = asyncio.ensure_future(self._run_turn(question))
 
+    def _typed(self, buffer: Buffer) -> None:
+        if buffer.text:
+            self._interrupts = 0
+
     def _on_interrupt(self) -> None:
         """Ctrl-C: cancel a running turn; a second Ctrl-C in a row quits."""
         self._interrupts += 1
@@ -193,9 +199,10 @@ class Repl:
         if turn is not None and turn.team is not None:
             turn.cancel_requested = True
             turn.team.cancel(f"interrupted by {name}")
-        session = self._session
-        if session is not None and session.app.is_running:
-            session.app.exit(exception=EOFError())
+        # The prompt's app; on a dumb terminal prompt-toolkit runs another one, which the app session knows.
+        running = get_app_session().app or (self._session.app if self._session is not None else None)
+        if running is not None and running.is_running:
+            running.exit(exception=EOFError())
 
     async def _run_turn(self, question: str) -> None:
         number = self.conversation.next_turn

@@ -19,6 +19,7 @@ from prompt_toolkit.formatted_text import AnyFormattedText
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
+from massgen.cli.prompt_keys import add_terminal_noise_bindings
 from massgen.cli.repl.commands import COMMANDS
 from massgen.cli.slash_commands import parse_line
 
@@ -80,7 +81,7 @@ def key_bindings() -> KeyBindings:
     def _newline(event: KeyPressEvent) -> None:
         event.current_buffer.insert_text("\n")
 
-    return bindings
+    return add_terminal_noise_bindings(bindings)
 
 
 def _current_text_open() -> bool:

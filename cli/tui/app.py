@@ -264,6 +264,10 @@ class TuiApp:
             self._changed.notify_all()
         self.redraw()
 
+    def _typed(self, buffer: Buffer) -> None:
+        if buffer.text:
+            self._interrupts = 0
+
     def on_interrupt(self) -> None:
         """Ctrl-C: cancel a running turn; a second Ctrl-C in a row quits."""
         self._interrupts += 1
@@ -308,6 +312,7 @@ class TuiApp:
     def build(self, history: History | None = None) -> Application[int]:
         self._buffer = Buffer(multiline=False, accept_handler=self._accept, history=history or InMemoryHistory(),
                               completer=CommandCompleter(self.conversation.labels), complete_while_typing=True)
+        self._buffer.on_text_changed += self._typed  # typing between two Ctrl-Cs: not "twice in a row"
         screen = Screen(lambda: self.state, self.view, self._buffer, self._prompt, self._clock)
         self._app = Application(layout=screen.layout, key_bindings=key_bindings(self), style=application_style(),
                                 full_screen=True, min_redraw_interval=MIN_REDRAW_S, max_render_postpone_time=0.05,

@@ -10,6 +10,7 @@ from typing import Protocol
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
+from massgen.cli.prompt_keys import add_terminal_noise_bindings
 from massgen.cli.tui.state import RunState
 from massgen.cli.tui.view import ViewChoices
 
@@ -150,7 +151,7 @@ def key_bindings(app: KeyTarget) -> KeyBindings:
         event.current_buffer.delete_before_cursor()
         view.search = event.current_buffer.text
 
-    return bindings
+    return add_terminal_noise_bindings(bindings)
 
 
 def scroll_to_match(state: RunState, view: ViewChoices, width: int = 60) -> bool:
