@@ -25,7 +25,7 @@ from massgen import project_run as project
 from massgen import summarize_run as summarize
 from massgen.cli import exit_codes
 from massgen.cli import log_analysis as analysis
-from massgen.cli.text import escape_unencodable_output, for_terminal, unless_reader_gone
+from massgen.cli.text import for_terminal
 from massgen.cli.usage import UsageParser, positive_int
 
 
@@ -190,18 +190,11 @@ def _show_tui(log_dir: Path, err: IO[str]) -> int:
 
 
 def main(argv: Sequence[str], out: IO[str] | None = None, err: IO[str] | None = None) -> int:
-    """``massgen logs``. A reader that stops early (``| head -1``) is no error: the rest is dropped quietly.
-    ``--json`` is ASCII (``\\uXXXX``), so it stays valid JSON in any locale."""
-    escape_unencodable_output()  # text a terminal in a non-UTF-8 locale cannot show is escaped, as on a run
+    """``massgen logs``. ``--json`` is ASCII (``\\uXXXX``), so it stays valid JSON in any locale; a reader
+    that stops early (``| head -1``) and a non-UTF-8 locale are the entry point's (``fast_exit.exit_after``)."""
     out = out or sys.stdout
     err = err or sys.stderr
     args = build_parser().parse_args(list(argv))
-    with unless_reader_gone(out, err):
-        return _command(args, out, err)
-    return exit_codes.SUCCESS  # the reader left: it had what it wanted
-
-
-def _command(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     base = _base(args)
     try:
         if args.command == "list":

@@ -17,7 +17,7 @@ from massgen.cli import automation as automation_lines
 from massgen.cli import exit_codes, signals
 from massgen.cli.progress import ProgressDisplay
 from massgen.cli.run_options import RunOptions
-from massgen.cli.text import escape_unencodable_output, for_terminal, unless_reader_gone
+from massgen.cli.text import for_terminal, unless_reader_gone
 
 if TYPE_CHECKING:
     from massgen import Session
@@ -60,7 +60,6 @@ def run_question(
     resume: ResumePoint | None = None,
     options: RunOptions | None = None,
 ) -> int:
-    escape_unencodable_output()  # also where the run did not come through surfaces.run (--resume)
     out = out or sys.stdout
     options = options or RunOptions()
     err = err or sys.stderr
