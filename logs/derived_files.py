@@ -15,7 +15,7 @@ import yaml
 from massgen.logs import layout
 from massgen.logs.layout import TRACE_FILE
 from massgen.logs.projection import LogProjection
-from massgen.logs.reading import read_trace_file, trace_path
+from massgen.logs.reading import TraceReadError, read_trace_file, trace_path
 from massgen.logs.status_text import StatusText, status_text
 
 __all__ = ["TRACE_FILE", "StatusText", "TraceWarning", "link_run_status", "publish_turn_final", "read_trace",
@@ -119,26 +119,34 @@ def publish_turn_final(log_dir: Path, files: dict[str, str]) -> None:
         write_atomic(turn / relative, text)
 
 
-def read_trace(log_dir: str | Path) -> list[dict[str, Any]]:
-    """Records of ``trace.jsonl`` (a log directory or the file). A torn last line (a crash
-    mid-write) is dropped; a bad line in the middle is skipped with a ``TraceWarning``."""
-    read = read_trace_file(log_dir)
+def read_trace(log_dir: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """Records of a trace (any path ``trace_path`` takes: a run's LOG_DIR, a turn, an attempt, a
+    ``trace.jsonl``). A torn last line (a crash mid-write) is dropped; a bad line in the middle is skipped
+    with a ``TraceWarning``."""
+    trace = trace_path(log_dir)
+    read = read_trace_file(trace)
     if read.skipped:
-        warnings.warn(f"{trace_path(log_dir)}: {'; '.join(read.skipped)}", TraceWarning, stacklevel=2)
+        warnings.warn(f"{trace}: {'; '.join(read.skipped)}", TraceWarning, stacklevel=2)
     return read.records
 
 
 def rebuild_from_trace(
-    log_dir: str | Path, out_dir: str | Path | None = None, *, write: bool = True
+    log_dir: str | os.PathLike[str], out_dir: str | os.PathLike[str] | None = None, *, write: bool = True
 ) -> dict[str, str]:
-    """Recompute every derived file from ``trace.jsonl`` alone, as relative path -> text.
+    """Recompute every derived file from the trace alone (any path ``trace_path`` takes), as relative
+    path -> text.
 
-    The files are written into the log directory (or ``out_dir``), unless ``write=False``.
+    The files are written into the trace's log directory (or ``out_dir``), unless ``write=False``. A trace
+    with no readable ``RunStarted`` (empty, damaged, not a trace) holds no run: a ``TraceReadError`` naming
+    it, and nothing is written (an empty run written over a run's files would lose them).
     """
     trace = trace_path(log_dir)
     projection = LogProjection()
     for record in read_trace(trace):
         projection.apply(record)
+    if projection.started is None:
+        raise TraceReadError(f"{trace}: the trace has no RunStarted record, so there is no run to rebuild; "
+                             "the files beside it are left as they are")
     files = render_all(projection)
     if write:
         target = Path(out_dir) if out_dir is not None else trace.parent

@@ -9,11 +9,12 @@ because silently dropping it, or everything after it, would lose work without a 
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from massgen.logs.layout import TRACE_FILE
+from massgen.logs.layout import TRACE_FILE, newest_attempt
 from massgen.logs.question_ref import QuestionRef
 from massgen.messages.text import escape_value
 from massgen.messages.trace_refs import TraceDecoder, TraceReferenceError
@@ -42,10 +43,38 @@ class TraceRead:
         return notes
 
 
-def trace_path(path: str | Path) -> Path:
-    """``path`` itself when it is a file, else its ``trace.jsonl``."""
+_WHAT = "give the run's LOG_DIR (log_<stamp>), one of its turn_N or attempt directories, or a trace.jsonl"
+
+
+def trace_path(path: str | os.PathLike[str]) -> Path:
+    """The trace a path names: what a log directory is, for every reader of a trace (``read_trace``,
+    ``rebuild_from_trace``, ``resume_point``). ``path`` is a ``trace.jsonl``, an attempt
+    directory holding one, or a run's ``log_<stamp>`` root (upstream's LOG_DIR) or ``turn_N`` folder: then the
+    trace of its newest attempt. Anything else is a ``TraceReadError`` naming ``path``: a file of another name
+    (a config given by mistake, whose folder's trace would have been read instead), a folder with no trace."""
+    if not isinstance(path, str | os.PathLike):
+        raise TraceReadError(f"a trace is named by a path, not {type(path).__name__}; {_WHAT}")
     path = Path(path)
-    return path if path.is_file() else path / TRACE_FILE
+    try:
+        return _trace_in(path)
+    except OSError as exc:  # a folder that may not be listed or looked into
+        raise TraceReadError(f"{path}: cannot read the trace ({exc.strerror or exc})") from exc
+
+
+def _trace_in(path: Path) -> Path:
+    if path.is_file():
+        if path.name != TRACE_FILE:
+            raise TraceReadError(f"{path}: is a file, not a run's log directory; {_WHAT}")
+        return path
+    if not path.is_dir():
+        path.stat()  # the OSError that says why (no such file, ...), turned into a TraceReadError above
+        raise TraceReadError(f"{path}: is not a file or a directory; {_WHAT}")  # a FIFO, a device
+    if (path / TRACE_FILE).is_file():
+        return path / TRACE_FILE
+    attempt = newest_attempt(path)
+    if attempt is None:
+        raise TraceReadError(f"{path}: no {TRACE_FILE} here; {_WHAT}")
+    return attempt / TRACE_FILE
 
 
 def _problem(raw: bytes, question: QuestionRef | None = None) -> tuple[dict[str, Any] | None, str]:
@@ -76,8 +105,8 @@ def _problem(raw: bytes, question: QuestionRef | None = None) -> tuple[dict[str,
     return record, ""
 
 
-def read_trace_file(path: str | Path) -> TraceRead:
-    """Every readable record of a trace (a log directory or the file itself), and what was not."""
+def read_trace_file(path: str | os.PathLike[str]) -> TraceRead:
+    """Every readable record of a trace (any path ``trace_path`` takes), and what was not."""
     file = trace_path(path)
     try:
         data = file.read_bytes()

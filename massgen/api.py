@@ -13,6 +13,8 @@ import contextlib
 import dataclasses
 import inspect
 import os
+import threading
+import time
 import warnings
 from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -59,13 +61,50 @@ async def _finish(team: Team) -> RunResult:
 Message = Mapping[str, Any]
 
 
+_PART = "{'type': 'text', 'text': ...}"
+
+
+def content_text(content: object, where: str) -> str:
+    """A message's ``content`` as text: a str, or OpenAI content parts of type ``text`` (their texts joined, as
+    the model would read them); None is "". Anything else is a ``ConfigError`` naming ``where`` (as
+    ``conversation_history[2].content[1]``): a part the team cannot be shown (an image, a file, audio) is
+    refused, never dropped or turned into its Python repr without a word."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list | tuple):
+        raise ConfigError(f"{where}: must be text or a list of content parts ({_PART}), not {type(content).__name__}")
+    texts: list[str] = []
+    for index, part in enumerate(content):
+        at = f"{where}[{index}]"
+        if not isinstance(part, Mapping):
+            raise ConfigError(f"{at}: must be a part ({_PART}), not {type(part).__name__}")
+        if part.get("type") != "text":
+            raise ConfigError(f"{at}: a part of type {str(part.get('type'))[:40]!r}; only text parts ({_PART}) "
+                              "can be given to the team")
+        text = part.get("text")
+        if not isinstance(text, str):
+            raise ConfigError(f"{at}.text: must be text, not {type(text).__name__}")
+        texts.append(text)
+    return "".join(texts)
+
+
 def history_pairs(messages: Sequence[Message]) -> tuple[tuple[str, str], ...]:
     """Upstream's ``conversation_history`` (``[{"role": "user", "content": ...}, {"role": "assistant", ...}]``)
-    as (question, answer) pairs; consecutive user messages join, system messages are left out."""
+    as (question, answer) pairs; consecutive user messages join, system messages are left out. A content is
+    text or OpenAI text parts (``content_text``); anything else is a ``ConfigError`` naming the message."""
+    if isinstance(messages, str | bytes) or not isinstance(messages, Sequence):
+        raise ConfigError("conversation_history: must be a list of messages ({'role': ..., 'content': ...}), "
+                          f"not {type(messages).__name__}")
     pairs: list[tuple[str, str]] = []
     pending: str | None = None
-    for message in messages:
-        role, content = message.get("role"), str(message.get("content") or "")
+    for index, message in enumerate(messages):
+        if not isinstance(message, Mapping):
+            raise ConfigError(f"conversation_history[{index}]: must be a message ({{'role': ..., 'content': ...}}), "
+                              f"not {type(message).__name__}")
+        role = message.get("role")
+        content = content_text(message.get("content"), f"conversation_history[{index}].content")
         if role == "user":
             pending = content if pending is None else f"{pending}\n\n{content}"
         elif role == "assistant" and pending is not None:
@@ -263,10 +302,11 @@ def _start(
                     enable_filesystem=enable_filesystem, enable_logging=enable_logging, output_file=output_file,
                     verbose=verbose, parse_at_references=parse_at_references, log_dir=log_dir,
                     session_id=session_id, **kwargs)
+    upstream_history = history_pairs(() if conversation_history is None else conversation_history)
     session, config, history = _session(session_id, config, history)
     team_config = upstream_config(config, config_dict, model, models, num_agents, use_docker, **kwargs)
     source = config_used(config, config_dict, model, models, num_agents)
-    history = (*history_pairs(conversation_history or ()), *history)
+    history = (*upstream_history, *history)
     team = new_team(team_config, query, history=history, log_dir=log_dir, timeout=timeout,
                     context_paths=parse_at_references, subscribers=[_verbose_printer] if verbose else [])
     team.start()  # spawns the actors and returns; nothing here waits on them
@@ -317,10 +357,38 @@ def run_sync(*args: Any, **kwargs: Any) -> RunResult:
     try:
         result: RunResult = started.team.wait()
     except KeyboardInterrupt:
-        started.team.cancel("interrupted by Ctrl-C")
-        started.team.wait()
+        _close_despite_ctrl_c(started.team)
         raise
     return started.finished(result)
+
+
+_CLOSING_S = 60.0  # how long a Ctrl-C'd run_sync waits for its run to close before it lets the Ctrl-C through
+
+
+def _close_despite_ctrl_c(team: Team) -> None:
+    """Cancel the run and wait (bounded) until it is closed: its trace complete, its writer's thread and file
+    gone. The closing runs on a thread of its own, so a second Ctrl-C (an impatient user, a notebook's
+    interrupt pressed twice) cannot cut it off halfway, where it left the writer's thread and the trace's file
+    open in the caller's process; the presses that come meanwhile are absorbed. Past ``_CLOSING_S`` the Ctrl-C
+    goes through and the closing finishes on its own thread."""
+    closed = threading.Event()
+
+    def close() -> None:
+        try:
+            team.cancel("interrupted by Ctrl-C")
+            team.wait()
+        finally:
+            closed.set()
+
+    threading.Thread(target=close, name="massgen-close-on-ctrl-c", daemon=True).start()
+    give_up = time.monotonic() + _CLOSING_S
+    while True:
+        try:
+            closed.wait(max(0.0, give_up - time.monotonic()))
+            return
+        except KeyboardInterrupt:
+            if time.monotonic() >= give_up:
+                return
 
 
 async def stream(

@@ -244,3 +244,151 @@ def test_a_log_dir_that_holds_a_run_is_not_run_into_again(tmp_path: Path) -> Non
         massgen.run_sync("What is 3+3?", "@examples/basic/scripted_three_agents", log_dir=tmp_path / "run")
     assert [r["run_id"] for r in massgen.read_trace(tmp_path / "run") if r["type"] == "RunStarted"] == [
         first.run_id]
+
+
+# -- conversation_history as upstream's callers write it -----------------------------------------------
+
+
+def test_conversation_history_given_as_openai_content_parts_is_their_text(tmp_path: Path) -> None:
+    result = massgen.run_sync("And 3+3?", "@examples/basic/scripted_three_agents", log_dir=tmp_path / "run",
+                              conversation_history=[
+                                  {"role": "user", "content": [{"type": "text", "text": "What is "},
+                                                               {"type": "text", "text": "2+2?"}]},
+                                  {"role": "assistant", "content": [{"type": "text", "text": "4"}]},
+                              ])
+    started = of_type(read_trace(result.log_dir), "RunStarted")[0]["payload"]
+    assert [tuple(pair) for pair in started["history"]] == [("What is 2+2?", "4")]  # not "[{'type': 'text', ..."
+
+
+@pytest.mark.parametrize(("history", "said"), [
+    ([{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "https://example.com/cat.png"}}]},
+      {"role": "assistant", "content": "a cat"}],
+     "conversation_history[0].content[0]: a part of type 'image_url'; only text parts"),
+    ([{"role": "user", "content": [{"type": "text", "text": 5}]}], "conversation_history[0].content[0].text: "),
+    ([{"role": "user", "content": "hi"}, {"role": "assistant", "content": ["4"]}],
+     "conversation_history[1].content[0]: must be a part"),
+    ([{"role": "user", "content": 5}], "conversation_history[0].content: must be text or a list of content parts"),
+    ("hello", "conversation_history: must be a list of messages"),
+    ([{"role": "user", "content": "hi"}, "4"], "conversation_history[1]: must be a message"),
+])
+def test_conversation_history_that_is_not_text_is_refused_naming_where(tmp_path: Path, history: object,
+                                                                       said: str) -> None:
+    with pytest.raises(massgen.ConfigError, match=re.escape(said)):
+        massgen.run_sync("q", "@examples/basic/scripted_three_agents", conversation_history=history,  # type: ignore[arg-type]
+                         log_dir=tmp_path / "run")
+    assert not (tmp_path / "run").exists()
+
+
+# -- a run refused before it starts leaves nothing behind -------------------------------------------------
+
+
+def test_a_run_refused_before_it_starts_leaves_no_empty_log_directory(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    base = tmp_path / "logs"
+    monkeypatch.setenv("MASSGEN_LOG_BASE_DIR", str(base))
+    base.mkdir()
+    keyless = {"agents": [{"id": "a", "backend": {"type": "openai", "model": "gpt-4o"}}]}
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.chdir(tmp_path)  # no ./.env with a key in it
+    monkeypatch.setenv("HOME", str(tmp_path))
+    with pytest.raises(massgen.ConfigError, match="OPENAI_API_KEY"):  # the preflight: no key
+        massgen.run_sync("What is 2+2?", keyless)
+    with pytest.raises(massgen.QuestionError, match="the question is empty"):
+        massgen.run_sync("   ", "@examples/basic/scripted_three_agents")
+    assert list(base.iterdir()) == []  # was log_<stamp>/turn_1/attempt_1/snapshots/, empty, each time
+    # A conversation's folder, kept: only what the refused turn made is taken away again.
+    root = base / "log_conversation"
+    (root / "turn_1" / "attempt_1").mkdir(parents=True)
+    team = massgen.new_team("@examples/basic/scripted_three_agents", "   ", run_root=root, turn=2)
+    with pytest.raises(massgen.QuestionError):
+        team.start()
+    assert sorted(str(p.relative_to(root)) for p in root.rglob("*")) == ["turn_1", "turn_1/attempt_1"]
+
+
+# -- Ctrl-C twice: the second one during run_sync's cleanup --------------------------------------------
+
+# A script that calls run_sync and presses Ctrl-C twice, real SIGINTs to its main thread: once the run is under
+# way (the verbose printer prints the first answer), and again as run_sync's cleanup waits for the cancelled
+# run to close (the moment ``Team.wait`` is entered again, seen by a profile hook: nothing is replaced). Then it
+# reports what is still open.
+_TWICE = r"""
+import json, os, signal, sys, threading
+import massgen
+from massgen.actors.run.team import Team
+
+main = threading.main_thread().ident
+presses = []
+
+def press(when):
+    presses.append(when)
+    signal.pthread_kill(main, signal.SIGINT)
+
+class Printed:
+    def write(self, text):
+        if text.startswith("[massgen] answer:") and not presses:
+            press("the run is under way")
+        return len(text)
+
+    def flush(self):
+        pass
+
+def watch(frame, event, arg):
+    if event == "call" and frame.f_code is Team.wait.__code__ and len(presses) == 1:
+        press("run_sync is closing the run")
+
+sys.stdout = Printed()
+threading.setprofile(watch)
+sys.setprofile(watch)
+try:
+    massgen.run_sync("What is 2+2?", sys.argv[1], log_dir=sys.argv[2], verbose=True)
+    raised = False
+except KeyboardInterrupt:
+    raised = True
+sys.setprofile(None)
+threading.setprofile(None)
+writers = [t for t in threading.enumerate() if t.name.startswith("TraceWriter")]
+for writer in writers:
+    writer.join(timeout=10)  # still running once run_sync has returned: a leak, however slow the machine
+def target(fd):
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return ""
+open_traces = [fd for fd in os.listdir("/proc/self/fd") if target(fd).endswith("trace.jsonl")]
+print(json.dumps({"raised": raised, "presses": presses, "writers_alive": [t.name for t in writers if t.is_alive()],
+                  "open_traces": len(open_traces)}), file=sys.__stdout__, flush=True)
+"""
+
+
+def test_a_second_ctrl_c_during_run_sync_s_cleanup_still_closes_the_trace(tmp_path: Path) -> None:
+    import json
+    import subprocess
+    import sys
+
+    log_dir = tmp_path / "run"
+    slow = Path(__file__).parent / "configs" / "slow_team.yaml"
+    env = {**os.environ, "MASSGEN_LOG_BASE_DIR": str(tmp_path / "logs"), "HOME": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", _TWICE, str(slow), str(log_dir)], capture_output=True, text=True,
+                          env=env, timeout=60 * FACTOR, check=False)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["presses"] == ["the run is under way", "run_sync is closing the run"]
+    assert report["raised"]  # Ctrl-C reaches the caller, once the run is closed
+    assert report["writers_alive"] == [] and report["open_traces"] == 0  # the writer's thread and its file
+    finished = of_type(read_trace(log_dir), "RunFinished")
+    assert len(finished) == 1 and finished[0]["payload"]["status"] == "interrupted"
+
+
+# -- a trace that cannot be written ------------------------------------------------------------------
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full (every write fails as on a full disk)")
+def test_a_run_whose_trace_cannot_be_written_says_why_and_where(tmp_path: Path) -> None:
+    log_dir = tmp_path / "run"
+    team = massgen.new_team("@examples/basic/scripted_three_agents", "What is 2+2?", log_dir=log_dir)
+    log_dir.mkdir()
+    (log_dir / "trace.jsonl").symlink_to("/dev/full")  # the disk is full: every write of the trace fails
+    result = team.run(timeout=WAIT)
+    assert result.status == "failed" and result.final_answer is None
+    # Was "the trace could not be written", and the user could not tell a full disk from a bug.
+    assert result.reason == f"the trace could not be written: No space left on device ({log_dir / 'trace.jsonl'})"

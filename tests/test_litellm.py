@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import socket
 import time
 from pathlib import Path
@@ -120,3 +121,63 @@ def test_an_unreachable_base_url_fails_in_bounded_time_naming_the_server() -> No
                            base_url=f"http://127.0.0.1:{port}/v1")
     assert time.monotonic() - started < 60 * FACTOR
     assert f"127.0.0.1:{port}" in str(failed.value), str(failed.value)
+
+
+# -- what a caller asks for is done, or refused as a bad request: never retried, never dropped -----------------
+
+CONFIGS = Path(__file__).parent / "configs"
+WEATHER_TOOL = {"type": "function", "function": {"name": "get_weather", "description": "The weather in a city",
+                                                 "parameters": {"type": "object", "properties": {}}}}
+
+
+@pytest.mark.parametrize(("model", "options", "said"), [
+    ("massgen/build", {"model": "gpt-4o", "num_agents": "2"}, "num_agents: must be a whole number"),
+    ("massgen/build", {"models": [1, 2]}, "models: must be a list of names"),
+    (EXAMPLE, {"output_file": 5}, "output_file: must be a path"),  # was an APIConnectionError after the whole run
+    (EXAMPLE, {"session_id": "s1"}, "session_id"),  # was silently ignored
+    (EXAMPLE, {"frobnicate": 1}, "frobnicate"),
+    (EXAMPLE, {"models": ["gpt-4o"]}, "models: only massgen/build"),  # was silently ignored
+])
+def test_a_bad_option_is_a_bad_request_naming_it_not_a_retryable_error(model: str, options: dict[str, object],
+                                                                        said: str) -> None:
+    with pytest.raises(litellm.BadRequestError, match=re.escape(said)) as refused:
+        litellm.completion(model=model, messages=QUESTION, optional_params=options)
+    assert refused.value.status_code == 400
+    assert not isinstance(refused.value, litellm.APIConnectionError)  # a router would have tried it again
+
+
+def test_an_openai_parameter_the_team_cannot_follow_is_refused_unless_the_caller_drops_it() -> None:
+    with pytest.raises(litellm.UnsupportedParamsError, match="temperature"):
+        litellm.completion(model=EXAMPLE, messages=QUESTION, temperature=0.2)
+    response = litellm.completion(model=EXAMPLE, messages=QUESTION, temperature=0.2, drop_params=True)
+    assert response.choices[0].message.content.startswith("9.9 is larger")  # dropped, because the caller said so
+
+
+@pytest.mark.parametrize("asked", [{"tools": [WEATHER_TOOL]}, {"tools": [WEATHER_TOOL], "tool_choice": "auto"},
+                                   {"functions": [WEATHER_TOOL["function"]]}])
+def test_tools_are_refused_with_a_clear_message_not_dropped(asked: dict[str, object]) -> None:
+    for drop in (False, True):  # a tool call is an answer the caller asked for: never dropped, even when told to
+        with pytest.raises(litellm.UnsupportedParamsError, match="massgen serve") as refused:
+            litellm.completion(model=EXAMPLE, messages=QUESTION, drop_params=drop, **asked)
+        assert next(iter(asked)) in str(refused.value)
+
+
+def test_a_content_part_that_is_not_text_is_a_bad_request_naming_it() -> None:
+    messages = [{"role": "user", "content": [{"type": "text", "text": "What is in this picture?"},
+                                             {"type": "image_url", "image_url": {"url": "https://example.com/a.png"}}]}]
+    with pytest.raises(litellm.BadRequestError, match=re.escape("messages[0].content[1]: a part of type 'image_url'")):
+        litellm.completion(model=EXAMPLE, messages=messages)
+
+
+def test_litellm_s_timeout_bounds_the_run() -> None:
+    started = time.monotonic()
+    with pytest.raises(litellm.Timeout, match="within the call's timeout of 2 s") as timed_out:
+        litellm.completion(model=f"massgen/path:{CONFIGS / 'no_answer_team.yaml'}", messages=QUESTION, timeout=2)
+    assert time.monotonic() - started < 2 + 10 * FACTOR  # the team would have worked for 30 s
+    assert timed_out.value.status_code == 408
+
+
+@pytest.mark.parametrize("timeout", [-1, float("inf")])
+def test_a_timeout_that_is_no_time_is_a_bad_request(timeout: float) -> None:
+    with pytest.raises(litellm.BadRequestError, match="timeout: must be a positive, finite number of seconds"):
+        litellm.completion(model=EXAMPLE, messages=QUESTION, timeout=timeout)

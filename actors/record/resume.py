@@ -12,6 +12,7 @@ again, its finished calls answered from the trace (``actors/record/replay.py``).
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +22,7 @@ from pydantic import BaseModel, ValidationError
 
 from massgen.configs.schema import TeamConfig, redact_backend
 from massgen.logs.calls import RecordedCall, model_calls
-from massgen.logs.layout import TRACE_FILE, newest_attempt, next_attempt_dir
+from massgen.logs.layout import next_attempt_dir
 from massgen.logs.reading import TraceRead, TraceReadError, read_trace_file, trace_path
 from massgen.messages import (
     AgentExcluded,
@@ -258,24 +259,16 @@ def _fold(records: list[TraceRecord], agents: list[str], log_dir: Path, skipped:
     )
 
 
-def resume_point(log_dir: str | Path) -> ResumePoint:
-    """Everything a resumed run needs, from ``log_dir/trace.jsonl`` alone. ``log_dir`` is an attempt, or the
-    run's ``log_<stamp>`` root (upstream's LOG_DIR) or a ``turn_N`` folder: then its newest attempt."""
-    log_dir = Path(log_dir)
-    if log_dir.is_file() and log_dir.name != TRACE_FILE:  # its folder's trace would be read: not what was named
-        raise ResumeError(f"{log_dir}: is a file, not a run's log directory; give the run's LOG_DIR or one of its "
-                          "attempt directories (turn_N/attempt_M)")
-    if not trace_path(log_dir).is_file() and log_dir.is_dir():
-        log_dir = newest_attempt(log_dir) or log_dir
-    if not trace_path(log_dir).is_file():
-        raise ResumeError(f"{log_dir}: no trace.jsonl here; give the run's LOG_DIR or one of its attempt "
-                          "directories (turn_N/attempt_M)")
-    if log_dir.is_file():
-        log_dir = log_dir.parent
+def resume_point(log_dir: str | os.PathLike[str]) -> ResumePoint:
+    """Everything a resumed run needs, from its trace alone. ``log_dir`` is any path ``trace_path`` takes: an
+    attempt or its ``trace.jsonl``, or the run's ``log_<stamp>`` root (upstream's LOG_DIR) or a ``turn_N``
+    folder, then its newest attempt; anything else is a ``ResumeError`` naming it."""
     try:
-        read = read_trace_file(log_dir)
+        trace = trace_path(log_dir)  # the one definition of what names a trace (logs/reading.py)
+        read = read_trace_file(trace)
     except TraceReadError as exc:
         raise ResumeError(str(exc)) from exc
+    log_dir = trace.parent
     records, invalid = _typed(read.records)  # typed once, for every pass below
     try:
         return _point(log_dir, records, read, invalid)

@@ -19,10 +19,11 @@ Records after ``RunFinished`` (late dead letters) rewrite every file, as a rebui
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any, assert_never, cast
 
@@ -31,6 +32,7 @@ import pykka
 from massgen.actors.runtime.mailbox import ThreadingActor
 from massgen.logs import LogProjection, write_all, write_atomic
 from massgen.logs.derived_files import TRACE_FILE, StatusText, link_run_status, render_status
+from massgen.logs.layout import STATUS_FILE
 from massgen.logs.question_ref import QuestionRef
 from massgen.messages import DeadLetter, Message, Sender
 from massgen.messages.protocols import TraceWriterInbox, members
@@ -40,6 +42,31 @@ from massgen.messages.trace_writer_inbox import Flush, WriteRecord, WriteStatus
 
 _ACCEPTS = members(TraceWriterInbox)
 _ME = Sender(name="trace_writer", incarnation=1)
+
+class WriteFailure:
+    """The first write of the run's logs that failed, said in the run's result: which file, and the system's
+    words (``No space left on device``), not only that the trace could not be written. Set on the writer's
+    thread, read by the handle once the writer is dead."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.path: Path | None = None
+        self.why = ""
+
+    def record(self, path: Path, error: OSError) -> None:
+        with self._lock:
+            if self.path is None:  # the first failure is the cause; the ones after it follow from it
+                self.path = Path(error.filename) if isinstance(error.filename, str) else path
+                self.why = error.strerror or str(error) or type(error).__name__
+
+    def reason(self) -> str:
+        """How a run ends whose logs could not be written, naming the cause and the file when known."""
+        with self._lock:
+            if self.path is None:
+                return "the trace could not be written"
+            what = "the trace" if self.path.name == TRACE_FILE else "the run's log file"
+            return f"{what} could not be written: {self.why} ({self.path})"
+
 
 # A subscriber gets each record typed, holding the message it was written from (TraceRecord also
 # reads as the written dict, for subscribers written against it).
@@ -57,9 +84,11 @@ _BATCH_S = 0.05
 class TraceWriter(ThreadingActor):
     use_daemon_thread = True
 
-    def __init__(self, log_dir: Path, subscribers: list[Subscriber] | None = None) -> None:
+    def __init__(self, log_dir: Path, subscribers: list[Subscriber] | None = None,
+                 failure: WriteFailure | None = None) -> None:
         super().__init__()
         self.log_dir = log_dir
+        self.failure = failure or WriteFailure()
         self.projection = LogProjection()
         self._status = StatusText()  # each write re-encodes only the agents that changed since the last
         self.subscribers = list(subscribers or [])
@@ -77,9 +106,20 @@ class TraceWriter(ThreadingActor):
         self._batch_started = 0.0
         self.closed = threading.Event()
 
+    @contextlib.contextmanager
+    def _writing(self, path: Path) -> Iterator[None]:
+        """An ``OSError`` writing ``path`` (or the file the error names) is recorded in ``failure``, then raised:
+        the writer stops, and the run's result says why."""
+        try:
+            yield
+        except OSError as exc:
+            self.failure.record(path, exc)
+            raise
+
     def on_start(self) -> None:
-        self.log_dir.mkdir(parents=True, exist_ok=True)
-        self._file = open(self.log_dir / TRACE_FILE, "a", encoding="utf-8")  # noqa: SIM115
+        with self._writing(self.log_dir / TRACE_FILE):
+            self.log_dir.mkdir(parents=True, exist_ok=True)
+            self._file = open(self.log_dir / TRACE_FILE, "a", encoding="utf-8")  # noqa: SIM115
         link_run_status(self.log_dir)
 
     def on_stop(self) -> None:
@@ -94,11 +134,17 @@ class TraceWriter(ThreadingActor):
         try:
             if self._file is not None:
                 self._publish()  # what was written is shown, and the derived files follow it
+        except OSError:
+            pass  # recorded in self.failure (a full disk fails again here): the file is closed all the same
         finally:
-            if self._file is not None:
-                self._file.close()
-                self._file = None
-            self.closed.set()
+            file, self._file = self._file, None
+            try:
+                if file is not None:
+                    file.close()  # closes the descriptor even when its last flush fails
+            except OSError:
+                pass
+            finally:
+                self.closed.set()
 
     def on_receive(self, message: Any) -> Any:
         if not isinstance(message, _ACCEPTS):
@@ -141,7 +187,9 @@ class TraceWriter(ThreadingActor):
     def _write_status(self) -> None:
         self._last_status_at = time.monotonic()
         spent = time.thread_time()
-        write_atomic(self.log_dir / "status.json", render_status(self.projection, self._status))
+        status = self.log_dir / STATUS_FILE
+        with self._writing(status):
+            write_atomic(status, render_status(self.projection, self._status))
         self._status_every = max(_STATUS_EVERY_S, (time.thread_time() - spent) / _STATUS_SHARE)
 
     def _ask_status(self) -> None:
@@ -162,11 +210,13 @@ class TraceWriter(ThreadingActor):
             self._question = QuestionRef.of(record)
         elif self._question is not None:
             line = self._question.shorten(line)
-        try:
-            self._file.write(line + "\n")
-        except UnicodeEncodeError:  # lone surrogates: JSON's \uXXXX escapes keep them, losslessly
-            line = json.dumps(written, ensure_ascii=True, default=str)
-            self._file.write((self._question.shorten(line) if self._question and self._seq > 1 else line) + "\n")
+        with self._writing(self.log_dir / TRACE_FILE):
+            try:
+                self._file.write(line + "\n")
+            except UnicodeEncodeError:  # lone surrogates: JSON's \uXXXX escapes keep them, losslessly
+                line = json.dumps(written, ensure_ascii=True, default=str)
+                self._file.write((self._question.shorten(line) if self._question and self._seq > 1 else line)
+                                 + "\n")
         if not self._unflushed:
             self._batch_started = time.monotonic()
         self._unflushed.append(TraceRecord.written(record, msg))
@@ -175,7 +225,8 @@ class TraceWriter(ThreadingActor):
         """Flush the batch, then fold it and hand it to the subscribers, in order: shown only once on disk."""
         if not self._unflushed or self._file is None:
             return
-        self._file.flush()
+        with self._writing(self.log_dir / TRACE_FILE):
+            self._file.flush()
         batch, self._unflushed = self._unflushed, []
         finished = False
         for typed in batch:
@@ -187,7 +238,8 @@ class TraceWriter(ThreadingActor):
                 except Exception:
                     pass
         if finished:  # the derived files after the subscribers: the screen need not wait for them
-            write_all(self.log_dir, self.projection, self._status)
+            with self._writing(self.log_dir):
+                write_all(self.log_dir, self.projection, self._status)
         elif time.monotonic() - self._last_status_at >= self._status_every:
             self._write_status()
         elif self._trailing is None:

@@ -7,8 +7,10 @@ the user, and builds the result from the trace once ``RunFinished`` is on disk.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import errno
+import os
 import platform
 import threading
 import time
@@ -23,7 +25,7 @@ from massgen.actors.agent.actor import AgentSpec, FirstBackend
 from massgen.actors.agent.turn_io import TurnSettings
 from massgen.actors.coordination import voting_guidance
 from massgen.actors.record.resume import ResumePoint, carried_calls
-from massgen.actors.record.trace_writer import Subscriber, TraceWriter
+from massgen.actors.record.trace_writer import Subscriber, TraceWriter, WriteFailure
 from massgen.actors.run import preflight
 from massgen.actors.run.question import check_question, check_text
 from massgen.actors.runtime.port import Peer, RunContext, Runtime
@@ -36,7 +38,7 @@ from massgen.configs.loader import ConfigError
 from massgen.configs.schema import AgentConfig, OrchestratorConfig, TeamConfig
 from massgen.files import RunFiles, confined
 from massgen.logs import LogProjection
-from massgen.logs.layout import attempt_dir, run_root_of
+from massgen.logs.layout import TRACE_FILE, attempt_dir, run_root_of
 from massgen.logs.layout import default_log_base as default_log_base  # re-exported
 from massgen.logs.layout import new_log_dir as new_log_dir  # re-exported
 from massgen.messages import (
@@ -190,6 +192,16 @@ def withheld_check_tools(config: TeamConfig) -> tuple[str, ...]:
     return tuple(lines)
 
 
+def _first_missing(path: Path) -> Path | None:
+    """The highest of ``path`` and its parents that does not exist yet: what making ``path`` creates."""
+    missing = None
+    for folder in (path, *path.parents):
+        if folder.exists():
+            break
+        missing = folder
+    return missing
+
+
 @dataclasses.dataclass(frozen=True)
 class _Prepared:
     """What ``Team.prepare`` checked and built, for ``Team.start`` to use as it is."""
@@ -235,17 +247,27 @@ class Team:
         self.client_tools = client_tools
         self.resume = resume
         self._runtime = runtime
+        # The folder this Team makes for its logs (the highest one that did not exist), taken away again if
+        # the run is refused before it starts and nothing was written into it (``_remove_unused_log_dir``).
+        self._made_log_dir: Path | None = None
         with translate({OSError: LogDirError}, "the log directory"):  # a read-only or full disk, a file in the way
             if resume is not None:
                 log_dir = log_dir or resume.next_log_dir()
+                self._made_log_dir = _first_missing(log_dir)
                 log_dir.mkdir(parents=True, exist_ok=True)
             elif log_dir is None and run_root is not None:
                 log_dir = attempt_dir(run_root, turn)
+                self._made_log_dir = _first_missing(log_dir)
                 log_dir.mkdir(parents=True, exist_ok=False)
-            self.log_dir = log_dir or new_log_dir(log_base, turn=turn)
+            elif log_dir is None:
+                log_dir = new_log_dir(log_base, turn=turn)
+                self._made_log_dir = run_root_of(log_dir)  # the new log_<stamp>, never the base beside others
+            else:
+                self._made_log_dir = _first_missing(log_dir)  # made by the run's files or its trace writer
+            self.log_dir = log_dir
             if self.log_dir.exists() and not self.log_dir.is_dir():  # else the whole run, then "no trace"
                 raise NotADirectoryError(errno.ENOTDIR, "a file is in the way", str(self.log_dir))
-            if (self.log_dir / "trace.jsonl").exists():  # appended to, it would hold two runs as one
+            if (self.log_dir / TRACE_FILE).exists():  # appended to, it would hold two runs as one
                 raise FileExistsError(errno.EEXIST, "it holds a run already (trace.jsonl); give a new one",
                                       str(self.log_dir))
         self.run_id = uuid.uuid4().hex[:12]
@@ -255,6 +277,7 @@ class Team:
         self._result: RunResult | None = None
         self._ctx: RunContext | None = None
         self._trace: pykka.ActorRef[Any] | None = None
+        self._write_failure = WriteFailure()  # why the trace writer stopped, if it did: said in the result
         self._supervisor: Peer | None = None
         self._run_spec: RunSpec | None = None
         self._prepared: _Prepared | None = None  # what prepare() checked and built, for start()
@@ -275,6 +298,14 @@ class Team:
         stream) prepares first, so nothing is checked, and no backend built, twice."""
         if self._prepared is not None:
             return self
+        try:
+            self._prepared = self._prepare()
+        except BaseException:
+            self._remove_unused_log_dir()
+            raise
+        return self
+
+    def _prepare(self) -> _Prepared:
         escaped: list[str] = []  # the edge where the question enters: escaped once, and traced in RunStarted
         check_text(self.question, self.history)  # QuestionError: a question or history that is not text
         self.question = escape_text(self.question, "question", escaped)
@@ -294,15 +325,25 @@ class Team:
         specs = self._with_first_backends(specs, breakers)  # ConfigError, before any actor, if no agent can run
         # Before anything starts: a cluster that is not there is a config error.
         runtime = self._runtime or _runtime(self.config)
-        self._prepared = _Prepared(tuple(escaped), files, specs, breakers, runtime)
-        return self
+        return _Prepared(tuple(escaped), files, specs, breakers, runtime)
+
+    def _remove_unused_log_dir(self) -> None:
+        """A run refused before it starts leaves no log directory behind: the folders this Team made for it
+        are removed while they hold only empty folders (the run's files make ``snapshots/``); a file in
+        them, or a folder that was there before, is never touched."""
+        made = self._made_log_dir
+        if made is None or not made.is_dir():
+            return
+        for folder, _, _ in os.walk(made, topdown=False):
+            with contextlib.suppress(OSError):  # not empty: something was written there, so it stays
+                os.rmdir(folder)
 
     def start(self) -> Team:
         if self._trace is not None:  # a second start ran a second team into the same trace
             raise ConfigError("Team.start: this Team has already been started; a new run needs a new Team")
         prepared = self.prepare()._prepared
         assert prepared is not None
-        self._trace = TraceWriter.start(self.log_dir, self._subscribers)
+        self._trace = TraceWriter.start(self.log_dir, self._subscribers, self._write_failure)
         self._ctx = RunContext(self.run_id, self._trace, runtime=prepared.runtime, breakers=prepared.breakers)
         self.warnings = withheld_check_tools(self.config)
         spec = RunSpec(run_id=self.run_id, question=self.question, log_dir=str(self.log_dir),
@@ -400,7 +441,7 @@ class Team:
         self._ctx.runtime.close()
         self._close_trace()
         if self._result is None:
-            self._result = RunResult(status="failed", reason="the trace could not be written", final_answer=None,
+            self._result = RunResult(status="failed", reason=self._write_failure.reason(), final_answer=None,
                                      winner=None, winner_label=None, partial=True, log_dir=self.log_dir,
                                      run_id=self.run_id)
         return self._result
