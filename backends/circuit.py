@@ -32,6 +32,7 @@ class CircuitBreaker:
         self._probe_in_flight = False
         self._answered = False
         self._tripped_by = ""
+        self._kinds_since_success: set[str] = set()  # of the failures since the last success
 
     @property
     def never_reached(self) -> bool:
@@ -80,13 +81,20 @@ class CircuitBreaker:
         with self._lock:
             self._answered = True
             self._failures = 0
+            self._kinds_since_success.clear()
             self._opened_at = None
             self._probe_in_flight = False
 
-    def record_failure(self) -> None:
+    def record_failure(self, kind: str = "") -> None:
+        """One failed attempt of ``kind`` (``connection``: nothing could connect). The breaker opens at the
+        threshold; opened so by connection failures alone, it was never reached, as if ``trip`` had opened it:
+        the attempts of several calls at once reach the threshold before any one call has used its own."""
         with self._lock:
             self._failures += 1
+            self._kinds_since_success.add(kind)
             if self._probe_in_flight or self._failures >= self.threshold:
+                if self._opened_at is None or self._probe_in_flight:
+                    self._tripped_by = "connection" if self._kinds_since_success == {"connection"} else kind
                 self._opened_at = self._clock()
             self._probe_in_flight = False
 

@@ -153,24 +153,33 @@ def status_is_retryable(status: int) -> bool:
 
 
 def parse_retry_after(headers: Any, now: float | None = None) -> float | None:
-    """Seconds to wait from ``Retry-After`` (seconds or HTTP-date) or ``retry-after-ms``; None if absent."""
+    """Seconds to wait from ``Retry-After`` (seconds or HTTP-date) or ``retry-after-ms``; None if absent.
+
+    A number that is no wait (negative, NaN, infinite) or unreadable counts as absent, so the normal
+    backoff applies: a server cannot turn backoff off by asking for a negative wait. A date already
+    past is a valid answer (RFC 9110: no delay; clocks differ) and reads as 0."""
     if headers is None:
         return None
+
+    def wait(seconds: float) -> float | None:
+        return seconds if 0.0 <= seconds < float("inf") else None  # NaN fails both comparisons
+
     millis = headers.get("retry-after-ms")
     if millis:
         with contextlib.suppress(ValueError):
-            return max(0.0, float(millis) / 1000)
+            if (found := wait(float(millis) / 1000)) is not None:
+                return found
     value = headers.get("retry-after")
     if not value:
         return None
     value = value.strip()
     with contextlib.suppress(ValueError):
-        return max(0.0, float(value))
+        return wait(float(value))
     try:
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError, IndexError):
         return None
-    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+    return wait(max(0.0, when.timestamp() - (time.time() if now is None else now)))
 
 
 def _error_message(exc: BaseException, body: Any) -> str:
@@ -347,15 +356,17 @@ class Retrier:
                     raise
                 failure = failure_or_none
                 heard = heard or yielded or (clock is not None and clock.got_first)
+                # a connection that broke after the server was heard is a cut, not an address where nothing runs
+                kind = "cut" if heard and failure.kind == "connection" else failure.kind
                 if failure.endpoint_fault:
-                    breaker.record_failure()
+                    breaker.record_failure(kind)
                 else:
                     breaker.record_success()
                 verdict = True
                 last = number == policy.max_attempts
                 tripped = last and failure.retryable and failure.endpoint_fault and number > 1
                 if tripped:  # every attempt failed: the endpoint is down for this model, for now
-                    breaker.trip("cut" if heard and failure.kind == "connection" else failure.kind)
+                    breaker.trip(kind)
                 if yielded or not failure.retryable or last:
                     report(number, "error", started, failure, tripped=tripped)
                     if tripped and breaker.never_reached:

@@ -106,8 +106,8 @@ examples:
 
 exit codes: 0 success, 1 config error (or a missing API key), 2 execution error (also a deadline or budget
 that ends a run before any answer), 3 timeout or budget (the best answer so far kept), 4 interrupted,
-64 usage error (a flag that does not parse or clashes, or a MassGen 0.1.97 flag that is not available in
-this version: docs/flags.md)
+64 usage error (a flag that does not parse or clashes, no question where one is needed, or a MassGen 0.1.97
+flag that is not available in this version: docs/flags.md)
 """
 
 

@@ -36,10 +36,17 @@ class RunConfig:
     resume: ResumePoint | None = None  # --resume: the run this one continues (its question, its state)
 
     def for_question(self, question: str) -> TeamConfig:
-        """The config with the context paths this question names (``@path[:w]``, ``--cwd-context``)."""
+        """The config with the context paths this question names (``@path[:w]``, ``--cwd-context``); a
+        mention that names nothing to attach stays text, and a note on stderr says so."""
         from massgen import with_context_paths
+        from massgen.cli.text import for_terminal
 
-        return with_context_paths(self.config, question if self.parse_at_references else "", self.context)
+        left_as_text: list[str] = []
+        config = with_context_paths(self.config, question if self.parse_at_references else "", self.context,
+                                    left_as_text=left_as_text)
+        for note in left_as_text:
+            print(f"massgen: note: {for_terminal(note)}; left as text", file=sys.stderr)
+        return config
 
 
 def resolve(args: Request) -> RunConfig | int:

@@ -1,7 +1,8 @@
 """Which surface runs a request: ``--resume``, the one-shot run, ``--web``, the line REPL or the full screen.
 
 ``refusal`` says, before any config is read, why a request cannot run where it was typed (a question
-where none is taken, none where one is needed, no terminal for the interactive session);
+where none is taken, none where one is needed, no terminal for the interactive session); no question
+where one is needed is a usage error (64), as an empty one is;
 ``run`` hands the resolved request (``cli/run_config``) to the one surface it asks for. Each surface
 is imported only when chosen, so a one-shot run never loads the full screen or the HTTP stack.
 """
@@ -27,9 +28,9 @@ def refusal(request: Request) -> int | None:
             print("massgen: --resume continues the run's own question; give no question", file=sys.stderr)
             return exit_codes.CONFIG_ERROR
         return None
-    if request.web and not request.question:
+    if request.web and not request.question:  # a missing positional is a usage error (64), as an empty one is
         print("massgen: --web needs a question, e.g. massgen --web \"Which is larger, 9.11 or 9.9?\"", file=sys.stderr)
-        return exit_codes.CONFIG_ERROR
+        return exit_codes.USAGE_ERROR
     if not request.question:
         from massgen.cli.repl import can_run_interactively
 
@@ -42,7 +43,7 @@ def refusal(request: Request) -> int | None:
                                    "\"question\"")
             print("massgen: give a question, e.g. massgen \"Which is larger, 9.11 or 9.9?\" "
                   "(the interactive session needs a terminal)", file=sys.stderr)
-            return exit_codes.CONFIG_ERROR
+            return exit_codes.USAGE_ERROR
     return None
 
 

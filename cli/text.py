@@ -14,14 +14,15 @@ A terminal obeys control sequences in what it is given: an answer holding ``ESC 
 the clipboard, ``ESC ] 0`` sets the window title, ``ESC [ 2J`` clears the screen. Every text
 that did not come from this program (answers, vote reasons, questions, agent ids, errors) goes
 through ``for_terminal`` before it is written to stdout or stderr: control characters become
-visible escapes (``\\x1b``), the readable text stays as it is. Files on disk keep the raw text.
+visible escapes (``\\x1b``), the readable text stays as it is. Files on disk keep the raw text. What
+counts as unsafe is decided once, in ``messages/text.py`` (``unsafe_for_terminal``), which a served
+model name is checked against too.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import re
 import select
 import sys
 from collections.abc import Iterator
@@ -29,19 +30,13 @@ from typing import IO
 
 __all__ = ["counted", "escape_unencodable_output", "for_terminal", "from_argv", "unless_reader_gone"]
 
-# C0 controls but tab and newline, DEL, C1 controls (8-bit CSI/OSC), bidirectional overrides
-# (text that reads one way and is stored another), and lone surrogates.
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
-
-
-def _visible(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
 
 def for_terminal(text: str) -> str:
-    """``text`` safe to write to a terminal: every control character as a visible escape, newlines kept."""
-    return _UNSAFE.sub(_visible, text.replace("\r\n", "\n"))
+    """``text`` safe to write to a terminal: C0 and C1 controls, bidi overrides and lone surrogates as visible
+    escapes (``messages/text.py`` decides which), tabs and newlines kept (a CRLF as a newline)."""
+    from massgen import escape_for_terminal  # when first needed: its package loads every message type
+
+    return escape_for_terminal(text.replace("\r\n", "\n"))
 
 
 def from_argv(arg: str) -> str:

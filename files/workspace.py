@@ -60,28 +60,41 @@ class ContextPath:
         return ContextPath(resolved, writable, protected, resolved.is_file())
 
 
-def question_context_paths(question: str) -> list[ContextPath]:
-    """The ``@path`` / ``@path:w`` mentions of existing folders and files (a file alone, not its folder)."""
+def question_context_paths(question: str, left_as_text: list[str] | None = None) -> list[ContextPath]:
+    """The ``@path`` / ``@path:w`` mentions of existing folders and files (a file alone, not its folder).
+
+    Any other mention stays text; ``left_as_text`` (when given) gets each such mention once, with why:
+    ``"@missing.txt: no such file"``, so a terminal surface can say that nothing was attached."""
     found: list[ContextPath] = []
     for match in _QUESTION_PATH.finditer(question):
+        why: str | None = None
         try:
             path = Path(os.path.expanduser(match.group(1))).resolve()
             exists = path.is_dir() or path.is_file()
-        except (OSError, RuntimeError):  # a symlink loop, a folder on the way this user cannot enter
+            if not exists:
+                why = "not a regular file or folder" if path.exists() else "no such file"
+        except (OSError, RuntimeError) as exc:  # a symlink loop, a folder on the way this user cannot enter
             exists = False  # as for a path that is not there: the mention stays text
+            why = f"cannot be reached ({getattr(exc, 'strerror', None) or exc})"
         if exists:
             found.append(ContextPath.of(path, bool(match.group(2))))
+        elif left_as_text is not None:
+            note = f"{match.group(0)}: {why}"
+            if note not in left_as_text:
+                left_as_text.append(note)
     return found
 
 
-def with_context_paths(config: TeamConfig, question: str = "", cwd_context: str | None = None) -> TeamConfig:
+def with_context_paths(config: TeamConfig, question: str = "", cwd_context: str | None = None,
+                       left_as_text: list[str] | None = None) -> TeamConfig:
     """``config`` plus the context paths a user named at the terminal: ``@path`` / ``@path:w`` in the
     question and ``--cwd-context ro|rw``. Only terminal surfaces call this: a question that arrives
-    over HTTP must not choose what the team may write."""
+    over HTTP must not choose what the team may write. ``left_as_text``: the mentions that name nothing
+    that can be attached are added to it (``question_context_paths``), for the caller to say so."""
     from massgen.configs.schema import ContextPathConfig
 
     added = [ContextPathConfig(path=str(c.path), permission="write" if c.writable else "read")
-             for c in question_context_paths(question)]
+             for c in question_context_paths(question, left_as_text)]
     if cwd_context is not None:
         added.append(ContextPathConfig(path=os.getcwd(), permission="write" if cwd_context == "rw" else "read"))
     if not added:

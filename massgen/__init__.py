@@ -119,7 +119,9 @@ if TYPE_CHECKING:  # plumbing for massgen's own surfaces (cli/): reachable as ma
     from massgen.logs.summary import find_runs as find_runs
     from massgen.logs.summary import project, summarize
     from massgen.logs.upstream_status import tool_stats as tool_stats
+    from massgen.messages.text import escape_for_terminal as escape_for_terminal
     from massgen.messages.text import escape_value as escape_value
+    from massgen.messages.text import unsafe_for_terminal as unsafe_for_terminal
     from massgen.messages.trace import sender_name as sender_name
     from massgen.sessions import Session as Session
     from massgen.sessions import open_or_create

@@ -7,18 +7,61 @@ character in one answer used to fail every agent that had the answer in view. Ea
 calls ``escape_text`` / ``escape_value`` once: the character becomes a visible escape
 (``\\ud800``, ``\\x00``), the rest of the text is unchanged, and the edge traces the
 returned ``Escaped`` notes, which say where and what was escaped.
+
+What a terminal must not be given as it is, is decided here too, once (``unsafe_for_terminal``): the
+text the command line writes escapes it (``escape_for_terminal``, through ``cli/text.py``), and a
+model name a server is asked for may not hold it (``cli/serve/models.py``).
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 from typing import Any
 
-__all__ = ["escape_text", "escape_value", "what_was_escaped"]
+__all__ = ["escape_for_terminal", "escape_text", "escape_value", "unsafe_for_terminal", "what_was_escaped"]
 
 # Every surrogate code point is lone in a Python str (pairs decode to one code point).
 _INVALID = re.compile("[\ud800-\udfff\x00]")
+
+
+# What a terminal obeys, or shows as other than it is: C0 controls, DEL and C1 controls (Unicode's Cc:
+# ESC, and the 8-bit CSI/OSC a terminal obeys as ESC [ and ESC ]), bidirectional overrides and isolates
+# (text that reads one way and is stored another) and lone surrogates (Cs: no encoding carries them).
+# Tab and newline are controls too: text with lines keeps them, a name may not hold them.
+_TERMINAL_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_TERMINAL_UNSAFE_IN_LINES = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_KINDS = {"Cc": "a control character", "Cf": "a format character (such as a bidi override)",
+          "Cs": "a lone surrogate"}
+
+
+def unsafe_for_terminal(text: str, *, name: bool = False) -> str | None:
+    """The first character of ``text`` a terminal must not be given as it is, by code point and kind
+    (``"U+009B, a control character"``); None when there is none.
+
+    ``name``: ``text`` is a name (one line of plain text, read and compared by eye), so a tab or a newline
+    is unsafe in it too, and so is every other format character (Unicode's Cf: a zero-width space makes
+    one name look like another). Text with lines keeps those: a zero-width joiner joins emoji."""
+    found = _TERMINAL_UNSAFE.search(text) if name else _TERMINAL_UNSAFE_IN_LINES.search(text)
+    first = found.start() if found is not None else len(text)
+    if name:  # a format character before it?
+        first = next((i for i, char in enumerate(text[:first]) if unicodedata.category(char) == "Cf"), first)
+    if first == len(text):
+        return None
+    char = text[first]
+    return f"U+{ord(char):04X}, {_KINDS.get(unicodedata.category(char), 'a control character')}"
+
+
+def _visible(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def escape_for_terminal(text: str) -> str:
+    """``text`` with every character ``unsafe_for_terminal`` finds in text with lines written as a visible
+    escape (``\\x1b``, ``\\u202e``); tabs, newlines and the readable text stay as they are."""
+    return _TERMINAL_UNSAFE_IN_LINES.sub(_visible, text)
 
 
 def _escape(match: re.Match[str]) -> str:

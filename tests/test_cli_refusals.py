@@ -187,3 +187,34 @@ def test_the_session_list_shows_a_questions_escape_sequences_as_text(tmp_path: P
                    env=env).returncode == 0
     listed = massgen("--list-sessions", cwd=tmp_path, env=env)
     assert "\x1b" not in listed.stdout and "\\x1b]0;owned\\x07 What is 2+2?" in listed.stdout, listed.stdout
+
+
+@pytest.mark.parametrize("args", [[], ["--web"]])
+def test_no_question_without_a_terminal_is_a_usage_error_as_an_empty_question_is(
+        tmp_path: Path, args: list[str]) -> None:
+    """A missing positional is a usage error (64), not a config error (1); the message still says what to give."""
+    done = subprocess.run([sys.executable, "-m", "massgen.cli.main", "--config", EXAMPLE, *args],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=60, input="q\n",
+                          env={**os.environ, "MASSGEN_LOG_BASE_DIR": str(tmp_path / "logs")})
+    refused(done, 64, "massgen: ", "give a question" if not args else "--web needs a question",
+            'e.g. massgen ' + ("--web " if args else "") + '"Which is larger, 9.11 or 9.9?"')
+    assert not (tmp_path / "logs").exists()
+    empty = massgen("--config", EXAMPLE, "", cwd=tmp_path)
+    refused(empty, 64, "the question is empty")
+
+
+def test_an_at_mention_that_attaches_nothing_stays_text_with_one_note_each(tmp_path: Path) -> None:
+    """``@missing.txt``, a device, a FIFO and ``@file:x`` are left in the question as text, as before, and each is
+    named once on stderr; a file that is there is attached and gets no note."""
+    (tmp_path / "ok.txt").write_text("present\n", encoding="utf-8")
+    os.mkfifo(tmp_path / "fifo")
+    done = massgen("--config", EXAMPLE, "compare @missing.txt, @/dev/zero and @fifo with @ok.txt and @ok.txt:x "
+                   "and again @missing.txt", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    notes = [line for line in done.stderr.splitlines() if line.startswith("massgen: note: @")]
+    assert notes == ["massgen: note: @missing.txt: no such file; left as text",
+                     "massgen: note: @/dev/zero: not a regular file or folder; left as text",
+                     "massgen: note: @fifo: not a regular file or folder; left as text",
+                     "massgen: note: @ok.txt:x: no such file; left as text"], done.stderr
+    plain = massgen("--no-parse-at-references", "--config", EXAMPLE, "compare @missing.txt", cwd=tmp_path)
+    assert plain.returncode == 0 and "note:" not in plain.stderr, plain.stderr

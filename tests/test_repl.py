@@ -23,7 +23,7 @@ from prompt_toolkit.data_structures import Size
 from prompt_toolkit.document import Document
 from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output.vt100 import Vt100_Output
-from support import FACTOR, assert_trace_invariants, of_type, quick_and_slow, team_config
+from support import FACTOR, assert_trace_invariants, of_type, quick_and_slow, scripted, step, team_config
 
 from massgen.cli.main import main
 from massgen.cli.repl import Repl
@@ -204,6 +204,17 @@ def test_ctrl_c_cancels_the_turn_and_a_second_ctrl_c_quits_with_complete_logs(tm
     assert (turn_dir(d.repl, 1) / "final" / "quick" / "answer.txt").read_text() == "4\n"
 
 
+def test_a_second_ctrl_c_with_no_turn_running_quits_with_exit_4(tmp_path: Path) -> None:
+    """docs/interactive.md: Ctrl-C twice quits, exit code 4 (interrupted), turn or no turn; the full screen too."""
+    with session(two_agents(), tmp_path) as d:
+        d.expect("Ask a question")
+        d.keys("\x03")
+        d.expect("(Ctrl-C again, /quit or Ctrl-D leaves)")
+        d.keys("\x03")
+        d.expect("quitting")
+    assert d.code == 4
+
+
 def test_typing_between_two_ctrl_cs_or_terminal_noise_neither_quits_nor_crashes(tmp_path: Path) -> None:
     with session(two_agents(), tmp_path) as d:
         d.ask("What is 2+2?", both_busy)
@@ -252,6 +263,27 @@ def test_follow_restart_and_read_only_commands_without_a_turn(tmp_path: Path) ->
     assert of_type(trace, "AgentRestarting")[0]["payload"]["reason"] == "restart requested by user"
 
 
+def test_follow_shows_text_without_a_newline_promptly_and_before_a_straggler_is_left_out(
+        tmp_path: Path) -> None:
+    """A followed agent that streams part of a line and then thinks is shown as it thinks, not when its turn
+    ends; the text of an agent left out as a straggler is on screen when it is left out."""
+    mumbler = scripted("slow", [step(text="thinking a... ", incarnations=[1]), step(delay=30, incarnations=[1]),
+                                step(new_answer="2+2=4, shown")],
+                       [step(when_answers=["agent2"]), step(vote="agent2", reason="mine shows why")])
+    quick = quick_and_slow()[0]
+    config = team_config(quick, mumbler, run_timeout=60, turn_timeout=45, idle_timeout=45, straggler_grace=3)
+    with session(config, tmp_path) as d:
+        d.line("/follow slow")
+        d.expect("following slow")
+        d.line("What is 2+2?")
+        d.mark = len(d.repl.transcript)
+        assert d.repl.wait_for_text("slow │ thinking a...", 2.0 * FACTOR, start=d.mark), (
+            "the partial line never showed:\n" + "\n".join(d.repl.transcript[d.mark:]))
+        shown = d.expect("left out")
+        assert shown.index("slow │ thinking a...") < shown.index("left out")
+        d.expect("── final answer (agent1.1, by quick)")  # the round went on without it
+
+
 def test_massgen_without_a_question_opens_the_session(tmp_path: Path) -> None:
     screen = io.StringIO()
     codes: list[int] = []
@@ -271,7 +303,7 @@ def test_massgen_without_a_question_opens_the_session(tmp_path: Path) -> None:
 
 
 def test_without_a_terminal_massgen_asks_for_a_question(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["--config", "@examples/basic/scripted_three_agents"]) == 1
+    assert main(["--config", "@examples/basic/scripted_three_agents"]) == 64  # a usage error, as "" is
     assert "give a question" in capsys.readouterr().err
 
 

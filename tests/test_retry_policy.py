@@ -158,6 +158,28 @@ def test_connection_refused_where_nothing_ever_answered_is_retried_then_reported
     assert again.permanent and "cannot reach" in again.message
 
 
+def test_connection_refused_that_opens_the_breaker_by_its_count_is_said_to_be_permanent_at_once() -> None:
+    """The agents of one team call one model server at once, so their refused attempts together reach the
+    breaker's threshold before any one call has used all its attempts. Nothing ever answered there: each call
+    says so (permanent) at once, not "circuit open, next try in 30 s", which restarted every agent after each
+    cool-down (a ``massgen serve`` client asking for ``ollama/llama3.2`` with no Ollama running waited 61 s)."""
+    with socket.socket() as sock:  # a port that was free a moment ago and has no listener
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    rec = Recorder()
+    policy = dataclasses.replace(FAST, max_attempts=4, breaker_threshold=2)  # the count opens it, not trip()
+    breakers = BreakerRegistry()
+    chat = backend(f"http://127.0.0.1:{port}", rec, policy, breakers)
+    error = error_of(run_call(chat, request()))
+    assert error.permanent and not error.retryable, error.message
+    assert f"cannot reach http://127.0.0.1:{port}" in error.message and "is the server running" in error.message
+    assert rec.outcomes() == ["retry", "retry", "error"]
+    other = backend(f"http://127.0.0.1:{port}", rec, policy, breakers)  # another agent of the team: told at once
+    again = error_of(run_call(other, request()))
+    assert again.permanent and "cannot reach" in again.message
+    assert rec.outcomes()[3:] == ["error"]
+
+
 def test_connection_refused_after_the_server_answered_in_this_run_stays_retryable() -> None:
     """A server that answered and went away may come back: the agent is restarted as before."""
     rec = Recorder()

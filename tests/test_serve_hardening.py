@@ -5,12 +5,15 @@ from __future__ import annotations
 import json
 import random
 import socket
+import time
 from collections.abc import Iterator
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import httpx
 import pytest
 from serve_process import ServerProcess, start_server, write_configs
+from support import FACTOR
 
 
 @pytest.fixture(scope="module")
@@ -176,3 +179,30 @@ def test_a_request_may_not_start_a_program_on_the_server(server: ServerProcess) 
     assert "massgen/basic/scripted_three_agents" in listed and "team" in listed
     assert "massgen/basic/single/single_local" not in listed
     assert _chat(server, "massgen/basic/scripted_three_agents").status_code == 200  # a team of model APIs runs
+
+
+def test_a_team_whose_model_server_is_not_running_is_a_quick_502_naming_it(tmp_path: Path) -> None:
+    """Three agents on one local model server where nothing listens (``ollama/llama3.2`` with no Ollama
+    running): the client waited 61 s (circuit-breaker cool-downs) for a 500 that read as our bug. Refused
+    connections where nothing ever answered are permanent: the answer comes within seconds, a 502 (the
+    server behind this one failed) with ``x-should-retry: false`` (an immediate retry would get the same)."""
+    with socket.socket() as sock:  # a port that was free a moment ago and has no listener
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    agents = [{"id": f"local_{n}", "backend": {"type": "vllm", "model": "llama3.2",
+                                               "base_url": f"http://127.0.0.1:{port}/v1"}} for n in (1, 2, 3)]
+    (tmp_path / "local.yaml").write_text(json.dumps({"agents": agents}), encoding="utf-8")
+    server = start_server(tmp_path, "--config", "local.yaml")
+    try:
+        started = time.monotonic()
+        reply = httpx.post(f"{server.api_url}/chat/completions", timeout=30.0 * FACTOR,
+                           json={"model": "local", "messages": [{"role": "user", "content": "hi"}]})
+        waited = time.monotonic() - started
+    finally:
+        server.stop()
+    assert reply.status_code == 502, reply.text
+    assert reply.headers["x-should-retry"] == "false"
+    error = reply.json()["error"]
+    assert error["code"] == "backend_unavailable" and error["type"] == "server_error"
+    assert f"cannot reach http://127.0.0.1:{port}" in error["message"] and "is the server running" in error["message"]
+    assert waited < 15.0 * FACTOR, waited

@@ -516,3 +516,33 @@ def test_a_panel_counts_one_call_in_the_singular(tmp_path: Path, screens: list[T
     assert "✔ agent1.1 · 1 call" in shown and "1 calls" not in shown, shown
     screen.type("/quit")
     assert screen.exit_code() == 0
+
+
+def test_screen_commands_with_an_argument_they_do_not_take_say_their_usage(
+        tmp_path: Path, screens: list[TmuxScreen]) -> None:
+    """As ``/events abc`` does: ``/tools maybe`` opened the tool cards, ``/search`` alone did nothing and
+    ``/timeline abc`` showed the whole timeline, each without a word."""
+    screen = TmuxScreen(tmp_path, massgen_argv("--config", "@examples/basic/scripted_three_agents"), env=env(tmp_path))
+    screens.append(screen)
+    screen.expect("question>")
+    for command, usage in (("/tools maybe", "usage: /tools [open|closed]"), ("/search", "usage: /search TEXT"),
+                           ("/timeline abc", "usage: /timeline [N]"), ("/timeline 0", "usage: /timeline [N]"),
+                           ("/events abc", "usage: /events [N]")):
+        screen.type(command)
+        screen.expect(usage)
+        screen.keys("Escape")
+    screen.type("/quit")
+    assert screen.exit_code() == 0
+
+
+def test_a_second_ctrl_c_with_no_turn_running_quits_with_exit_4_as_the_line_repl_does(
+        tmp_path: Path, screens: list[TmuxScreen]) -> None:
+    """docs/interactive.md: Ctrl-C twice quits, exit code 4, whether a turn runs or not (the TUI said 0 when none
+    did)."""
+    screen = TmuxScreen(tmp_path, massgen_argv("--config", "@examples/basic/scripted_three_agents"), env=env(tmp_path))
+    screens.append(screen)
+    screen.expect("question>")
+    screen.keys("C-c")
+    screen.expect("Ctrl-C again, /quit or Ctrl-D leaves")
+    screen.keys("C-c")
+    assert screen.exit_code() == 4

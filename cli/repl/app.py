@@ -27,7 +27,7 @@ from prompt_toolkit.output import Output
 from massgen import Session, TeamConfig
 from massgen.cli import exit_codes, signals
 from massgen.cli.repl.commands import run_command
-from massgen.cli.repl.live import LiveTurn
+from massgen.cli.repl.live import FOLLOW_IDLE_S, LiveTurn
 from massgen.cli.repl.prompt import build_session, open_block, open_history, unwrap_block
 from massgen.cli.repl.session import Conversation, history_path
 from massgen.cli.repl.views import result_text
@@ -210,6 +210,7 @@ class Repl:
         team = self.conversation.new_team(question, [turn.on_record])
         turn.team = team
         self.current = turn
+        ticker = asyncio.ensure_future(self._tick(turn))
         try:
             team.start()
             result = await asyncio.to_thread(team.wait)
@@ -217,6 +218,8 @@ class Repl:
             self.say(f"the turn could not run: {type(exc).__name__}: {exc}")
             self.current = None
             return
+        finally:
+            ticker.cancel()
         turn.result = result
         self.conversation.record(number, question, result)
         self.current, self.last = None, turn
@@ -224,6 +227,14 @@ class Repl:
         if self.conversation.unsaved:
             self.say(self.conversation.unsaved)
         self._redraw()
+
+    @staticmethod
+    async def _tick(turn: LiveTurn) -> None:
+        """While the turn runs: a followed agent's incomplete line is shown once it has waited
+        (``LiveTurn.tick``); an agent that streams half a line and then thinks sends no record to do it."""
+        while True:
+            await asyncio.sleep(FOLLOW_IDLE_S / 4)
+            turn.tick()
 
     async def _close(self) -> None:
         """Leave with complete logs: cancel a running turn and wait until its trace is closed."""

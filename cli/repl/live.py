@@ -18,6 +18,9 @@ from massgen.cli.progress import describe
 
 Say = Callable[[str], None]
 _FOLLOW_FLUSH_CHARS = 160
+# An incomplete line of the followed agent is shown once it has waited this long for the rest of it
+# (``LiveTurn.tick``): a model that streams without newlines, then thinks, is seen thinking.
+FOLLOW_IDLE_S = 0.5
 
 
 def _clip(text: str, limit: int) -> str:
@@ -61,7 +64,7 @@ def control_line(raw: Mapping[str, Any] | TraceRecord) -> str | None:
 Noted: TypeAlias = (
     messages.TurnStarted | messages.AgentChunk | messages.AnswerAccepted | messages.RecordVote
     | messages.InjectAnswers | messages.DeadlineExpired | messages.AgentRestarting | messages.AgentMarkedFailed
-    | messages.PresentFinal | messages.RunFinished
+    | messages.AgentExcluded | messages.PresentFinal | messages.RunFinished
 )
 _NOTED = messages.RecordSubset[Noted](Noted)
 
@@ -85,6 +88,7 @@ class LiveTurn:
         self._notes: dict[str, str] = {}
         self._chars: dict[str, int] = {}
         self._follow_text = ""
+        self._follow_waiting: float | None = None  # since when an incomplete line has waited for its rest
         self._changed = threading.Condition()
 
     # -- the subscriber (trace writer thread) -------------------------------------------------
@@ -134,7 +138,10 @@ class LiveTurn:
                 self._notes[restarting.name] = (f"restarting in {restarting.delay_s:.1f}s "
                                                 f"({_clip(restarting.reason, 40)})")
             case messages.AgentMarkedFailed() as failed:
+                self._flush_follow(failed.name)
                 self._notes[failed.name] = f"failed ({_clip(failed.reason, 50)})"
+            case messages.AgentExcluded() as excluded:  # its text so far, before the line that leaves it out
+                self._flush_follow(excluded.name)
             case messages.PresentFinal():
                 self._notes[record.to_name] = "presenting the final answer"
             case messages.RunFinished() as finished:
@@ -152,7 +159,8 @@ class LiveTurn:
                 assert_never(unreachable)
 
     def _flush_follow(self, agent: str, partial: bool = True) -> None:
-        """Print the followed agent's text in whole lines; the rest when its turn ends."""
+        """Print the followed agent's text in whole lines (and a line of ``_FOLLOW_FLUSH_CHARS`` or more);
+        with ``partial``, the rest too (its turn ended, it was left out, or the rest waited: ``tick``)."""
         if agent != self.follow or not self._follow_text:
             return
         text = self._follow_text
@@ -161,11 +169,24 @@ class LiveTurn:
         else:
             cut = text.rfind("\n")
             if cut < 0 and len(text) < _FOLLOW_FLUSH_CHARS:
+                if self._follow_waiting is None:
+                    self._follow_waiting = time.monotonic()
                 return
             cut = cut if cut >= 0 else len(text)
             lines, self._follow_text = text[:cut], text[cut:].lstrip("\n")
+        self._follow_waiting = time.monotonic() if self._follow_text else None
         for line in lines.splitlines():
             self._say(f"  {agent} │ {line}")
+
+    def tick(self, now: float | None = None) -> None:
+        """Show the followed agent's incomplete line once it has waited ``FOLLOW_IDLE_S`` for the rest;
+        called on a timer while the turn runs (the REPL's loop), since a quiet agent sends no record."""
+        with self._changed:
+            waiting = self._follow_waiting
+            if self.follow is None or waiting is None:
+                return
+            if (time.monotonic() if now is None else now) - waiting >= FOLLOW_IDLE_S:
+                self._flush_follow(self.follow)
 
     # -- reading (any thread) -----------------------------------------------------------------
 
@@ -178,7 +199,7 @@ class LiveTurn:
 
     def set_follow(self, agent: str | None) -> None:
         with self._changed:
-            self.follow, self._follow_text = agent, ""
+            self.follow, self._follow_text, self._follow_waiting = agent, "", None
 
     def wait_until(self, predicate: Callable[[LiveTurn], bool], timeout: float) -> bool:
         """Block until ``predicate(self)`` holds after some record; for callers that need an event."""

@@ -143,8 +143,7 @@ def build_app(state: ServerState) -> Starlette:
         if result is None:
             return Response(status_code=499)  # nobody is listening any more
         if result.final_answer is None:
-            status = 503 if state.registry.shutting_down else 500
-            raise ApiError(status, f"the team produced no answer: {result.reason}", code="run_failed")
+            raise run.no_answer(result, shutting_down=state.registry.shutting_down)
         return JSONResponse(completion(result, model, rid))
 
     @contextlib.asynccontextmanager

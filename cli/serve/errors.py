@@ -2,9 +2,10 @@
 
 ``{"error": {"message", "type", "param", "code"}}`` with the status the SDKs key on:
 400 BadRequestError, 401 AuthenticationError, 404 NotFoundError, 413, 422
-UnprocessableEntityError, 429 RateLimitError (with ``Retry-After``), 500/503
-InternalServerError. A 500 says ``x-should-retry: false``: it is our bug or a run that
-failed, and a blind retry would only pay for the same failure again.
+UnprocessableEntityError, 429 RateLimitError (with ``Retry-After``), 500/502/503
+InternalServerError. A 5xx says ``x-should-retry: false``: it is our bug, a run that failed, or
+(502) model servers that could not be reached or refused for good, and a blind retry would only
+pay for the same failure again.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ _TYPES = {
     422: "invalid_request_error",
     429: "rate_limit_error",
     500: "server_error",
+    502: "server_error",
     503: "server_error",
 }
 

@@ -16,13 +16,12 @@ written under the task so the agents continue from them.
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from massgen import WORKFLOW_TOOLS, ToolSpec
+from massgen import WORKFLOW_TOOLS, ToolSpec, unsafe_for_terminal
 from massgen.cli.serve import body_guard
 from massgen.cli.serve.errors import ApiError
 
@@ -133,23 +132,13 @@ def _invalid(exc: ValidationError) -> ApiError:
     return ApiError(422, f"{param or 'body'}: {message}", code="invalid_value", param=param)
 
 
-def control_character(text: str) -> str | None:
-    """The first control (Unicode category Cc: C0, DEL, C1) or format character (Cf: bidi overrides,
-    zero-width characters) in ``text``, described by code point; None when there is none.
+def check_model_text(model: str) -> None:
+    """400 naming ``model`` and the code point when the name holds what a terminal must not be given as it is,
+    or any control or format character (``unsafe_for_terminal`` of a name: ``messages/text.py``).
 
     No model name needs one, and each does harm: a NUL cannot be in a path, an 8-bit CSI (U+009B)
     drives a terminal as ESC [ does, and a bidi override (U+202E) makes a name read as another."""
-    for char in text:
-        category = unicodedata.category(char)
-        if category in ("Cc", "Cf"):
-            kind = "a control character" if category == "Cc" else "a format character (such as a bidi override)"
-            return f"U+{ord(char):04X}, {kind}"
-    return None
-
-
-def check_model_text(model: str) -> None:
-    """400 naming ``model`` and the code point when the name holds a control or format character."""
-    unprintable = control_character(model)
+    unprintable = unsafe_for_terminal(model, name=True)
     if unprintable:
         raise ApiError(400, f"model: holds {unprintable}; a model name is plain text", code="invalid_value",
                        param="model")

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from massgen import ConfigError, LogProjection, QuestionError, RunResult, TeamConfig, TraceRecord, new_team
+from massgen import ConfigError, LogProjection, QuestionError, RunResult, TeamConfig, TraceRecord, messages, new_team
 from massgen.cli.serve.errors import ApiError
 from massgen.cli.serve.models import Conversation
 from massgen.cli.text import for_terminal
@@ -30,6 +30,7 @@ log = logging.getLogger("massgen.serve")
 
 Describe = Callable[[TraceRecord, LogProjection], "str | None"]
 Watcher = Callable[[TraceRecord], None]
+_FAILED = messages.RecordSubset[messages.ChildFailed](messages.ChildFailed)
 
 
 class ServedRun:
@@ -47,6 +48,9 @@ class ServedRun:
         self._started = False
         self._cancel_reason: str | None = None
         self.watchers: list[Watcher] = []  # called on the trace writer thread with each record
+        self._agents = frozenset(agent.id for agent in config.agents)
+        # Agents whose failure no restart could help (an unreachable model server, a refused key or model).
+        self._failed_for_good: set[str] = set()
         self.team = new_team(config, conversation.task, history=conversation.history, log_base=log_base,
                              subscribers=[self._on_record], client_tools=conversation.client_tools)
 
@@ -76,6 +80,18 @@ class ServedRun:
                 folder.rmdir()
             folder = folder.parent
 
+    def no_answer(self, result: RunResult, *, shutting_down: bool) -> ApiError:
+        """Why ``result`` has no answer, for the client: 503 while the server shuts down; 502
+        ``backend_unavailable`` when every agent failed for good on its model server (nothing answered
+        there, or it refused the key or the model): no retry of the same request can help, so
+        ``x-should-retry: false``; else 500 ``run_failed``. Read once the run is over (its trace is closed)."""
+        message = f"the team produced no answer: {result.reason}"
+        if shutting_down:
+            return ApiError(503, message, code="run_failed")
+        if result.status == "failed" and self._agents and self._agents <= self._failed_for_good:
+            return ApiError(502, message, code="backend_unavailable")
+        return ApiError(500, message, code="run_failed")
+
     def start(self) -> None:
         threading.Thread(target=self._run, name=f"serve-run-{self.team.run_id}", daemon=True).start()
 
@@ -103,6 +119,9 @@ class ServedRun:
         """Trace writer thread: turn a record into progress text for the stream, if anyone streams."""
         for watch in self.watchers:
             watch(record)
+        failed = _FAILED.message(record) if record.kind == "tell" else None
+        if failed is not None and failed.permanent:
+            self._failed_for_good.add(failed.name)
         if self._describe is None:
             return
         text = self._describe(record, projection)

@@ -82,7 +82,8 @@ async def events(run: ServedRun, settings: StreamSettings) -> AsyncIterator[Serv
                     yield _data(chunks.chunk({"reasoning_content": "".join(group)}))
         result = await run.result
         if result.final_answer is None:
-            yield _error(f"the team produced no answer: {result.reason} (logs: {result.log_dir})", "run_failed")
+            failure = run.no_answer(result, shutting_down=False)
+            yield _error(f"{failure.message} (logs: {result.log_dir})", failure.code or "run_failed")
             return
         answer = answer_of(result)
         if streamed and not answer.tool_calls:

@@ -273,7 +273,8 @@ class TuiApp:
         self._interrupts += 1
         turn = self.current
         if self._interrupts >= 2 or (turn is None and self._interrupts >= 1 and self.replay):
-            self._code = exit_codes.INTERRUPTED if turn is not None else self._code
+            if not self.replay:  # as the line REPL: quit by Ctrl-C is exit 4, turn or no turn (a replay just closes)
+                self._code = exit_codes.INTERRUPTED
             self._quit()
         elif turn is not None and turn.team is not None:
             turn.cancel_requested = True

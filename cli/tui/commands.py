@@ -81,7 +81,10 @@ def cmd_answers(app: TuiControl, args: str) -> str:
 
 def cmd_timeline(app: TuiControl, args: str) -> str:
     items = app.state.timeline
-    count = int(args) if args.strip().isdigit() else len(items)
+    text = args.strip()
+    if text and not (text.isdigit() and int(text) > 0):
+        return "usage: /timeline [N]"
+    count = int(text) if text else len(items)
     return "\n".join(f"{i.at:7.2f}s  {i.text}" for i in items[-count:]) or "nothing has happened yet"
 
 
@@ -284,12 +287,17 @@ def cmd_zoom(app: TuiControl, args: str) -> str:
 
 
 def cmd_search(app: TuiControl, args: str) -> str:
+    if not args.strip():
+        return "usage: /search TEXT (Esc stops searching)"
     app.view.search = args.strip()
     return ""
 
 
 def cmd_tools(app: TuiControl, args: str) -> str:
-    app.view.open_tools = args.strip() != "closed" if args.strip() else not app.view.open_tools
+    choice = args.strip()
+    if choice not in ("", "open", "closed"):
+        return "usage: /tools [open|closed]"
+    app.view.open_tools = choice == "open" if choice else not app.view.open_tools
     return ""
 
 
@@ -322,7 +330,7 @@ SCREEN_COMMANDS: dict[str, Command[TuiControl]] = {c.name: c for c in (
             cmd_note, live_only=True),
     Command("zoom", "/zoom [agent]", "one panel on the whole screen (again: all panels)", cmd_zoom,
             takes_agent=True),
-    Command("search", "/search TEXT", "highlight TEXT in every panel (empty: stop)", cmd_search),
+    Command("search", "/search TEXT", "highlight TEXT in every panel (Esc stops)", cmd_search),
     Command("tools", "/tools [open|closed]", "open or close the tool cards", cmd_tools),
     Command("help", "/help", "this list", cmd_help),
 )}
