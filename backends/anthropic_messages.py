@@ -13,7 +13,7 @@ from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
 from typing import Any
 
-from massgen.backends import attachments, native_tools
+from massgen.backends import attachments, native_tools, wire_limits
 from massgen.backends.base import BackendContext, BackendError
 from massgen.backends.factories import IMPORTS
 from massgen.backends.http_base import HttpBackend
@@ -49,6 +49,19 @@ class _Block:
     id: str
     name: str
     parts: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Reply:
+    """What one attempt has read so far."""
+
+    blocks: dict[int, _Block] = field(default_factory=dict)
+    input_tokens: int = 0
+    output_tokens: int = 0
+    stop_reason: str | None = None
+    finished: bool = False
+    any_call: bool = False
+    argument_chars: int = 0  # of every tool_use block's input: at most wire_limits.MAX_TOOL_ARGUMENT_CHARS
 
 
 def _messages(request: ModelRequest) -> tuple[str | None, list[dict[str, Any]]]:
@@ -112,7 +125,7 @@ class AnthropicBackend(HttpBackend):
             message = str(error.get("message") or kind or "error event")
             return classify(StreamFailure(f"{message} ({kind})", status=real,
                                           retryable=real in (429, 500, 504, 529)))
-        return classify(exc)
+        return super()._classify(exc)
 
     def _request_kwargs(self, request: ModelRequest) -> dict[str, Any]:
         system, messages = _messages(request)
@@ -139,49 +152,63 @@ class AnthropicBackend(HttpBackend):
 
     async def _attempt(self, request: ModelRequest, clock: AttemptClock) -> AsyncGenerator[StreamEvent, None]:
         stream = await clock.wait(self._client.messages.create(**self._request_kwargs(request)))
-        blocks: dict[int, _Block] = {}
-        input_tokens = output_tokens = 0
-        stop_reason: str | None = None
-        finished = False
-        any_call = False
+        reply = _Reply()
         try:
-            async for event in clock.chunks(stream):
+            async for event in self._replies(stream, clock):
                 kind = getattr(event, "type", "")
-                if kind == "message_start":
-                    usage = event.message.usage
-                    input_tokens = (usage.input_tokens or 0) + (getattr(usage, "cache_read_input_tokens", 0)
-                                                                or 0)
-                    output_tokens = usage.output_tokens or 0
-                elif kind == "content_block_start":
-                    block = event.content_block
-                    if block.type == "tool_use":
-                        blocks[event.index] = _Block(block.id, block.name)
-                    elif block.type == "text" and block.text:
-                        yield TextDelta(text=block.text)
-                elif kind == "content_block_delta":
-                    delta = event.delta
-                    if delta.type == "text_delta":
-                        yield TextDelta(text=delta.text)
-                    elif delta.type == "thinking_delta":
-                        yield ReasoningDelta(text=delta.thinking)
-                    elif delta.type == "input_json_delta" and event.index in blocks:
-                        blocks[event.index].parts.append(delta.partial_json)
-                elif kind == "content_block_stop" and event.index in blocks:
-                    any_call = True
-                    yield ToolCallEvent(call=self._tool_call(blocks.pop(event.index)))
-                elif kind == "message_delta":
-                    stop_reason = event.delta.stop_reason or stop_reason
-                    output_tokens = event.usage.output_tokens or output_tokens
-                    input_tokens = getattr(event.usage, "input_tokens", None) or input_tokens
-                elif kind == "message_stop":
-                    finished = True
+                with self._parsing(f"{kind or 'untyped'} event"):
+                    events = self._read(event, kind, reply)
+                for one in events:
+                    yield one
         finally:
             await stream.close()
-        if not finished:
+        if not reply.finished:
             raise StreamFailure("stream ended before message_stop", retryable=True, kind="cut")
-        yield self._usage(input_tokens, output_tokens)
-        reason = _STOP_REASONS.get(stop_reason or "end_turn", stop_reason or "stop")
-        yield Finish(reason="tool_calls" if any_call else reason)
+        yield self._usage(reply.input_tokens, reply.output_tokens)
+        reason = _STOP_REASONS.get(reply.stop_reason or "end_turn", reply.stop_reason or "stop")
+        yield Finish(reason="tool_calls" if reply.any_call else reason)
+
+    def _read(self, event: Any, kind: str, reply: _Reply) -> list[StreamEvent]:
+        """One event's output; blocks, usage and stop noted in ``reply``. A shape the protocol does not allow
+        raises (``_parsing`` makes it a provider fault); tool input fragments are capped (``wire_limits``)."""
+        blocks = reply.blocks
+        if kind == "message_start":
+            usage = event.message.usage
+            reply.input_tokens = self._count(usage.input_tokens, "input_tokens") + self._count(
+                getattr(usage, "cache_read_input_tokens", None), "cache_read_input_tokens")
+            reply.output_tokens = self._count(usage.output_tokens, "output_tokens")
+        elif kind == "content_block_start":
+            block = event.content_block
+            if block.type == "tool_use":
+                blocks[event.index] = _Block(block.id, block.name)
+            elif block.type == "text" and block.text:
+                return [TextDelta(text=block.text)]
+        elif kind == "content_block_delta":
+            delta = event.delta
+            if delta.type == "text_delta":
+                return [TextDelta(text=delta.text)]
+            if delta.type == "thinking_delta":
+                return [ReasoningDelta(text=delta.thinking)]
+            if delta.type == "input_json_delta" and event.index in blocks:
+                fragment = delta.partial_json
+                if not isinstance(fragment, str):
+                    raise TypeError(f"partial_json is a {type(fragment).__name__}, not a string")
+                reply.argument_chars += len(fragment)
+                if reply.argument_chars > wire_limits.MAX_TOOL_ARGUMENT_CHARS:
+                    raise wire_limits.tool_arguments_failure(self.endpoint)
+                blocks[event.index].parts.append(fragment)
+        elif kind == "content_block_stop" and event.index in blocks:
+            reply.any_call = True
+            return [ToolCallEvent(call=self._tool_call(blocks.pop(event.index)))]
+        elif kind == "message_delta":
+            if event.delta.stop_reason:
+                reply.stop_reason = str(event.delta.stop_reason)
+            reply.output_tokens = self._count(event.usage.output_tokens, "output_tokens") or reply.output_tokens
+            reply.input_tokens = (self._count(getattr(event.usage, "input_tokens", None), "input_tokens")
+                                  or reply.input_tokens)
+        elif kind == "message_stop":
+            reply.finished = True
+        return []
 
     def _tool_call(self, block: _Block) -> ToolCall:
         raw = "".join(block.parts)

@@ -5,10 +5,12 @@ byte, more than a whole three-agent run against a local server costs; the Chat C
 stream is one POST and JSON ``data:`` lines, so the Chat Completions backends speak it here
 directly (the Responses backend keeps the SDK). The request is the one the SDK sends (URL,
 ``Authorization`` or Azure's ``api-key`` and ``api-version``, ``OpenAI-Organization`` and
-``OpenAI-Project`` from the environment, redirects followed), and errors keep the shape
+``OpenAI-Project`` from the environment), and errors keep the shape
 ``retry.classify`` reads from the SDK's: a refused request raises ``ChatStatusError`` with
 ``status_code``, ``body`` and ``response``; an error object inside a 200 stream, the SDK's
-``APIError``, becomes a ``StreamFailure`` with the same message and retry verdict.
+``APIError``, becomes a ``StreamFailure`` with the same message and retry verdict. Unlike the SDK,
+no redirect is followed (the request holds the prompt), and every byte read is bounded
+(``backends/wire_limits.py``).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Any
 
 import httpx
 
+from massgen.backends import wire_limits
 from massgen.backends.retry import StreamFailure
 
 # Words in an in-stream error object that say "try again" (as retry.classify reads an SDK APIError).
@@ -58,7 +61,8 @@ class ChatStream:
             try:
                 chunk = json.loads(data)
             except ValueError as exc:
-                raise StreamFailure(f"malformed stream chunk: {exc}", retryable=True) from None
+                raise StreamFailure(f"{wire_limits.origin(self.response.request.url)}: malformed stream chunk: {exc}",
+                                    retryable=True) from None
             if isinstance(chunk, dict) and chunk.get("error"):
                 error = chunk["error"]
                 message = error.get("message") if isinstance(error, dict) else None
@@ -113,8 +117,9 @@ class ChatClient:
             if os.environ.get(env):
                 headers[header] = os.environ[env]
         self.base_url = base_url.rstrip("/")
+        # No redirect is followed and every reply is bounded: see backends/wire_limits.py.
         self._http = httpx.AsyncClient(headers=headers, timeout=httpx.Timeout(timeout), verify=verify,
-                                       follow_redirects=True,
+                                       follow_redirects=False, event_hooks=wire_limits.event_hooks(httpx),
                                        limits=httpx.Limits(max_connections=1000, max_keepalive_connections=100))
 
     def _url(self, body: Mapping[str, Any]) -> tuple[str, dict[str, str]]:
@@ -130,7 +135,7 @@ class ChatClient:
         response = await self._http.send(request, stream=True)
         if response.status_code >= 400:
             try:
-                await response.aread()
+                await response.aread()  # at most wire_limits.MAX_ERROR_BODY_BYTES
             finally:
                 await response.aclose()
             raise _status_error(response)

@@ -13,7 +13,7 @@ from typing import Any
 
 import httpx
 
-from massgen.backends import attachments, native_tools
+from massgen.backends import attachments, native_tools, wire_limits
 from massgen.backends.base import BackendContext, BackendError
 from massgen.backends.factories import IMPORTS
 from massgen.backends.http_base import DEFAULT_HTTP_TIMEOUT_S, HttpBackend, shared_ssl_context
@@ -76,7 +76,9 @@ class GeminiBackend(HttpBackend):
         timeout_s = self.config.timeout_seconds or DEFAULT_HTTP_TIMEOUT_S
         # Our own httpx client: google-genai would otherwise switch to aiohttp whenever that happens
         # to be installed, and behave differently from one environment to the next.
-        self._http = httpx.AsyncClient(timeout=timeout_s, verify=shared_ssl_context())
+        # Every reply bounded and no redirect followed (backends/wire_limits.py).
+        self._http = httpx.AsyncClient(timeout=timeout_s, verify=shared_ssl_context(),
+                                       event_hooks=wire_limits.event_hooks(httpx))
         options = types.HttpOptions(base_url=self.base_url, timeout=int(timeout_s * 1000),
                                     retry_options=types.HttpRetryOptions(attempts=1),
                                     httpx_async_client=self._http)
@@ -116,29 +118,35 @@ class GeminiBackend(HttpBackend):
         finish: str | None = None
         calls = 0
         try:
-            async for chunk in clock.chunks(stream):
-                usage = chunk.usage_metadata or usage
-                for candidate in (chunk.candidates or [])[:1]:
-                    for part in (candidate.content.parts if candidate.content else None) or ():
-                        if part.function_call is not None:
-                            calls += 1
-                            yield ToolCallEvent(call=self._tool_call(part.function_call))
-                        elif part.text and part.thought:
-                            yield ReasoningDelta(text=part.text)
-                        elif part.text:
-                            yield TextDelta(text=part.text)
-                    if candidate.finish_reason is not None:
-                        name = getattr(candidate.finish_reason, "name", str(candidate.finish_reason))
-                        finish = _FINISH.get(name, name.lower())
+            async for chunk in self._replies(stream, clock):
+                events: list[StreamEvent] = []
+                with self._parsing("chunk"):
+                    usage = chunk.usage_metadata or usage
+                    for candidate in (chunk.candidates or [])[:1]:
+                        for part in (candidate.content.parts if candidate.content else None) or ():
+                            if part.function_call is not None:
+                                events.append(ToolCallEvent(call=self._tool_call(part.function_call)))
+                            elif part.text and part.thought:
+                                events.append(ReasoningDelta(text=part.text))
+                            elif part.text:
+                                events.append(TextDelta(text=part.text))
+                        if candidate.finish_reason is not None:
+                            name = getattr(candidate.finish_reason, "name", str(candidate.finish_reason))
+                            finish = _FINISH.get(name, name.lower())
+                for event in events:
+                    calls += isinstance(event, ToolCallEvent)
+                    yield event
         finally:
             close = getattr(stream, "aclose", None)
             if close is not None:
                 await close()
         if finish is None:
             raise StreamFailure("stream ended before a finish reason", retryable=True, kind="cut")
-        output = (getattr(usage, "candidates_token_count", 0) or 0) + (
-            getattr(usage, "thoughts_token_count", 0) or 0)
-        yield self._usage(getattr(usage, "prompt_token_count", 0), output)
+        with self._parsing("usage_metadata"):
+            counts = [getattr(usage, name, None) for name in
+                      ("prompt_token_count", "candidates_token_count", "thoughts_token_count")]
+        output = self._count(counts[1], "candidates_token_count") + self._count(counts[2], "thoughts_token_count")
+        yield self._usage(counts[0], output)
         yield Finish(reason="tool_calls" if calls else finish)
 
     def _tool_call(self, call: Any) -> ToolCall:

@@ -16,7 +16,7 @@ from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from massgen.backends import attachments, native_tools, toolcall_text
+from massgen.backends import attachments, native_tools, toolcall_text, wire_limits
 from massgen.backends.base import BackendContext, BackendError, PermanentBackendError
 from massgen.backends.chat_wire import ChatClient
 from massgen.backends.http_base import DEFAULT_HTTP_TIMEOUT_S, HttpBackend, shared_ssl_context
@@ -51,6 +51,17 @@ class _PartialCall:
     id: str = ""
     name: str = ""
     arguments: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Reply:
+    """What one attempt has read so far."""
+
+    text: list[str] = field(default_factory=list)
+    partial: dict[int, _PartialCall] = field(default_factory=dict)
+    finish: str | None = None
+    usage: dict[str, Any] = field(default_factory=dict)
+    argument_chars: int = 0  # of every call's arguments: at most wire_limits.MAX_TOOL_ARGUMENT_CHARS
 
 
 class ChatCompletionsBackend(HttpBackend):
@@ -140,47 +151,65 @@ class ChatCompletionsBackend(HttpBackend):
     async def _attempt(self, request: ModelRequest, clock: AttemptClock) -> AsyncGenerator[StreamEvent, None]:
         mode = self.tool_mode if request.tools else "native"
         stream = await clock.wait(self._client.stream(self._request_kwargs(request)))
-        text: list[str] = []
-        partial: dict[int, _PartialCall] = {}
-        finish: str | None = None
-        usage: dict[str, Any] = {}
+        reply = _Reply()
         try:
             async for chunk in clock.chunks(stream):
-                if isinstance(chunk.get("usage"), dict):
-                    usage = chunk["usage"]
-                for choice in chunk.get("choices") or ():
-                    delta = choice.get("delta")
-                    if isinstance(delta, dict):
-                        reasoning = delta.get("reasoning_content") or delta.get("reasoning")
-                        if isinstance(reasoning, str) and reasoning:
-                            yield ReasoningDelta(text=reasoning)
-                        if content := delta.get("content"):
-                            text.append(content)
-                            yield TextDelta(text=content)
-                        for fragment in delta.get("tool_calls") or ():
-                            slot = partial.setdefault(fragment.get("index") or 0, _PartialCall())
-                            slot.id = fragment.get("id") or slot.id
-                            if isinstance(function := fragment.get("function"), dict):
-                                slot.name = function.get("name") or slot.name
-                                if function.get("arguments"):
-                                    slot.arguments.append(function["arguments"])
-                    if choice.get("finish_reason"):
-                        finish = choice["finish_reason"]
+                with self._parsing("stream chunk"):
+                    events = self._read(chunk, reply)
+                for event in events:
+                    yield event
         finally:
             await stream.close()
-        if finish is None:
+        if reply.finish is None:
             raise StreamFailure("stream ended before the model finished", retryable=True, kind="cut")
-        calls = [self._native_call(partial[i]) for i in sorted(partial)]
+        calls = [self._native_call(reply.partial[i]) for i in sorted(reply.partial)]
         if not calls and request.tools:
             names = [t.name for t in request.tools]
-            reply = "".join(text)
-            calls = (toolcall_text.parse_action_object(reply, self._new_call_id, names)
+            text = "".join(reply.text)
+            calls = (toolcall_text.parse_action_object(text, self._new_call_id, names)
                      if mode == "json_schema" else
-                     toolcall_text.parse_tool_calls(reply, self._new_call_id, names))
+                     toolcall_text.parse_tool_calls(text, self._new_call_id, names))
         for call in calls:
             yield ToolCallEvent(call=call)
-        yield self._usage(usage.get("prompt_tokens"), usage.get("completion_tokens"))
-        yield Finish(reason="tool_calls" if calls else finish)
+        yield self._usage(reply.usage.get("prompt_tokens"), reply.usage.get("completion_tokens"))
+        yield Finish(reason="tool_calls" if calls else reply.finish)
+
+    def _read(self, chunk: dict[str, Any], reply: _Reply) -> list[StreamEvent]:
+        """One chunk's events, its tool-call fragments and finish noted in ``reply``. A chunk of the wrong shape
+        raises (``_parsing`` makes that a provider fault); the arguments are capped (``wire_limits``)."""
+        events: list[StreamEvent] = []
+        if isinstance(chunk.get("usage"), dict):
+            reply.usage = chunk["usage"]
+        choices = chunk.get("choices") or []
+        if not isinstance(choices, list):
+            raise TypeError(f"'choices' is a {type(choices).__name__}, not a list")
+        for choice in choices:
+            delta = choice.get("delta")
+            if isinstance(delta, dict):
+                reasoning = delta.get("reasoning_content") or delta.get("reasoning")
+                if isinstance(reasoning, str) and reasoning:
+                    events.append(ReasoningDelta(text=reasoning))
+                if content := delta.get("content"):
+                    reply.text.append(content)
+                    events.append(TextDelta(text=content))
+                for fragment in delta.get("tool_calls") or ():
+                    index = fragment.get("index") or 0
+                    if not isinstance(index, int):
+                        raise TypeError(f"a tool call's 'index' is a {type(index).__name__}, not an integer")
+                    slot = reply.partial.setdefault(index, _PartialCall())
+                    slot.id = str(fragment.get("id") or slot.id)
+                    if isinstance(function := fragment.get("function"), dict):
+                        slot.name = str(function.get("name") or slot.name)
+                        if arguments := function.get("arguments"):
+                            if not isinstance(arguments, str):
+                                raise TypeError(f"a tool call's 'arguments' is a {type(arguments).__name__}")
+                            reply.argument_chars += len(arguments)
+                            if reply.argument_chars > wire_limits.MAX_TOOL_ARGUMENT_CHARS:
+                                raise wire_limits.tool_arguments_failure(self.endpoint)
+                            slot.arguments.append(arguments)
+            if choice.get("finish_reason"):
+                reply.finish = str(choice["finish_reason"])
+        return events
 
     def _native_call(self, slot: _PartialCall) -> ToolCall:
         raw = "".join(slot.arguments)

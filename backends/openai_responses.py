@@ -13,7 +13,7 @@ from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
 from typing import Any
 
-from massgen.backends import attachments, native_tools
+from massgen.backends import attachments, native_tools, wire_limits
 from massgen.backends.base import BackendContext, BackendError
 from massgen.backends.factories import IMPORTS
 from massgen.backends.http_base import HttpBackend
@@ -43,6 +43,16 @@ class _Call:
     arguments: list[str] = field(default_factory=list)
     final: str | None = None
     emitted: bool = False
+
+
+@dataclass
+class _Reply:
+    """What one attempt has read so far."""
+
+    calls: dict[str, _Call] = field(default_factory=dict)
+    finish: str | None = None
+    usage: Any = None
+    argument_chars: int = 0  # of every call's argument fragments: at most wire_limits.MAX_TOOL_ARGUMENT_CHARS
 
 
 def _input_items(request: ModelRequest) -> tuple[str | None, list[dict[str, Any]]]:
@@ -112,56 +122,74 @@ class ResponsesBackend(HttpBackend):
 
     async def _attempt(self, request: ModelRequest, clock: AttemptClock) -> AsyncGenerator[StreamEvent, None]:
         stream = await clock.wait(self._client.responses.create(**self._request_kwargs(request)))
-        calls: dict[str, _Call] = {}
-        finish: str | None = None
-        usage: Any = None
+        reply = _Reply()
         try:
-            async for event in clock.chunks(stream):
+            async for event in self._replies(stream, clock):
                 kind = getattr(event, "type", "")
-                if kind == "response.output_text.delta":
-                    yield TextDelta(text=event.delta)
-                elif kind in ("response.reasoning_summary_text.delta", "response.reasoning_text.delta"):
-                    yield ReasoningDelta(text=event.delta)
-                elif kind == "response.output_item.added" and event.item.type == "function_call":
-                    item = event.item
-                    calls[item.id or item.call_id] = _Call(item.call_id, item.name)
-                elif kind == "response.function_call_arguments.delta":
-                    if event.item_id in calls:
-                        calls[event.item_id].arguments.append(event.delta)
-                elif kind == "response.function_call_arguments.done":
-                    if event.item_id in calls:
-                        calls[event.item_id].final = event.arguments
-                elif kind == "response.output_item.done" and event.item.type == "function_call":
-                    item = event.item
-                    call = calls.setdefault(item.id or item.call_id, _Call(item.call_id, item.name))
-                    call.final = item.arguments
-                    call.emitted = True
-                    yield ToolCallEvent(call=self._tool_call(call))
-                elif kind == "response.completed":
-                    usage = event.response.usage
-                    finish = "stop"
-                elif kind == "response.incomplete":
-                    usage = event.response.usage
-                    finish = "length"
-                elif kind == "response.failed":
-                    error = event.response.error
-                    code = str(getattr(error, "code", "") or "")
-                    message = getattr(error, "message", None) or "response failed"
-                    raise StreamFailure(f"{message} ({code})" if code else message,
-                                        retryable=any(c in code for c in _RETRYABLE_CODES))
-                elif kind == "error":
-                    code = str(getattr(event, "code", "") or "")
-                    raise StreamFailure(event.message or "error event",
-                                        retryable=any(c in code for c in _RETRYABLE_CODES))
+                with self._parsing(f"{kind or 'untyped'} event"):
+                    events = self._read(event, kind, reply)
+                for one in events:
+                    yield one
         finally:
             await stream.close()
-        if finish is None:
+        if reply.finish is None:
             raise StreamFailure("stream ended before response.completed", retryable=True, kind="cut")
-        pending = [c for c in calls.values() if not c.emitted]
-        for call in pending:
-            yield ToolCallEvent(call=self._tool_call(call))
+        with self._parsing("function call"):
+            pending = [ToolCallEvent(call=self._tool_call(c)) for c in reply.calls.values() if not c.emitted]
+        for one in pending:
+            yield one
+        usage = reply.usage
         yield self._usage(getattr(usage, "input_tokens", 0), getattr(usage, "output_tokens", 0))
-        yield Finish(reason="tool_calls" if calls else finish)
+        yield Finish(reason="tool_calls" if reply.calls else reply.finish)
+
+    def _read(self, event: Any, kind: str, reply: _Reply) -> list[StreamEvent]:
+        """One event's output; calls, usage and finish noted in ``reply``. A shape the protocol does not allow
+        raises (``_parsing`` makes it a provider fault); argument fragments are capped (``wire_limits``)."""
+        calls = reply.calls
+        if kind == "response.output_text.delta":
+            return [TextDelta(text=event.delta)]
+        if kind in ("response.reasoning_summary_text.delta", "response.reasoning_text.delta"):
+            return [ReasoningDelta(text=event.delta)]
+        if kind == "response.output_item.added" and event.item.type == "function_call":
+            item = event.item
+            calls[item.id or item.call_id] = _Call(item.call_id, item.name)
+        elif kind == "response.function_call_arguments.delta":
+            if event.item_id in calls:
+                self._count_arguments(reply, event.delta)
+                calls[event.item_id].arguments.append(event.delta)
+        elif kind == "response.function_call_arguments.done":
+            if event.item_id in calls:
+                calls[event.item_id].final = event.arguments
+        elif kind == "response.output_item.done" and event.item.type == "function_call":
+            item = event.item
+            call = calls.setdefault(item.id or item.call_id, _Call(item.call_id, item.name))
+            call.final = item.arguments
+            call.emitted = True
+            return [ToolCallEvent(call=self._tool_call(call))]
+        elif kind == "response.completed":
+            reply.usage = event.response.usage
+            reply.finish = "stop"
+        elif kind == "response.incomplete":
+            reply.usage = event.response.usage
+            reply.finish = "length"
+        elif kind == "response.failed":
+            error = event.response.error
+            code = str(getattr(error, "code", "") or "")
+            message = getattr(error, "message", None) or "response failed"
+            raise StreamFailure(f"{message} ({code})" if code else message,
+                                retryable=any(c in code for c in _RETRYABLE_CODES))
+        elif kind == "error":
+            code = str(getattr(event, "code", "") or "")
+            raise StreamFailure(event.message or "error event",
+                                retryable=any(c in code for c in _RETRYABLE_CODES))
+        return []
+
+    def _count_arguments(self, reply: _Reply, fragment: object) -> None:
+        if not isinstance(fragment, str):
+            raise TypeError(f"an arguments fragment is a {type(fragment).__name__}, not a string")
+        reply.argument_chars += len(fragment)
+        if reply.argument_chars > wire_limits.MAX_TOOL_ARGUMENT_CHARS:
+            raise wire_limits.tool_arguments_failure(self.endpoint)
 
     def _tool_call(self, call: _Call) -> ToolCall:
         raw = call.final if call.final is not None else "".join(call.arguments)

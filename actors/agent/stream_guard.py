@@ -6,6 +6,9 @@ the turn and ends the stream with a ``StreamError`` that says which limit was hi
 (time limits are the supervisor's: first byte and idle by activity, the turn by the clock):
 
 - ``max_output_chars``: text plus reasoning of this one call exceeds the budget;
+- ``max_tool_argument_chars``: the arguments of this call's tool calls, all together, exceed theirs
+  (the backends stop accumulating a reply's argument fragments at the same default,
+  ``backends/wire_limits.py``, so what a model asks for is bounded before it is whole);
 - repetition: the tail of the output is one short pattern repeated over
   ``repeat_window_chars`` characters (a looping model never stops by itself).
 
@@ -18,7 +21,8 @@ import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
-from massgen.messages.stream import ReasoningDelta, StreamError, StreamEvent, TextDelta
+from massgen.backends.wire_limits import MAX_TOOL_ARGUMENT_CHARS
+from massgen.messages.stream import ReasoningDelta, StreamError, StreamEvent, TextDelta, ToolCallEvent
 
 
 @dataclass(frozen=True)
@@ -26,6 +30,7 @@ class StreamLimits:
     """Per-call limits; ``None`` turns a limit off. Defaults suit cloud models."""
 
     max_output_chars: int | None = 200_000
+    max_tool_argument_chars: int | None = MAX_TOOL_ARGUMENT_CHARS
     # A loop is the last ``repeat_window_chars`` characters having a period of at most
     # ``repeat_max_period`` characters. Checked every ``repeat_check_every`` new characters.
     repeat_window_chars: int = 2_000
@@ -76,9 +81,19 @@ class _Output:
 async def guard(events: AsyncIterator[StreamEvent], limits: StreamLimits) -> AsyncIterator[StreamEvent]:
     """Yield ``events`` until they end or a limit is hit; then a ``StreamError`` naming the limit."""
     output = _Output(limits)
+    argument_chars = 0
     iterator = events.__aiter__()
     try:
         async for event in iterator:
+            problem: str | None = None
+            if isinstance(event, ToolCallEvent) and limits.max_tool_argument_chars is not None:
+                call = event.call
+                argument_chars += len(call.raw_arguments) if call.raw_arguments else len(str(call.arguments))
+                if argument_chars > limits.max_tool_argument_chars:
+                    problem = (f"tool-call arguments exceeded: more than {limits.max_tool_argument_chars} characters"
+                               " in one call's tool calls")
+                    yield StreamError(message=f"stream guard: {problem}", retryable=False)
+                    return
             yield event
             if isinstance(event, TextDelta | ReasoningDelta):
                 problem = output.add(event.text)

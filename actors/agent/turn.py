@@ -11,6 +11,7 @@ import ast
 import asyncio
 import itertools
 import re
+from collections import Counter
 
 from massgen.actors.agent import check_tools, client_tools, prompts, tool_arguments
 from massgen.actors.agent.stream_guard import guard
@@ -113,6 +114,18 @@ def program_answer(code: str, run: confined.ProgramRun, task: str = "") -> str:
 
 # The decision after free text is one small JSON object; a cut-off one is corrected like any broken call.
 DECISION_MAX_TOKENS = 160
+TOOL_CALLS_CAPPED_EVENT = "turn.tool_calls_capped"
+
+
+def not_run_message(made: int, handled: int, not_run: list[ToolCall]) -> ChatMessage:
+    """What the model is told when its reply made more tool calls than one reply may: which were not run."""
+    names = Counter(call.name for call in not_run)
+    shown = ", ".join(f"{escape_text(name[:60], 'tool name')} x{count}" for name, count in names.most_common(5))
+    more = f" and {len(names) - 5} other tools" if len(names) > 5 else ""
+    return ChatMessage(role="user", content=(
+        f"Your last reply made {made} tool calls, but at most {handled} are handled from one reply: the first "
+        f"{handled} were, and the other {len(not_run)} ({shown}{more}) were NOT run and have no results. Make any "
+        f"of them that you still need again, at most {handled} in one reply."))
 
 
 class TurnRunner:
@@ -127,6 +140,8 @@ class TurnRunner:
         self._notes_delivered: set[str] = set()
         # Past the round's soft timeout: for the turn it names, told once at the next safe point.
         self._finish: FinishRound | None = None
+        # Told at the next safe point: a reply's tool calls past max_tool_calls_per_reply were not run.
+        self._not_run_note: ChatMessage | None = None
 
     def inject(self, view: AnswerView) -> None:
         """Called on the loop thread; used at the next safe point of the running turn."""
@@ -150,6 +165,13 @@ class TurnRunner:
                                                finish.first_round, start.vote_only, bool(view.answers))
         self._ours.append(message.content)  # a vote reason that echoes it is not the model's
         messages.append(message)
+
+    def _deliver_not_run(self, messages: list[ChatMessage]) -> None:
+        """After the handled calls' results (a safe point): tell the model which of its calls were not run."""
+        if self._not_run_note is not None:
+            self._ours.append(self._not_run_note.content)
+            messages.append(self._not_run_note)
+            self._not_run_note = None
 
     def _deliver_notes(self, turn_id: int, cause: str, messages: list[ChatMessage]) -> None:
         for note_id, note in list(self._notes.items()):
@@ -214,6 +236,16 @@ class TurnRunner:
                 break
             else:
                 finish = event.reason
+        cap = self.settings.max_tool_calls_per_reply
+        if len(result.calls) > cap:  # handled: the first ``cap``; the rest are not run, and the model is told
+            made = len(result.calls)
+            result.calls, result.not_run = result.calls[:cap], result.calls[cap:]
+            self._not_run_note = not_run_message(made, cap, result.not_run)
+            names = Counter(call.name[:60] for call in result.not_run)
+            self.io.emit(BackendEvent(causation_id=cause, event=TOOL_CALLS_CAPPED_EVENT, info={
+                "turn_id": turn_id, "call_index": index, "calls": made, "handled": cap,
+                "not_run": len(result.not_run), "not_run_names": dict(names.most_common(10)),
+            }))
         self.io.emit(ModelCallFinished(
             causation_id=cause, turn_id=turn_id, call_index=index, input_tokens=usage.input_tokens,
             output_tokens=usage.output_tokens, cost_usd=usage.cost_usd,
@@ -236,6 +268,7 @@ class TurnRunner:
         """
         self._pending_view = None
         self._ours = []
+        self._not_run_note = None
         if self.settings.first_answer != "team" and not start.view.answers and not start.vote_only:
             # a code task's answer is a function, which the bare question asks for: no program to print it
             if self.settings.first_answer == "program" and code_checks.task_examples(start.task) is None:
@@ -275,6 +308,7 @@ class TurnRunner:
         check_names = {t.name for t in self.io.check_tools}
         checked: list[str] = []  # results of this turn's check tools: the agent's own evidence
         while True:
+            self._deliver_not_run(messages)
             self._deliver_notes(start.turn_id, cause, messages)  # safe point: before each model call
             self._deliver_finish(start, view, messages)
             checks = self.io.check_tools if view.answers else ()
@@ -454,6 +488,7 @@ class TurnRunner:
             return
         messages.append(prompts.decision_message(start.vote_only))
         while True:
+            self._deliver_not_run(messages)
             request = ModelRequest(
                 messages=tuple(messages), tools=prompts.decision_tools(view, start.vote_only),
                 temperature=self.settings.temperature, max_tokens=DECISION_MAX_TOKENS, vote_targets=view.labels(),
@@ -602,11 +637,13 @@ class TurnRunner:
             # A winning client tool call goes back as written: a presentation would turn it into prose.
             self.io.emit(FinalPresented(causation_id=msg.msg_id, turn_id=msg.turn_id, content=own))
             return
+        self._not_run_note = None
         messages = prompts.present_messages(
             msg.task, msg.view, msg.votes, msg.own_label, msg.strategy == "synthesize",
             self.settings.system_message, msg.history, attachments=self.settings.attachments,
         )
         for _round in range(self.settings.max_tool_rounds + 1):  # the presenter may use its tools (write files)
+            self._deliver_not_run(messages)
             request = ModelRequest(
                 messages=tuple(messages), kind="present", temperature=self.settings.temperature,
                 max_tokens=self.settings.max_tokens, tools=self.io.extra_tools if self.io.tools_in_present else (),

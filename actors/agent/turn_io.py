@@ -69,6 +69,9 @@ class TurnSettings:
     max_tokens: int | None = None
     max_attempts: int = 3
     max_tool_rounds: int = 8
+    # Tool calls handled from one model reply: the first this many; the model is told the rest were not run
+    # (one trace record, ``turn.tool_calls_capped``), so a reply of 10,000 calls costs 64, not 10,000.
+    max_tool_calls_per_reply: int = 64
     # Tools of an outside caller: offered to the model, never run here; calling one is an answer
     # (see actors/agent/client_tools.py). Empty for ordinary runs.
     client_tools: tuple[ToolSpec, ...] = ()
@@ -86,3 +89,4 @@ class CallResult:
     text: str = ""
     calls: list[ToolCall] = field(default_factory=list)
     preamble: str = ""  # the text streamed before the first tool call: the model's reasoning
+    not_run: list[ToolCall] = field(default_factory=list)  # past TurnSettings.max_tool_calls_per_reply

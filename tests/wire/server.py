@@ -63,7 +63,22 @@ class Hang:
     """Read the request, then never answer (not even headers)."""
 
 
-Reply = Respond | Stream | Hang
+@dataclass(frozen=True)
+class Endless:
+    """A reply whose body never ends, as far as the client can tell: ``head``, then ``unit`` again and again,
+    chunked, until the client stops reading or ``limit`` bytes were sent (then it ends, so a client with no
+    cap fails its assertions instead of the machine). The body bytes sent are recorded in ``body_bytes``.
+    The send buffer is small, so what was sent bounds what the client read, to within its receive buffer."""
+
+    status: int = 200
+    head: bytes = b""
+    unit: bytes = b"x" * 65536
+    limit: int = 64 * 1024 * 1024
+    content_type: str = "text/event-stream"
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+Reply = Respond | Stream | Hang | Endless
 
 
 @dataclass(frozen=True)
@@ -88,6 +103,7 @@ class WireServer:
         self._release: asyncio.Event | None = None
         self._writers: set[asyncio.StreamWriter] = set()
         self.port = 0
+        self.body_bytes: list[int] = []  # per Endless reply: the body bytes sent
 
     # -- lifecycle ------------------------------------------------------------------------------
     def __enter__(self) -> WireServer:
@@ -160,6 +176,8 @@ class WireServer:
         if isinstance(reply, Hang):
             await self._release.wait()
             return False
+        if isinstance(reply, Endless):
+            return await self._send_endless(reply, writer)
         if isinstance(reply, Respond):
             payload = reply.body if isinstance(reply.body, bytes) else json.dumps(reply.body).encode()
             head = {"content-type": "application/json", "content-length": str(len(payload)), **reply.headers}
@@ -199,6 +217,34 @@ class WireServer:
             sock = writer.get_extra_info("socket")
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
         return False
+
+
+    async def _send_endless(self, reply: Endless, writer: asyncio.StreamWriter) -> bool:
+        writer.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 64 * 1024)
+        writer.transport.set_write_buffer_limits(high=64 * 1024)
+        head = {"content-type": reply.content_type, "transfer-encoding": "chunked", **reply.headers}
+        writer.write(_status_line(reply.status, head))
+        with self._lock:
+            self.body_bytes.append(0)
+            slot = len(self.body_bytes) - 1
+        data = reply.head or reply.unit
+        try:
+            while True:
+                with self._lock:
+                    sent = self.body_bytes[slot]
+                if sent >= reply.limit:
+                    break
+                data = data[: reply.limit - sent]
+                writer.write(_chunk(data))
+                await writer.drain()
+                with self._lock:
+                    self.body_bytes[slot] += len(data)
+                data = reply.unit
+        except ConnectionError:
+            return False
+        writer.write(b"0\r\n\r\n")
+        await writer.drain()
+        return True
 
 
 def _status_line(status: int, headers: dict[str, str]) -> bytes:
