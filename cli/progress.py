@@ -19,6 +19,7 @@ from massgen.cli.text import for_terminal
 _REDRAW_EVERY_S = 0.1
 _IDLE_REDRAW_S = 0.5
 _HEARTBEAT_S = 30.0
+_MCP_NOTES_SHOWN = 3  # of an MCP server's listing notes, on one progress line; the trace keeps them all
 
 
 # The records worth a line; every other type gets none.
@@ -26,8 +27,8 @@ Described: TypeAlias = (
     messages.RunStarted | messages.AnswerAccepted | messages.RecordVote | messages.AgentRestarting
     | messages.AgentMarkedFailed | messages.AgentExcluded | messages.AgentRejoined | messages.FinishRound
     | messages.DeadlineExpired
-    | messages.TurnCorrection | messages.McpServerFailed | messages.McpToolsWithdrawn | messages.PresentFinal
-    | messages.SnapshotTaken | messages.FirstAnswersDisagree | messages.FirstAnswersDecided
+    | messages.TurnCorrection | messages.McpServerFailed | messages.McpToolsListed | messages.McpToolsWithdrawn
+    | messages.PresentFinal | messages.SnapshotTaken | messages.FirstAnswersDisagree | messages.FirstAnswersDecided
 )
 _DESCRIBED = messages.RecordSubset[Described](Described)
 
@@ -74,6 +75,12 @@ def describe(raw: Mapping[str, Any] | TraceRecord, projection: LogProjection) ->
             return f"{label(record.sender_name)} corrected: {message.problem[:70]}"
         case messages.McpServerFailed():  # bad MCP config is reported here, at start, as well as in the trace
             return f"{label(message.agent)}: {message.error}"  # whole: its stderr tail is capped where it is read
+        case messages.McpToolsListed():  # a line only when the server's listing was not offered as it came
+            if not message.notes:
+                return None
+            shown = "; ".join(message.notes[:_MCP_NOTES_SHOWN])
+            more = len(message.notes) - _MCP_NOTES_SHOWN
+            return f"{label(message.agent)}: {shown}" + (f"; and {more} more notes (in the trace)" if more > 0 else "")
         case messages.McpToolsWithdrawn():
             return f"{label(message.agent)}: tools of MCP server {message.server} withdrawn"
         case messages.PresentFinal():

@@ -26,12 +26,16 @@ class McpToolsListed(Message):
     """The server (re)started and these tools, already filtered, are offered to the model.
 
     ``hidden`` names the tools the server has that ``allowed_tools``/``exclude_tools`` hide.
+    ``notes`` says what else was not offered as the server sent it, one line each, naming the
+    server and the tool: a listing the client refused, a name providers would refuse, a
+    description cut, tools past the per-server limit (``actors/mcp/spec.select_tools``).
     """
 
     agent: str
     server: str
     tools: tuple[ToolSpec, ...]
     hidden: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
 
 
 class McpToolResult(Message):

@@ -17,11 +17,11 @@ from typing import Any
 import conftest
 import mcp_types
 import psutil
-import pykka
 import pytest
 from mcp_support import (
-    WAIT_S,
-    M,
+    Harness,
+    Probe,
+    harnesses,
     names,
     stdio,
     wait_until,
@@ -29,7 +29,7 @@ from mcp_support import (
 from support import FACTOR, scripted, team_config
 
 from massgen.actors.mcp import McpConfigError, McpServerSpec, select_tools
-from massgen.actors.mcp.server import MCP_RESULT_CAP_CHARS, McpServerActor
+from massgen.actors.mcp.server import MCP_RESULT_CAP_CHARS
 from massgen.actors.mcp.stdio import OWNER_ENV
 from massgen.actors.run.team import agent_specs
 from massgen.actors.runtime.port import Peer, RunContext, TracedActor
@@ -39,56 +39,10 @@ from massgen.configs.schema import McpServerConfig, RestartPolicy
 from massgen.messages import McpCallTool, McpServerFailed, McpToolResult, McpToolsListed, Message, Sender
 from massgen.messages.trace_writer_inbox import WriteRecord
 
-# -- an McpServer actor on its own, with a probe as its supervisor ------------------------------
-
-
-class Probe(pykka.ThreadingActor):
-    use_daemon_thread = True
-
-    def __init__(self, inbox: queue.Queue[Message]) -> None:
-        super().__init__()
-        self.inbox = inbox
-
-    def on_receive(self, message: Any) -> None:
-        self.inbox.put(message)
-
-
-class Harness:
-    def __init__(self, spec: McpServerSpec) -> None:
-        self.inbox: queue.Queue[Message] = queue.Queue()
-        self.probe = Probe.start(self.inbox)
-        self.ref = McpServerActor.start(RunContext("test", None), spec, 1, Peer("supervisor", 1, self.probe))
-        self._calls = 0
-
-    def expect(self, cls: type[M], timeout: float = WAIT_S) -> M:
-        message = self.inbox.get(timeout=timeout)
-        assert isinstance(message, cls), f"expected {cls.__name__}, got {message!r}"
-        return message
-
-    def call(self, tool: str, **arguments: Any) -> McpToolResult:
-        self._calls += 1
-        self.ref.tell(McpCallTool(call_id=f"c{self._calls}", agent="a", server="weather", tool=tool,
-                                  arguments=arguments))
-        return self.expect(McpToolResult)
-
-    def close(self) -> None:
-        if self.ref.is_alive():
-            self.ref.stop(timeout=10)
-        self.probe.stop()
-
 
 @pytest.fixture
 def mcp_actor() -> Iterator[Callable[..., Harness]]:
-    started: list[Harness] = []
-
-    def start(config: dict[str, Any], allowed: tuple[str, ...] | None = None, exclude: tuple[str, ...] = ()) -> Harness:
-        harness = Harness(McpServerSpec("a", McpServerConfig.model_validate(config), allowed, exclude))
-        started.append(harness)
-        return harness
-
-    yield start
-    for harness in started:
-        harness.close()
+    yield from harnesses()
 
 
 # -- filters and config: no processes -----------------------------------------------------------------

@@ -29,6 +29,12 @@ withdrawn when the restart intensity is exceeded. A team with a broken tool serv
 answers, and the trace says why the tools were missing. (Unknown transports and missing
 ``command``/``url`` are rejected earlier, when the config is loaded.)
 
+What a server sends is checked where it enters, and what is not taken is named in a note, never
+dropped silently: a tool the SDK's strict listing would refuse is left out alone, not with every
+tool of its server (``session.py``); names providers refuse, long descriptions, too many tools
+(``spec.select_tools``; notes in ``McpToolsListed.notes``); a reply over ``MCP_MESSAGE_CAP_BYTES`` or
+one that cannot be read fails its own call at once, saying why (``stdio.py``, ``session.py``).
+
 Every call has a deadline (``call_timeout_seconds``): on expiry the SDK sends
 ``notifications/cancelled`` for the request and the model gets a tool error. The server
 is then pinged; no answer means it hangs, and it is reported failed so it is restarted.

@@ -139,11 +139,13 @@ class McpServerActor(TracedActor[McpServerInbox]):
             self._ready = False
             self._finished.set()
 
-    def _on_ready(self, tools: list[mcp_types.Tool]) -> None:
-        offered, hidden = select_tools(self.spec, tools)
+    def _on_ready(self, tools: list[mcp_types.Tool], refused: list[str]) -> None:
+        notes = list(self._conn.listing.notes)  # tools whose listing was refused, then select_tools' own
+        offered, hidden = select_tools(self.spec, tools, notes, refused)
         self._offered = frozenset(t.name for t in offered)
         self._ready = True
-        self._tell(McpToolsListed(agent=self.spec.agent_id, server=self.spec.server, tools=offered, hidden=hidden))
+        self._tell(McpToolsListed(agent=self.spec.agent_id, server=self.spec.server, tools=offered, hidden=hidden,
+                                  notes=tuple(notes)))
 
     # -- messages (actor thread) --------------------------------------------------------------
 
@@ -186,6 +188,10 @@ class McpServerActor(TracedActor[McpServerInbox]):
                 if not self._closing and not await self._conn.ping(min(timeout, _PING_S)):
                     content += " The server stopped responding; it is being restarted."
                     self._report(f"stopped responding: no answer to a ping after {full} timed out", "hung")
+            elif exc.code == mcp_types.PARSE_ERROR:  # a reply that came but could not be read: says why
+                content = f"{full} failed: {exc.message}"
+            elif exc.code == mcp_types.CONNECTION_CLOSED and not self._conn.lost:
+                content = f"{full} failed: {exc.message}"  # this call's own stream ended; the server is still there
             elif exc.code == mcp_types.CONNECTION_CLOSED:
                 if self._finished is not None:  # the failure report goes out before this result
                     with contextlib.suppress(TimeoutError):

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
+import re
 import shutil
 import signal
 import sys
@@ -31,9 +33,11 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp.client._transport import TransportStreams
 from mcp.client.stdio import get_default_environment
 from mcp.shared.message import SessionMessage
+from pydantic import ValidationError
 
-from massgen.actors.mcp.spec import McpConfigError
+from massgen.actors.mcp.spec import MCP_MESSAGE_CAP_BYTES, McpConfigError, oversize
 from massgen.configs.schema import McpServerConfig
+from massgen.messages.text import escape_value
 
 # Set in every server's environment: lets tests (and an operator) find what a run started,
 # grandchildren included, since they inherit it.
@@ -46,6 +50,9 @@ _STDERR_LINES = 20
 _EXIT_GRACE_S = 1.0  # after stdin closes, the MCP shutdown sequence waits this long ...
 _TERM_GRACE_S = 0.5  # ... then SIGTERM, this long, then SIGKILL
 REAP_S = 1.0
+_HEAD_BYTES = 4096  # where the id of a line that cannot be read is looked for
+# A JSON-RPC id near the start of a line: how a reply that cannot be parsed still names its call.
+_ID = re.compile(rb'"id"\s*:\s*(-?\d{1,18}|"(?:[^"\\]|\\.){0,200}")')
 
 # Runs with ``python -I -S`` before the server: die with our process, then become the server.
 _LAUNCHER = """\
@@ -145,12 +152,21 @@ class StdioServer:
                 tg.cancel_scope.cancel()
 
     async def _read_stdout(self, process: Process, to_session: MemoryObjectSendStream[Any]) -> None:
+        """Split stdout into lines, each one message (``parse_line``); a line over ``MCP_MESSAGE_CAP_BYTES``
+        is skipped as it arrives, never held, and fails the call its first bytes name."""
         assert process.stdout is not None
         # One growing buffer, searched for a newline only in what each chunk added: joining and
         # splitting the whole pending line per 64 KiB chunk made a 10 MB reply quadratic.
         buffer = bytearray()
+        skipping: bytes | None = None  # the head of a line over the cap, while the rest of it goes by
         try:
             async for chunk in process.stdout:
+                if skipping is not None:
+                    end = chunk.find(b"\n")
+                    if end == -1:
+                        continue
+                    await to_session.send(self._unreadable(skipping, oversize(self.config.name)))
+                    skipping, chunk = None, chunk[end + 1:]
                 searched = len(buffer)
                 buffer += chunk
                 lines: list[bytes] = []
@@ -159,19 +175,66 @@ class StdioServer:
                     lines.append(bytes(buffer[start:end]))
                     start = searched = end + 1
                 del buffer[:start]
+                if len(buffer) > MCP_MESSAGE_CAP_BYTES:
+                    skipping = bytes(buffer[:_HEAD_BYTES])
+                    buffer = bytearray()
                 for line in lines:
-                    if not line.strip():
-                        continue
-                    item: SessionMessage | Exception
-                    try:
-                        item = SessionMessage(mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False))
-                    except ValueError as exc:  # garbage on stdout: the session reports and ignores it
-                        item = exc
-                    await to_session.send(item)
+                    if line.strip():
+                        await to_session.send(self.parse_line(line))
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
             pass
         finally:
             to_session.close()  # EOF: requests in flight fail with CONNECTION_CLOSED
+
+    def parse_line(self, line: bytes) -> SessionMessage | Exception:
+        """One line of stdout as a message, or what the session is told instead.
+
+        The SDK's parser is stricter than JSON: it refuses a lone-surrogate escape (``"\\ud800"``),
+        which Python's ``json`` reads. Such a line is read again with ``json`` and its lone
+        surrogates are escaped where the text enters (``messages/text.escape_value``); a tool
+        result says so in a note of its own. A line that still cannot be read and names an id
+        fails that call at once (a ``PARSE_ERROR`` reply carrying the reason) instead of leaving
+        it to time out; one with no id is garbage on stdout, which the session ignores.
+        """
+        if len(line) > MCP_MESSAGE_CAP_BYTES:
+            return self._unreadable(line[:_HEAD_BYTES], oversize(self.config.name))
+        try:
+            return SessionMessage(mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False))
+        except ValueError as strict:
+            refused: Exception = strict
+        try:
+            value = json.loads(line.decode("utf-8", errors="replace"))
+        except ValueError as exc:
+            return self._unreadable(line, f"not JSON ({exc})", refused)
+        notes: list[str] = []
+        value = escape_value(value, f"MCP server {self.config.name!r} reply", notes)
+        result = value.get("result") if isinstance(value, dict) else None
+        if notes and isinstance(result, dict) and isinstance(result.get("content"), list):
+            more = f"; and {len(notes) - 3} more" if len(notes) > 3 else ""
+            result["content"].append({"type": "text", "text": f"[note: {'; '.join(notes[:3])}{more}]"})
+        try:
+            return SessionMessage(mcp_types.jsonrpc_message_adapter.validate_python(value, by_name=False))
+        except ValueError as exc:
+            is_reply = isinstance(value, dict) and "method" not in value
+            request_id = value.get("id") if is_reply else None
+            why = f"not a JSON-RPC message ({_what_is_wrong(value, exc)})"
+            return self._unreadable(line, why, exc, request_id) if is_reply else exc
+
+    def _unreadable(self, line: bytes, why: str, error: Exception | None = None,
+                    request_id: Any = None) -> SessionMessage | Exception:
+        """A ``PARSE_ERROR`` reply for the call ``line`` answers, or (no id, or a request of the server's
+        own: its ids are not ours) what the session logs and ignores."""
+        if request_id is None and b'"method"' not in line[:_HEAD_BYTES]:
+            found = _ID.search(line[:_HEAD_BYTES])
+            if found is not None:
+                with contextlib.suppress(ValueError):
+                    request_id = json.loads(found.group(1))
+        if not _is_id(request_id):
+            return error if error is not None else ValueError(why)
+        if not why.startswith("MCP server"):
+            why = f"MCP server {self.config.name!r} sent a reply that could not be read: {why}"
+        return SessionMessage(mcp_types.JSONRPCError(
+            jsonrpc="2.0", id=request_id, error=mcp_types.ErrorData(code=mcp_types.PARSE_ERROR, message=why)))
 
     async def _write_stdin(
         self, process: Process, from_session: MemoryObjectReceiveStream[SessionMessage],
@@ -224,6 +287,20 @@ class StdioServer:
         # it warns "Loop ... that handles pid ... is closed" on stderr, in the middle of a run's output.
         with anyio.move_on_after(REAP_S):
             await process.wait()
+
+
+def _what_is_wrong(value: Any, exc: ValueError) -> str:
+    """The SDK's complaint about a reply, for the kind of message it is (a result or an error), in one line."""
+    if not isinstance(exc, ValidationError):
+        return str(exc)[:300]
+    kind = "JSONRPCError" if isinstance(value, dict) and "error" in value else "JSONRPCResponse"
+    found = [e for e in exc.errors(include_url=False, include_input=False) if e["loc"][:1] == (kind,)]
+    found = found or exc.errors(include_url=False, include_input=False)
+    return "; ".join(f"{'.'.join(map(str, e['loc'][1:])) or 'the message'}: {e['msg']}" for e in found[:3])[:300]
+
+
+def _is_id(value: Any) -> bool:
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
 
 
 def _signal_group(pgid: int, sig: signal.Signals) -> None:
