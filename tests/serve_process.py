@@ -114,6 +114,15 @@ class ServerProcess:
         wait_until(lambda: any("web UI at " in line for line in self.lines), 10, "the web UI URL")
         return next(line for line in self.lines if "web UI at " in line).split("web UI at ", 1)[1].strip()
 
+    def ui_token(self) -> str:
+        """The token in that URL: what the page sends as ``Authorization: Bearer`` (or trades for its own)."""
+        return self.ui_url().split("token=", 1)[1]
+
+    def ui_client(self) -> httpx.Client:
+        """A client as the page is: the UI token on every request, sent from the page's own origin."""
+        return httpx.Client(base_url=self.base_url, timeout=30 * FACTOR, headers={
+            "origin": self.base_url, "authorization": f"Bearer {self.ui_token()}"})
+
     def wait_idle(self, timeout: float = 15.0) -> None:
         """Until no run is in progress (teams finish on their own threads after a response)."""
         wait_until(lambda: self.health()["runs_in_progress"] == 0, timeout, "runs still in progress")

@@ -60,11 +60,8 @@ def fields(output: str) -> dict[str, str]:
 
 
 def ui_client(server: ServerProcess) -> httpx.Client:
-    """A client holding the UI's cookie, as the page would after opening the printed URL."""
-    url = server.ui_url()
-    port = server.base_url.rsplit(":", 1)[1]
-    return httpx.Client(base_url=server.base_url, cookies={f"massgen_ui_{port}": url.split("token=", 1)[1]},
-                        headers={"origin": server.base_url}, timeout=30 * FACTOR)
+    """A client as the page is (``ServerProcess.ui_client``)."""
+    return server.ui_client()
 
 
 def records_streamed(ui: httpx.Client, run_id: str) -> list[dict[str, Any]]:

@@ -2,8 +2,8 @@
 
 Each test runs the real ``massgen serve`` process: a non-loopback ``--host`` without a key
 exits 1 before binding anything (``--allow-unauthenticated`` is the explicit opt-out), and
-with ``--ui --api-key K`` the Web UI's routes want that same key (the URL's ``?token=K``,
-traded for a cookie, or ``Authorization: Bearer K``), and the printed URL does not show it.
+with ``--ui --api-key K`` the Web UI's data routes want that same key (``Authorization: Bearer K``, or
+the UI token the page gets for it, which is not ``K``), and the printed URL does not show it.
 Where it cannot listen (a port in use, a host that does not resolve) it says so naming the
 flags, exit 1; a flag's value out of range is a usage error naming the flag, exit 64.
 """
@@ -68,18 +68,23 @@ def test_with_ui_and_api_key_every_route_wants_the_key(tmp_path: Path) -> None:
         assert "/ui?token=<your API key>" in printed and KEY not in server.output()
         with httpx.Client(base_url=base, timeout=10) as client:
             assert client.get("/health").status_code == 200  # for load balancers: no key
-            for path in ("/ui", "/ui/api/runs", "/ui/static/app.js", "/v1/models"):
+            for path in ("/ui/api/runs", "/v1/models"):
                 assert client.get(path).status_code == 401, path
                 assert client.get(path, headers={"authorization": "Bearer wrong"}).status_code in (401, 403), path
                 assert client.get(path, headers={"authorization": f"Bearer {KEY}"}).status_code == 200, path
+            # the page and its files hold no data: they load without the key; a wrong key in the URL is refused
+            assert client.get("/ui").status_code == 200 and client.get("/ui/static/app.js").status_code == 200
             assert client.get("/ui?token=wrong").status_code == 403
-            # the login: the URL's key becomes an HttpOnly cookie, the address bar loses it
-            login = client.get(f"/ui?token={KEY}", follow_redirects=False)
-            assert login.status_code == 303 and login.headers["location"] == "/ui"
-            assert "httponly" in login.headers["set-cookie"].lower()
-            assert client.get("/ui/api/runs").status_code == 200  # the cookie now
+            # the page's sign-in: the key for a UI token that is not the key, and no cookie
+            login = client.post("/ui/api/session", json={"token": KEY}, headers={"origin": base})
+            assert login.status_code == 200 and "set-cookie" not in login.headers
+            ui_token = login.json()["token"]
+            assert ui_token != KEY and KEY not in login.text
+            assert client.get("/ui/api/runs").status_code == 401  # nothing is remembered between requests
+            as_page = {"authorization": f"Bearer {ui_token}", "origin": base}
+            assert client.get("/v1/models", headers=as_page).status_code == 401  # the UI token opens /ui only
             started = client.post("/ui/api/runs", json={"question": "What is 2+2?", "config": "team"},
-                                  headers={"origin": base})
+                                  headers=as_page)
             assert started.status_code == 201, started.text
     finally:
         assert server.stop() == -15

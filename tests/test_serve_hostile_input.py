@@ -41,10 +41,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
 @pytest.fixture(scope="module")
 def ui(server: ServerProcess) -> Iterator[httpx.Client]:
     """A client holding the UI token and sending the page's Origin, as the page's own POSTs do."""
-    url = server.ui_url()
-    token = url.split("token=", 1)[1]
-    with httpx.Client(base_url=server.base_url, timeout=30 * FACTOR,
-                      headers={"authorization": f"Bearer {token}", "origin": server.base_url}) as client:
+    with server.ui_client() as client:
         yield client
 
 

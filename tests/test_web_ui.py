@@ -156,6 +156,7 @@ class Tab:
     def __init__(self, browser: Any, url: str) -> None:
         Tab.open_tabs += 1
         self.base = url.split("/ui", 1)[0]
+        self.token = url.split("token=", 1)[1]  # what a script sends as a bearer token
         self.context = browser.new_context(viewport={"width": 1400, "height": 1000})
         self.page = self.context.new_page()
         self.requests: list[str] = []
@@ -164,6 +165,12 @@ class Tab:
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))
         self.page.set_default_timeout(T)
         self.page.goto(url)
+        self.page.wait_for_selector("[data-testid=start-form]")  # signed in: the token traded, the URL clean
+
+    def api(self, path: str) -> Any:
+        """GET a /ui/api path as a script would, with the printed token."""
+        return httpx.get(f"{self.base}/ui/api{path}", headers={"authorization": f"Bearer {self.token}"},
+                         timeout=30 * FACTOR).json()
 
     def open(self, run_id: str) -> None:
         self.page.goto(f"{self.base}/ui?run={run_id}")
@@ -315,7 +322,7 @@ def run_id_of_question(tab: Tab, question: str) -> str:
     found: dict[str, str] = {}
 
     def listed() -> bool:
-        runs = tab.page.evaluate("fetch('/ui/api/runs').then(r => r.json())")["runs"]
+        runs = tab.api("/runs")["runs"]
         found.update({r["question"]: r["id"] for r in runs})
         return question in found
 
@@ -348,7 +355,7 @@ def test_three_agents_show_lanes_votes_and_the_final_answer(server: ServerProces
     tab.wait("(id) => document.querySelector(`[data-testid=runs] a[data-run='${id}'] .chip`)?.innerText === "
              "'completed'", run_id)
     assert tab.stats()["received"] == len(trace) and tab.stats()["dupes"] == 0 and tab.stats()["missing"] == 0
-    answer = page.evaluate(f"fetch('/ui/api/runs/{run_id}/answers/agent2.1').then(r => r.json())")
+    answer = tab.api(f"/runs/{run_id}/answers/agent2.1")
     assert (answer["agent"], answer["content"]) == ("beta", "Counting: one, two, three, four.\n\nfour")
     tab.shot("web_ui_finished.png")
 
@@ -665,19 +672,31 @@ def test_without_the_token_or_from_another_origin_the_ui_refuses(server: ServerP
     url = server.ui_url()
     base, token = url.split("/ui?token=")
     port = base.rsplit(":", 1)[1]
-    assert httpx.get(f"{base}/ui").status_code == 401
-    assert httpx.get(f"{base}/ui/api/runs").status_code == 401
+    # the page and its files hold no data: they load without a token (a wrong one in the URL is refused)
+    assert httpx.get(f"{base}/ui").status_code == 200
+    assert httpx.get(f"{base}/ui/static/app.js").status_code == 200
     assert httpx.get(f"{base}/ui?token=wrong").status_code == 403
-    assert httpx.get(f"{base}/ui/static/app.js", cookies={f"massgen_ui_{port}": "wrong"}).status_code == 403
-    with httpx.Client(base_url=base, cookies={f"massgen_ui_{port}": token}) as client:
+    assert httpx.get(f"{base}/ui/static/app.js", headers={"host": "evil.example"}).status_code == 403
+    # the data wants the token in the Authorization header; a cookie is no credential
+    assert httpx.get(f"{base}/ui/api/runs").status_code == 401
+    assert httpx.get(f"{base}/ui/api/runs", cookies={f"massgen_ui_{port}": token}).status_code == 401
+    assert httpx.get(f"{base}/ui/api/runs", headers={"authorization": "Bearer wrong"}).status_code == 403
+    with httpx.Client(base_url=base, headers={"authorization": f"Bearer {token}"}) as client:
         assert client.get("/ui/api/runs").status_code == 200
         assert client.get("/ui/api/runs", headers={"host": "evil.example"}).status_code == 403
         body = {"question": "q"}
         assert client.post("/ui/api/runs", json=body).status_code == 403  # no Origin
         assert client.post("/ui/api/runs", json=body, headers={"origin": "http://evil.example"}).status_code == 403
         assert client.get("/ui/api/runs/..~..~etc/events").status_code == 404
-    first = httpx.get(url)
-    assert first.status_code == 303 and "httponly" in first.headers["set-cookie"].lower()
+    # the page's sign-in: from its own origin only, the printed token for the UI token, which is another
+    with httpx.Client(base_url=base) as client:
+        assert client.post("/ui/api/session", json={"token": token}).status_code == 403  # no Origin
+        assert client.post("/ui/api/session", json={"token": "wrong"}, headers={"origin": base}).status_code == 403
+        traded = client.post("/ui/api/session", json={"token": token}, headers={"origin": base})
+        assert traded.status_code == 200 and "set-cookie" not in traded.headers
+        ui_token = traded.json()["token"]
+        assert ui_token != token
+        assert client.get("/ui/api/runs", headers={"authorization": f"Bearer {ui_token}"}).status_code == 200
     assert json.loads(httpx.get(f"{base}/health").text)["status"] == "ok"  # the API is unaffected
 
 
@@ -698,9 +717,9 @@ def test_massgen_web_starts_a_local_server_and_prints_the_runs_url(workdir: Path
         url = line.split("watch the run at ", 1)[1].split()[0]
         base, query = url.split("/ui?", 1)
         assert base.startswith("http://127.0.0.1:") and "token=" in query and "&run=log_" in query
-        with httpx.Client(follow_redirects=False) as client:
-            opened = client.get(url)
-            assert opened.status_code == 303 and opened.headers["location"].startswith("/ui?run=log_")
+        token = query.split("token=", 1)[1].split("&", 1)[0]
+        with httpx.Client(follow_redirects=False, headers={"authorization": f"Bearer {token}"}) as client:
+            assert client.get(url).status_code == 200  # the page, which keeps the token and cleans the URL
             run_id = query.split("&run=", 1)[1]
             with client.stream("GET", f"{base}/ui/api/runs/{run_id}/events", timeout=30 * FACTOR) as events:
                 names = [line for line in events.iter_lines() if line.startswith("event: ")]

@@ -32,11 +32,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
 
 @pytest.fixture(scope="module")
 def ui(server: ServerProcess) -> Iterator[httpx.Client]:
-    """A client holding the UI's cookie, as the page would after opening the printed URL."""
-    url = server.ui_url()
-    token = url.split("token=", 1)[1]
-    port = server.base_url.rsplit(":", 1)[1]
-    with httpx.Client(base_url=server.base_url, cookies={f"massgen_ui_{port}": token},
+    """A client sending the UI token in its Authorization header, as the page does after signing in."""
+    with httpx.Client(base_url=server.base_url, headers={"authorization": f"Bearer {server.ui_token()}"},
                       timeout=30 * FACTOR) as client:
         yield client
 

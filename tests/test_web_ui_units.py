@@ -122,10 +122,11 @@ def request(method: str, path: str, headers: dict[str, str]) -> Request:
 
 @pytest.mark.parametrize(("method", "headers", "status"), [
     ("GET", {"host": "127.0.0.1:8000"}, 401),
-    ("GET", {"host": "127.0.0.1:8000", "cookie": "massgen_ui_8000=wrong"}, 403),
-    ("GET", {"host": "evil.example:8000", "cookie": "massgen_ui_8000=secret"}, 403),
-    ("POST", {"host": "127.0.0.1:8000", "cookie": "massgen_ui_8000=secret"}, 403),
-    ("POST", {"host": "127.0.0.1:8000", "cookie": "massgen_ui_8000=secret", "origin": "http://evil.example"}, 403),
+    ("GET", {"host": "127.0.0.1:8000", "cookie": "massgen_ui_8000=secret"}, 401),  # a cookie is no credential
+    ("GET", {"host": "127.0.0.1:8000", "authorization": "Bearer wrong"}, 403),
+    ("GET", {"host": "evil.example:8000", "authorization": "Bearer secret"}, 403),
+    ("POST", {"host": "127.0.0.1:8000", "authorization": "Bearer secret"}, 403),
+    ("POST", {"host": "127.0.0.1:8000", "authorization": "Bearer secret", "origin": "http://evil.example"}, 403),
 ])
 def test_access_is_refused_without_the_token_host_or_origin(method: str, headers: dict[str, str], status: int) -> None:
     with pytest.raises(ApiError) as caught:
@@ -133,9 +134,25 @@ def test_access_is_refused_without_the_token_host_or_origin(method: str, headers
     assert caught.value.status == status
 
 
-def test_access_is_granted_with_the_cookie_and_own_origin() -> None:
-    headers = {"host": "localhost:8000", "cookie": "massgen_ui_8000=secret", "origin": "http://localhost:8000"}
-    assert UiAccess(token="secret").check(request("POST", "/ui/api/runs", headers)) is False
+def test_access_is_granted_with_the_token_in_the_header_and_own_origin() -> None:
+    headers = {"host": "localhost:8000", "authorization": "Bearer secret", "origin": "http://localhost:8000"}
+    UiAccess(token="secret").check(request("POST", "/ui/api/runs", headers))
+
+
+def test_the_page_trades_the_token_for_a_ui_token_that_is_not_it() -> None:
+    """With --api-key the token is the key: the page keeps and sends another token, never the key."""
+    access = UiAccess(token="the-api-key")
+    own = {"host": "127.0.0.1:8000", "origin": "http://127.0.0.1:8000"}
+    session = access.trade(request("POST", "/ui/api/session", own), "the-api-key")
+    assert session != "the-api-key" and len(session) >= 32
+    access.check(request("GET", "/ui/api/runs", {"host": "127.0.0.1:8000", "authorization": f"Bearer {session}"}))
+    for given, status in (("wrong", 403), ("", 401), (None, 401)):
+        with pytest.raises(ApiError) as caught:
+            access.trade(request("POST", "/ui/api/session", own), given)
+        assert caught.value.status == status
+    with pytest.raises(ApiError) as caught:  # another origin may not sign in, even with the right token
+        access.trade(request("POST", "/ui/api/session", {**own, "origin": "http://127.0.0.1:8001"}), "the-api-key")
+    assert caught.value.status == 403
 
 
 def test_an_idle_stream_pings_and_a_run_without_its_end_record_ends_incomplete() -> None:
@@ -164,9 +181,9 @@ def test_an_idle_stream_pings_and_a_run_without_its_end_record_ends_incomplete()
 
 def test_bound_to_every_address_any_host_name_may_reach_the_ui_but_the_token_is_still_needed() -> None:
     access = UiAccess(token="secret", bind_host="0.0.0.0")
-    assert access.check(request("GET", "/ui", {"host": "box.lan:8000", "cookie": "massgen_ui_8000=secret"})) is False
+    access.check(request("GET", "/ui/api/runs", {"host": "box.lan:8000", "authorization": "Bearer secret"}))
     with pytest.raises(ApiError) as caught:
-        access.check(request("GET", "/ui", {"host": "box.lan:8000"}))
+        access.check(request("GET", "/ui/api/runs", {"host": "box.lan:8000"}))
     assert caught.value.status == 401
 
 

@@ -1,9 +1,10 @@
 """The ``/ui`` routes: the page, its static files, the run list, the event stream and the controls.
 
-Every route checks ``UiAccess`` first. Controls are POSTs that become typed messages
-to the run's supervisor through ``Team`` (cancel, answer now, kill, restart, note);
-their effects come back as trace records on every tab's stream, so no route answers
-with state of its own. A run started here is not tied to the tab that started it.
+Every route checks ``UiAccess`` first: ``/ui/api`` wants the UI token in the ``Authorization``
+header; the page and its static files (no data in them) want only this server's Host. Controls
+are POSTs that become typed messages to the run's supervisor through ``Team`` (cancel, answer
+now, kill, restart, note); their effects come back as trace records on every tab's stream, so
+no route answers with state of its own. A run started here is not tied to the tab that started it.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from importlib import resources
 from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, RedirectResponse, Response, StreamingResponse
+from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from massgen import TraceRecord, messages
@@ -96,9 +97,10 @@ class WebUI:
     def routes(self) -> list[Route]:
         guard = self._guard
         return [
-            Route("/ui", guard(self.page), methods=["GET"]),
-            Route("/ui/", guard(self.page), methods=["GET"]),
-            Route("/ui/static/{name:path}", guard(self.static), methods=["GET"]),
+            Route("/ui", guard(self.page, page=True), methods=["GET"]),
+            Route("/ui/", guard(self.page, page=True), methods=["GET"]),
+            Route("/ui/static/{name:path}", guard(self.static, page=True), methods=["GET"]),
+            Route("/ui/api/session", guard(self.sign_in, page=True), methods=["POST"]),
             Route("/ui/api/runs", guard(self.list_runs), methods=["GET"]),
             Route("/ui/api/runs", guard(self.start_run), methods=["POST"]),
             Route("/ui/api/runs/{id}", guard(self.run_info), methods=["GET"]),
@@ -111,26 +113,24 @@ class WebUI:
             Route("/ui/api/runs/{id}/notes", guard(self.note), methods=["POST"]),
         ]
 
-    def _guard(self, handler: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
+    def _guard(self, handler: Callable[[Request], Awaitable[Response]], *,
+               page: bool = False) -> Callable[[Request], Awaitable[Response]]:
         async def wrapped(request: Request) -> Response:
             async def call() -> Response:
-                from_url = self.access.check(request)
-                if from_url and request.url.path in ("/ui", "/ui/"):
-                    return self._trade_token(request)
+                if page:
+                    self.access.check_page(request)
+                else:
+                    self.access.check(request)
                 return await handler(request)
 
             return await answered(request, request_id(request), call)
 
         return wrapped
 
-    def _trade_token(self, request: Request) -> Response:
-        """The printed URL's token becomes a cookie, and the address bar loses it."""
-        query = "&".join(f"{k}={v}" for k, v in request.query_params.items() if k == "run" and v.replace(
-            "~", "").replace("_", "").isalnum())
-        response = RedirectResponse(f"/ui{'?' + query if query else ''}", status_code=303)
-        response.set_cookie(self.access.cookie_name(request), self.access.token, httponly=True,
-                            samesite="strict", path="/ui")
-        return response
+    async def sign_in(self, request: Request) -> Response:
+        """The page trades the printed token (or the API key) for the UI token it keeps and sends."""
+        data = await self._body(request)
+        return JSONResponse({"token": self.access.trade(request, data.get("token"))}, headers=_NO_STORE)
 
     async def page(self, request: Request) -> Response:
         html = (_STATIC / "index.html").read_text(encoding="utf-8")

@@ -1,15 +1,16 @@
 """One SSE stream per tab over a run's shared log: resumable, coalesced, and ended explicitly.
 
-- ``id:`` is the ``seq`` of the last trace record in the event, so a reconnecting
-  ``EventSource`` (which sends ``Last-Event-ID``) resumes after exactly that record: no
-  record is sent twice and none is skipped.
+- ``id:`` is the ``seq`` of the last trace record in the event, so a reconnecting client
+  that sends it back as ``Last-Event-ID`` (the page does; so does an ``EventSource``) resumes
+  after exactly that record: no record is sent twice and none is skipped. How soon to
+  reconnect is the client's choice (the page backs off while the server does not answer).
 - Records go out in batches (``event: records``) at most every ``coalesce_s`` (75 ms):
   text deltas of one agent's turn in one batch are merged into one entry that keeps
   ``parts`` (``[seq, length]`` of each delta), so the page can still cut the text at
   any ``seq`` when it replays.
 - A ``: ping`` comment every ``ping_s`` keeps proxies from closing an idle stream.
 - ``event: end`` (the last ``seq`` and how the run ended) is the last event, sent once
-  the run is over and the tab has every record; the page then closes its EventSource.
+  the run is over and the tab has every record; the page then stops reading.
 
 Each tab owns its cursor and awaits the log itself, so a slow tab only lags itself.
 """
@@ -90,7 +91,6 @@ async def events(log: RecordLog, after_seq: int, settings: StreamSettings) -> As
     cursor = log.index_after(after_seq)
     sent = 0
     loop = asyncio.get_running_loop()
-    yield b"retry: 300\n\n"
     while True:
         if cursor < len(log.records):
             batch = log.records[cursor:cursor + _MAX_BATCH]

@@ -1,6 +1,36 @@
 // Model text on the page: a safe Markdown subset built as elements (never innerHTML), and word diffs.
 import { h } from './vendor/preact-htm.js';
 
+// How much of one text the page lays out: Chromium takes seconds to wrap one unbroken "word" of tens of
+// thousands of characters (minutes for a megabyte), so every place that shows model text shows its first
+// CAP characters, says so, and offers the whole as a download (app.js `Long`).
+export const CAP = 20000;
+
+export function clip(text, cap = CAP) {
+  const s = String(text ?? '');
+  return s.length > cap ? { shown: s.slice(0, cap), total: s.length, whole: false } : { shown: s, total: s.length, whole: true };
+}
+
+// Break opportunities (<wbr>, no characters: copying is unchanged) every `every` characters of a run
+// without spaces, so a long token wraps at once instead of being measured letter by letter.
+export function breakable(text, every = 40) {
+  const s = String(text ?? '');
+  const long = new RegExp(`\\S{${every + 1},}`, 'g');
+  const out = [];
+  let at = 0;
+  let m;
+  while ((m = long.exec(s)) !== null) {
+    if (m.index > at) out.push(s.slice(at, m.index));
+    for (let i = 0; i < m[0].length; i += every) {
+      if (i) out.push(h('wbr', null));
+      out.push(m[0].slice(i, i + every));
+    }
+    at = m.index + m[0].length;
+  }
+  if (at < s.length) out.push(s.slice(at));
+  return out.length === 1 ? out[0] : out;
+}
+
 function inline(text, key) {
   const out = [];
   const re = /(`[^`\n]+`|\*\*[^*\n]+\*\*|\*[^*\n]+\*)/g;
@@ -8,14 +38,14 @@ function inline(text, key) {
   let m;
   let i = 0;
   while ((m = re.exec(text)) !== null) {
-    if (m.index > at) out.push(text.slice(at, m.index));
+    if (m.index > at) out.push(breakable(text.slice(at, m.index)));
     const tok = m[0];
     if (tok.startsWith('`')) out.push(h('code', { key: `${key}-${i++}` }, tok.slice(1, -1)));
-    else if (tok.startsWith('**')) out.push(h('strong', { key: `${key}-${i++}` }, tok.slice(2, -2)));
-    else out.push(h('em', { key: `${key}-${i++}` }, tok.slice(1, -1)));
+    else if (tok.startsWith('**')) out.push(h('strong', { key: `${key}-${i++}` }, breakable(tok.slice(2, -2))));
+    else out.push(h('em', { key: `${key}-${i++}` }, breakable(tok.slice(1, -1))));
     at = m.index + tok.length;
   }
-  if (at < text.length) out.push(text.slice(at));
+  if (at < text.length) out.push(breakable(text.slice(at)));
   return out;
 }
 
