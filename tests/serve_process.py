@@ -10,20 +10,22 @@ from __future__ import annotations
 import json
 import os
 import queue
+import shutil
 import signal
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import yaml
-from support import FACTOR
+from support import FACTOR, unavailable
 
 LISTENING = "massgen serve: listening on "
+CHROMIUM = shutil.which("chromium-headless-shell") or "/usr/bin/chromium-headless-shell"
 
 _TIMEOUTS = {"orchestrator_timeout_seconds": 60, "turn_timeout_seconds": 60, "idle_stream_timeout_seconds": 60}
 
@@ -195,3 +197,21 @@ def find_trace(logs: Path, question_part: str) -> list[dict[str, Any]]:
         if trace and question_part in trace[0]["payload"].get("question", ""):
             return trace
     raise AssertionError(f"no run with {question_part!r} under {logs}")
+
+
+def chromium(server: ServerProcess) -> Iterator[Any]:
+    """Debian's headless Chromium through Playwright, for a module's browser fixture (``yield from``).
+
+    Chromium starts its network and GPU helper processes on first use; they are started here, so a
+    per-test leak check sees them as the module's, not as leaked by the first test."""
+    if not Path(CHROMIUM).exists():
+        unavailable("chromium-headless-shell is not installed (apt-get install chromium-headless-shell)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM)
+        warm = launched.new_page()
+        warm.goto(f"{server.base_url}/health")
+        warm.close()
+        yield launched
+        launched.close()

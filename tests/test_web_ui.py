@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,10 +17,9 @@ from typing import Any
 import httpx
 import pytest
 import yaml
-from serve_process import ServerProcess, start_server, trace_of, wait_until
-from support import FACTOR, unavailable
+from serve_process import ServerProcess, chromium, start_server, trace_of, wait_until
+from support import FACTOR
 
-CHROMIUM = shutil.which("chromium-headless-shell") or "/usr/bin/chromium-headless-shell"
 T = 20_000 * FACTOR  # ms, for Playwright waits
 
 _TIMEOUTS = {"orchestrator_timeout_seconds": 120, "turn_timeout_seconds": 120, "idle_stream_timeout_seconds": 60}
@@ -133,19 +131,7 @@ def server(workdir: Path) -> Iterator[ServerProcess]:
 
 @pytest.fixture(scope="module")
 def browser(server: ServerProcess) -> Iterator[Any]:
-    if not Path(CHROMIUM).exists():
-        unavailable("chromium-headless-shell is not installed (apt-get install chromium-headless-shell)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM)
-        # Chromium starts its network and GPU helper processes on first use; start them now, so the
-        # per-test leak check sees them as the module's, not as leaked by the first test.
-        warm = launched.new_page()
-        warm.goto(f"{server.base_url}/health")
-        warm.close()
-        yield launched
-        launched.close()
+    yield from chromium(server)
 
 
 class Tab:

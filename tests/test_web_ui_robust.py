@@ -9,7 +9,6 @@ page answers at all, where before it froze for a minute or for good, not how fas
 from __future__ import annotations
 
 import re
-import shutil
 import signal
 import threading
 import time
@@ -21,10 +20,9 @@ from typing import Any
 import httpx
 import pytest
 import yaml
-from serve_process import ServerProcess, start_server, trace_of, wait_until
-from support import FACTOR, unavailable
+from serve_process import ServerProcess, chromium, start_server, trace_of, wait_until
+from support import FACTOR
 
-CHROMIUM = shutil.which("chromium-headless-shell") or "/usr/bin/chromium-headless-shell"
 T = 20_000 * FACTOR  # ms, for Playwright waits
 _TIMEOUTS = {"orchestrator_timeout_seconds": 300, "turn_timeout_seconds": 300, "idle_stream_timeout_seconds": 120}
 
@@ -79,18 +77,7 @@ def server(workdir: Path) -> Iterator[ServerProcess]:
 
 @pytest.fixture(scope="module")
 def browser(server: ServerProcess) -> Iterator[Any]:
-    if not Path(CHROMIUM).exists():
-        unavailable("chromium-headless-shell is not installed (apt-get install chromium-headless-shell)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM)
-        # Chromium starts its network and GPU helpers on first use: now, so no test's leak check sees them.
-        warm = launched.new_page()
-        warm.goto(f"{server.base_url}/health")
-        warm.close()
-        yield launched
-        launched.close()
+    yield from chromium(server)
 
 
 class Page:
@@ -325,7 +312,8 @@ def test_with_two_hundred_agents_the_page_answers_during_the_run(workdir: Path, 
                 waits.append(time.monotonic() - started)
             ui.wait("window.__mgStats.end !== null", timeout_ms=120_000 * FACTOR)
             assert len(waits) >= 5, "the run ended before the page was tried"
-            assert max(waits) < 2.5 * FACTOR, sorted(waits)[-5:]  # before: 11 s
+            # a deadline for a frozen page, not a speed to meet (bench/ measures speed): before, up to 11 s
+            assert max(waits) < 6 * FACTOR, sorted(waits)[-5:]
             assert page.evaluate("window.__mgStats.missing") == 0
         finally:
             ui.close()
