@@ -127,7 +127,11 @@ def list_runs(base: Path, limit: int, analyzed: bool | None = None) -> list[dict
             break
         if analyzed is not None and analysis.has_report(log_dir) != analyzed:
             continue
-        summary = summarize(log_dir)
+        try:
+            summary = summarize(log_dir)
+        except TraceError as exc:  # a trace this massgen cannot read (a newer format): listed with the reason
+            summary = {"run_id": None, "status": f"unreadable: {exc}", "winner": None, "elapsed_s": 0.0,
+                       "question": None, "log_dir": str(log_dir)}
         first = _first_record(log_dir)
         rows.append({"index": index, "started_at": _when(first.get("ts")), **{
             k: summary[k] for k in ("run_id", "status", "winner", "elapsed_s", "question", "log_dir")}})

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from massgen import ConfigError, ResumePoint, RunResult, Subscriber, TeamConfig, new_team
+from massgen import ConfigError, ResumeError, ResumePoint, RunResult, Subscriber, TeamConfig, new_team
 from massgen.cli import automation as automation_lines
 from massgen.cli import exit_codes, signals
 from massgen.cli.progress import ProgressDisplay
@@ -69,9 +69,11 @@ def run_question(
     try:  # the log directory is made here: one that cannot be is the user's to fix, not a traceback
         team = new_team(config, question, history=resume.history if resume else options.history, timeout=timeout,
                         subscribers=subscribers, resume=resume, log_base=options.log_base())
-    except ConfigError as exc:
-        err.write(f"massgen: {exc}\n")
+    except (ConfigError, ResumeError) as exc:  # ResumeError: the run is going in another process (its lock)
+        err.write(for_terminal(f"massgen: {exc}") + "\n")
         return exit_codes.CONFIG_ERROR
+    if resume is not None:  # said once this process holds the run: a refused resume says only why
+        _say_resuming(resume, err)
     options.started(team)
     # With --stream-events stdout is the event stream: the automation lines go to stderr, as upstream's do.
     lines_out = err if options.stream_events else out
@@ -118,18 +120,24 @@ def run_question(
 
 
 def run_resumed(config: TeamConfig, point: ResumePoint, *, automation: bool, timeout: float | None) -> int:
-    """``--resume``: say what the trace held and what the new attempt starts from, then run it."""
+    """``--resume``: the new attempt, once this process holds the run (``run_question`` says what it starts from)."""
+    return run_question(config, point.question, automation=automation, timeout=timeout, resume=point)
+
+
+def _say_resuming(point: ResumePoint, err: IO[str]) -> None:
+    """What the trace held and what the new attempt starts from."""
+    for note in point.lineage:  # a later attempt that stopped before it recorded its start
+        err.write(for_terminal(f"massgen: note: {note}") + "\n")
     for note in point.notes:
-        print(f"massgen: {point.log_dir}/trace.jsonl: {note}", file=sys.stderr)
+        err.write(for_terminal(f"massgen: {point.log_dir}/trace.jsonl: {note}") + "\n")
     if point.finished_status is not None:
-        print(f"massgen: note: {point.log_dir} had finished ({point.finished_status}); "
-              "the new attempt continues from its last state", file=sys.stderr)
+        err.write(for_terminal(f"massgen: note: {point.log_dir} had finished ({point.finished_status}); "
+                               "the new attempt continues from its last state") + "\n")
     state = point.state
     mid_turn = sum(1 for a in state.agents.values() if a.replay and not a.voted and a.status == "live")
-    print(f"massgen: resuming with {len(state.answers)} earlier answers, {len(state.votes)} votes of the current "
-          f"round, {state.model_calls} model calls already made"
-          + (f", {mid_turn} agents redoing their turn from recorded calls" if mid_turn else ""), file=sys.stderr)
-    return run_question(config, point.question, automation=automation, timeout=timeout, resume=point)
+    err.write(f"massgen: resuming with {len(state.answers)} earlier answers, {len(state.votes)} votes of the current "
+              f"round, {state.model_calls} model calls already made"
+              + (f", {mid_turn} agents redoing their turn from recorded calls" if mid_turn else "") + "\n")
 
 
 def run(resolved: RunConfig, question: str, config: TeamConfig) -> int:
@@ -140,19 +148,24 @@ def run(resolved: RunConfig, question: str, config: TeamConfig) -> int:
     note = display.note_without_terminal(request)
     if note:
         print(note, file=sys.stderr)
-    options = _run_options(resolved, question)
+    unsaved: list[str] = []  # why the session turn was not saved, once the run has ended
+    options = _run_options(resolved, question, unsaved)
     problem = options.output_file_problem()
     if problem is not None:  # before the run: its answer must have somewhere to go
         print(for_terminal(f"massgen: {problem}"), file=sys.stderr)
         return exit_codes.CONFIG_ERROR
     if not config.ui.logging_enabled and not (request.automation or request.debug):
         options.no_logs = True  # upstream's ui.logging_enabled: false, as --no-logs
-    return run_question(config, question, automation=request.automation,
+    code = run_question(config, question, automation=request.automation,
                         timeout=request.orchestrator_timeout, options=options)
+    if unsaved and code == exit_codes.SUCCESS:  # the answer is printed, but the session lacks the turn (said)
+        return exit_codes.CONFIG_ERROR
+    return code
 
 
-def _run_options(resolved: RunConfig, question: str) -> RunOptions:
-    """The one-shot flags as ``RunOptions``; a session's turns are its history, and the turn is stored."""
+def _run_options(resolved: RunConfig, question: str, unsaved: list[str]) -> RunOptions:
+    """The one-shot flags as ``RunOptions``; a session's turns are its history, and the turn is stored (why
+    it could not be goes to ``unsaved``)."""
     from massgen.cli import display
 
     request, session = resolved.request, resolved.session
@@ -162,17 +175,22 @@ def _run_options(resolved: RunConfig, question: str) -> RunOptions:
     if session is not None:
         options.history = session.history()
         asked = request.question or question  # as typed (stored before any escaping), as sessions always were
-        options.on_result = lambda result: _store_turn(session, asked, result, keep_log_dir=not request.no_logs)
+        options.on_result = lambda result: _store_turn(session, asked, result, keep_log_dir=not request.no_logs,
+                                                       unsaved=unsaved)
     return options
 
 
-def _store_turn(session: Session, question: str, result: RunResult, *, keep_log_dir: bool) -> None:
+def _store_turn(session: Session, question: str, result: RunResult, *, keep_log_dir: bool,
+                unsaved: list[str]) -> None:
+    """The turn into its session; one that cannot be saved is said, and the run then exits 1 (docs/flags.md):
+    a script must not take the conversation as stored."""
     from massgen import SessionError
 
     try:
         session.add_turn(question, result, keep_log_dir=keep_log_dir)
     except (SessionError, OSError) as exc:
-        print(f"massgen: the turn was not saved to session {session.id}: {exc}", file=sys.stderr)
+        unsaved.append(str(exc))
+        print(for_terminal(f"massgen: the turn was not saved to session {session.id}: {exc}"), file=sys.stderr)
         return
     print(f"session: {session.id} (turn {len(session.turns)}; continue with --session-id {session.id} "
           "or --continue)", file=sys.stderr)

@@ -82,7 +82,13 @@ def _session(request: Request) -> Session | None:
     from massgen import sessions
 
     if request.continue_session:
-        return sessions.latest()
+        from massgen.cli.text import for_terminal
+
+        skipped: list[str] = []
+        session = sessions.latest(skipped=skipped)  # refused when the newest session file is the unreadable one
+        for why in skipped:
+            print(for_terminal(f"massgen: warning: skipped {why}"), file=sys.stderr)
+        return session
     if request.session_id:
         return sessions.open_or_create(request.session_id, config=request.stored_config())
     return None

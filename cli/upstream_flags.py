@@ -146,8 +146,12 @@ TABLE: tuple[UpstreamFlag, ...] = (
     UpstreamFlag("--skip-validation", "not available",
                  "a config is always read through its schema here; an invalid one cannot run", _FLAG),
     UpstreamFlag("--strict-validation", "works", "a config warning stops the run before it starts (exit 1)", _FLAG),
-    UpstreamFlag("--session-id", "works", "continue (or start) this stored session", ours=True),
-    UpstreamFlag("--continue", "works", "continue the most recent session", ours=True),
+    UpstreamFlag("--session-id", "works", "continue (or start) this stored session; a session that cannot be created "
+                 "(a full disk, `MASSGEN_SESSIONS_DIR` not a folder) is named with its cause, exit 1, before the run",
+                 ours=True),
+    UpstreamFlag("--continue", "works", "continue the most recent session; refused (exit 1, naming the file) when the "
+                 "session file written last cannot be read, since the question would join an older conversation; an "
+                 "older unreadable one is named as a warning and passed over", ours=True),
     UpstreamFlag("--list-sessions", "works", "list the stored sessions", ours=True),
     UpstreamFlag("--all", "works", "with --list-sessions: every session (the list is never cut short here)",
                  {"action": "store_true", "dest": "list_all_sessions"}),

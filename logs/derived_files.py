@@ -16,6 +16,7 @@ from massgen.logs import layout
 from massgen.logs.layout import TRACE_FILE
 from massgen.logs.projection import LogProjection
 from massgen.logs.reading import TraceReadError, read_trace_file, trace_path
+from massgen.logs.run_lock import run_holder
 from massgen.logs.status_text import StatusText, status_text
 
 __all__ = ["TRACE_FILE", "StatusText", "TraceWarning", "link_run_status", "publish_turn_final", "read_trace",
@@ -138,9 +139,20 @@ def rebuild_from_trace(
 
     The files are written into the trace's log directory (or ``out_dir``), unless ``write=False``. A trace
     with no readable ``RunStarted`` (empty, damaged, not a trace) holds no run: a ``TraceReadError`` naming
-    it, and nothing is written (an empty run written over a run's files would lose them).
+    it, and nothing is written (an empty run written over a run's files would lose them). So is a run that
+    is still going (its process holds the run's lock, ``logs/run_lock.py``) when the files would go into its
+    own folder: the live writer writes them, and a rebuild from the trace as it was a moment ago would
+    write an older state over its last ones. ``out_dir`` elsewhere, or ``write=False``, reads it as it is.
     """
     trace = trace_path(log_dir)
+    target = Path(out_dir) if out_dir is not None else trace.parent
+    if write and _same_folder(target, trace.parent):
+        holder = run_holder(layout.run_root_of(trace.parent))
+        if holder is not None:
+            who = f"process {holder}" if holder else "another process"
+            raise TraceReadError(f"{trace.parent}: the run is still going in {who}, which writes these files "
+                                 "itself; a rebuild now would write an older state over them. Wait for the run "
+                                 "to end, or give out_dir (another folder) or write=False")
     projection = LogProjection()
     for record in read_trace(trace):
         projection.apply(record)
@@ -149,7 +161,13 @@ def rebuild_from_trace(
                              "the files beside it are left as they are")
     files = render_all(projection)
     if write:
-        target = Path(out_dir) if out_dir is not None else trace.parent
         for relative, text in files.items():
             write_atomic(target / relative, text)
     return files
+
+
+def _same_folder(one: Path, other: Path) -> bool:
+    try:
+        return one.resolve() == other.resolve()
+    except OSError:
+        return False

@@ -8,6 +8,8 @@ because silently dropping it, or everything after it, would lose work without a 
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import json
 import os
 from dataclasses import dataclass, field
@@ -16,6 +18,7 @@ from typing import Any
 
 from massgen.logs.layout import TRACE_FILE, newest_attempt
 from massgen.logs.question_ref import QuestionRef
+from massgen.messages import RunStarted, message_class
 from massgen.messages.text import escape_value
 from massgen.messages.trace_refs import TraceDecoder, TraceReferenceError
 from massgen.outcome.errors import TraceError
@@ -106,35 +109,79 @@ def _problem(raw: bytes, question: QuestionRef | None = None) -> tuple[dict[str,
 
 
 def read_trace_file(path: str | os.PathLike[str]) -> TraceRead:
-    """Every readable record of a trace (any path ``trace_path`` takes), and what was not."""
+    """Every readable record of a trace (any path ``trace_path`` takes), and what was not.
+
+    The writer numbers one trace's records 1, 2, 3, ... (each attempt has its own trace), so a record whose
+    ``seq`` is not above the one before it was repeated or moved by something else (a copy, an edit): it is
+    skipped and named, never read as a second answer. A trace whose ``RunStarted`` names a format newer than
+    this massgen reads is a ``TraceReadError`` with that reason: its records would be misread."""
     file = trace_path(path)
     try:
         data = file.read_bytes()
     except OSError as exc:
         raise TraceReadError(f"{file}: cannot read the trace ({exc.strerror or exc})") from exc
     lines = data.split(b"\n")
-    records: list[dict[str, Any]] = []
-    skipped: list[str] = []
+    parsed: list[tuple[int, dict[str, Any]]] = []  # (line number, record)
+    skipped: dict[int, str] = {}  # line number -> why
     torn = 0
     question: QuestionRef | None = None  # a large question's reference, from the first record
-    decoder = TraceDecoder()  # references to earlier records (trace format 2) are read back whole
     for number, raw in enumerate(lines, 1):
         if not raw.strip():
             continue
         record, why = _problem(raw, question)
         if record is not None:
-            if not records:
+            if not parsed:
                 question = QuestionRef.of(record)
-            try:
-                record["payload"] = decoder.decode(record["seq"], record["type"], record["payload"])
-            except TraceReferenceError as exc:
-                skipped.append(f"line {number}: {exc}")
-                continue
-            # A trace written before text was escaped where it entered may hold lone surrogates
-            # or NUL (JSON escapes keep them): readers get them escaped, as new traces hold them.
-            records.append(escape_value(record, ""))
+            parsed.append((number, record))
         elif number == len(lines):  # no newline after it: the write was cut off
             torn = len(raw)
         else:
-            skipped.append(f"line {number}: {why}")
-    return TraceRead(records=records, skipped=skipped, torn_bytes=torn)
+            skipped[number] = why
+    out_of_order = _out_of_order([record["seq"] for _, record in parsed])
+    records: list[dict[str, Any]] = []
+    decoder = TraceDecoder()  # references to earlier records (trace format 2) are read back whole
+    previous = 0
+    for index, (number, record) in enumerate(parsed):
+        if index in out_of_order:
+            skipped[number] = (f"seq {record['seq']} out of order (the record kept before it has seq "
+                               f"{previous}): a repeated or misplaced record")
+            continue
+        previous = record["seq"]
+        try:
+            record["payload"] = decoder.decode(record["seq"], record["type"], record["payload"])
+        except TraceReferenceError as exc:
+            if message_class(record) is RunStarted:  # the format: nothing after it can be read as meant
+                raise TraceReadError(f"{file}: {exc}; read it with the massgen that wrote it, or a newer one") from exc
+            skipped[number] = str(exc)
+            continue
+        # A trace written before text was escaped where it entered may hold lone surrogates
+        # or NUL (JSON escapes keep them): readers get them escaped, as new traces hold them.
+        records.append(escape_value(record, ""))
+    return TraceRead(records=records, skipped=[f"line {n}: {why}" for n, why in sorted(skipped.items())],
+                     torn_bytes=torn)
+
+
+def _out_of_order(seqs: list[int]) -> set[int]:
+    """Indices of the records left out so that the rest have strictly increasing ``seq``: as few as can be
+    (the longest increasing run is kept), the earlier of two equal ones kept. A written trace has none: its
+    seqs only grow, so this is one comparison per record. A single stray record (a repeated line, a seq set
+    to 1, or to a million) costs only itself, never the records after it."""
+    if all(a < b for a, b in itertools.pairwise(seqs)):
+        return set()
+    # length[i]: the longest strictly increasing run of seqs that starts at i (found from the end).
+    length = [0] * len(seqs)
+    tails: list[int] = []  # tails[k]: the least -seq that ends a run of k + 1 seen from the end
+    for i in range(len(seqs) - 1, -1, -1):
+        at = bisect.bisect_left(tails, -seqs[i])
+        if at == len(tails):
+            tails.append(-seqs[i])
+        else:
+            tails[at] = -seqs[i]
+        length[i] = at + 1
+    kept: set[int] = set()
+    need, last = max(length, default=0), 0
+    for i, seq in enumerate(seqs):  # the earliest record that still leaves a longest run, each time
+        if need and seq > last and length[i] == need:
+            kept.add(i)
+            need, last = need - 1, seq
+    return set(range(len(seqs))) - kept

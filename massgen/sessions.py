@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 SESSION_FILE = "session.json"
 LOCK_FILE = ".lock"
 _LOCK_TIMEOUT_S = 10.0
-_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
+_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")  # the whole id (fullmatch: no "$" before a "\n")
 
 
 class SessionError(ConfigError):
@@ -53,7 +53,7 @@ def new_session_id() -> str:
 
 
 def check_session_id(session_id: str) -> str:
-    if not _ID_PATTERN.match(session_id):
+    if not isinstance(session_id, str) or not _ID_PATTERN.fullmatch(session_id):
         raise SessionError(f"--session-id {session_id!r}: use letters, digits, '_', '.' and '-' "
                            "(at most 128, starting with a letter or digit)")
     return session_id
@@ -195,30 +195,60 @@ def open_or_create(session_id: str | None = None, *, config: dict[str, Any] | No
     if (path / SESSION_FILE).is_file():
         return _read(path)
     session = Session(id=session_id, path=path, created_at=_now(), config=dict(config or {}))
-    session.save()
+    try:
+        session.save()
+    except OSError as exc:  # a full disk, a file where the sessions folder should be, no permission
+        raise SessionError(f"cannot create session {session_id!r} in {base}: "
+                           f"{exc.strerror or exc}{f' ({exc.filename})' if exc.filename else ''}") from None
     return session
 
 
 def list_sessions(base: Path | None = None, skipped: list[str] | None = None) -> list[Session]:
     """Every readable session, most recently updated last; why each unreadable one was skipped goes to
     ``skipped`` when given (one damaged file must not hide the others, nor itself without a word)."""
-    base = base or sessions_dir()
+    found, unreadable = _scan(base or sessions_dir())
+    if skipped is not None:
+        skipped += [why for _, why in unreadable]
+    return found
+
+
+def _scan(base: Path) -> tuple[list[Session], list[tuple[Path, str]]]:
+    """The readable sessions (most recently updated last), and each unreadable one's folder and why."""
     found: list[Session] = []
+    unreadable: list[tuple[Path, str]] = []
     if base.is_dir():
         for path in base.iterdir():
             if (path / SESSION_FILE).is_file():
                 try:
                     found.append(_read(path))
                 except SessionError as exc:
-                    if skipped is not None:
-                        skipped.append(str(exc))
-    return sorted(found, key=lambda s: (s.updated_at, s.id))
+                    unreadable.append((path, str(exc)))
+    return sorted(found, key=lambda s: (s.updated_at, s.id)), unreadable
 
 
-def latest(base: Path | None = None) -> Session:
-    """The most recently updated session, for ``--continue``."""
-    sessions = list_sessions(base)
+def latest(base: Path | None = None, skipped: list[str] | None = None) -> Session:
+    """The most recently updated session, for ``--continue``.
+
+    A session file that cannot be read is never passed over in silence: when it was written after the
+    newest readable one (it may well be the conversation the user means), ``--continue`` is refused, naming
+    it (``--session-id`` continues another one explicitly); an older one is named in ``skipped``."""
+    base = base or sessions_dir()
+    sessions, unreadable = _scan(base)
+    newest = _written_at(sessions[-1].path) if sessions else float("-inf")
+    for path, why in unreadable:
+        if _written_at(path) >= newest:
+            raise SessionError(f"{why}; it was written after every readable session, so --continue would join "
+                               "an older conversation: repair or remove it, or name the session with --session-id")
+        if skipped is not None:
+            skipped.append(why)
     if not sessions:
-        raise SessionError(f"no session to continue in {base or sessions_dir()}; "
+        raise SessionError(f"no session to continue in {base}; "
                            "start one with `massgen --session-id NAME \"question\"` or the interactive session")
     return sessions[-1]
+
+
+def _written_at(path: Path) -> float:
+    try:
+        return (path / SESSION_FILE).stat().st_mtime
+    except OSError:
+        return float("-inf")

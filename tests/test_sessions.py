@@ -107,3 +107,66 @@ def test_two_writers_on_one_session_keep_both_turns(tmp_path: Path) -> None:
     there.add_turn("q2", result("a2"))  # did not see q1 when it opened the session
     assert [(t["turn"], t["question"]) for t in load("shared").turns] == [(1, "q1"), (2, "q2")]
     assert load("shared").history() == (("q1", "a1"), ("q2", "a2"))
+
+
+def test_continue_never_joins_an_older_conversation_when_the_newest_session_file_cannot_be_read(
+    tmp_path: Path
+) -> None:
+    """``--continue`` is refused, naming the file, when the session written last is the unreadable one: the
+    question would otherwise join an older conversation. An older unreadable one is named and passed over."""
+    for name in ("older", "newer"):
+        made = massgen_process(tmp_path, "--config", EXAMPLE, "--session-id", name, FIRST)
+        assert made.returncode == 0, made.stderr
+    newer = tmp_path / "sessions" / "newer" / "session.json"
+    newer.write_text(newer.read_text()[:40])  # cut short
+
+    refused = massgen_process(tmp_path, "--continue", "And which is smaller?")
+
+    assert refused.returncode == 1 and "Traceback" not in refused.stderr
+    assert f"{newer}: not a readable session file" in refused.stderr and "--session-id" in refused.stderr
+    assert len(load("older", tmp_path / "sessions").turns) == 1  # nothing joined the older conversation
+
+    older = tmp_path / "sessions" / "older" / "session.json"
+    newer.write_text(json.dumps({**json.loads(older.read_text()), "id": "newer"}))  # repaired, written last
+    older.write_text("{")
+    os.utime(older, (1, 1))  # and the damaged one is the older file
+    continued = massgen_process(tmp_path, "--continue", "And which is smaller?")
+    assert continued.returncode == 0, continued.stderr
+    assert f"massgen: warning: skipped {older}: not a readable session file" in continued.stderr
+    assert "session: newer (turn 2" in continued.stderr
+
+
+def test_a_session_that_cannot_be_created_is_named_with_its_cause_and_exit_1(tmp_path: Path) -> None:
+    not_a_folder = tmp_path / "notadir"
+    not_a_folder.write_text("")
+    done = subprocess.run([sys.executable, "-m", "massgen.cli.main", "--config", EXAMPLE, "--session-id", "brandnew",
+                           FIRST], capture_output=True, text=True, cwd=tmp_path, timeout=60,
+                          env={**os.environ, "MASSGEN_SESSIONS_DIR": str(not_a_folder),
+                               "MASSGEN_LOG_BASE_DIR": str(tmp_path / "logs")})
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert f"cannot create session 'brandnew' in {not_a_folder}: Not a directory" in done.stderr
+    assert not (tmp_path / "logs").exists()  # refused before the run: nothing paid for
+
+
+def test_a_turn_that_could_not_be_saved_keeps_its_answer_printed_and_exits_1(tmp_path: Path) -> None:
+    made = massgen_process(tmp_path, "--config", EXAMPLE, "--session-id", "s", FIRST)
+    assert made.returncode == 0, made.stderr
+    lock = tmp_path / "sessions" / "s" / ".lock"
+    lock.unlink()
+    lock.mkdir()  # the session cannot be written any more (a full disk behaves alike)
+
+    done = massgen_process(tmp_path, "--session-id", "s", "And which is smaller?")
+
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.stdout.strip()  # the answer, which was paid for, is printed all the same
+    assert "massgen: the turn was not saved to session s" in done.stderr
+    assert len(load("s", tmp_path / "sessions").turns) == 1
+
+
+@pytest.mark.parametrize("odd", ["nl\n", "nl\r\n", "\nnl"])
+def test_a_session_id_with_a_line_break_is_refused(odd: str) -> None:
+    from massgen.sessions import SessionError, check_session_id
+
+    with pytest.raises(SessionError, match="--session-id"):
+        check_session_id(odd)
+    assert check_session_id("nl") == "nl"

@@ -8,13 +8,15 @@ A trace with no run in it is never turned into an empty run written over a run's
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import warnings
 from pathlib import Path
 
 import pytest
 
 import massgen
-from massgen.logs import TraceReadError, read_trace, read_trace_file, rebuild_from_trace
+from massgen.logs import TraceReadError, TraceWarning, read_trace, read_trace_file, rebuild_from_trace
 
 EXAMPLE = "@examples/basic/scripted_three_agents"
 
@@ -146,3 +148,78 @@ def test_the_trace_s_file_name_is_spelled_once_in_the_run_s_code() -> None:
                for path in sorted((root / folder).rglob("*.py"))
                if (lines := trace_name_spelled_out(path.read_text(encoding="utf-8")))}
     assert list(spelled) == ["logs/layout.py"], spelled
+
+
+# -- records out of seq order, and a trace of a newer format ----------------------------------------
+
+def test_a_repeated_or_misplaced_record_is_skipped_and_named_and_never_read_as_more_work(
+    finished_run: Path, tmp_path: Path
+) -> None:
+    """The writer numbers a trace's records 1, 2, 3, ...: a record whose seq is not above the one before it
+    was copied or moved there. A repeated answer read as a second one opened a new round on resume."""
+    import json
+
+    from massgen.actors.record.resume import resume_point
+
+    lines = (finished_run / "trace.jsonl").read_text().splitlines(keepends=True)
+    answer = next(i for i, line in enumerate(lines) if '"AnswerAccepted"' in line)
+    cut = answer + 8  # a run killed a little after its first answer
+    clean = tmp_path / "clean" / "attempt_1"
+    clean.mkdir(parents=True)
+    (clean / "trace.jsonl").write_text("".join(lines[:cut]))
+    reset = json.loads(lines[answer + 2])
+    stray = json.loads(lines[answer + 1])
+    damaged = [*lines[:answer + 1], lines[answer],  # the answer's line twice
+               json.dumps({**stray, "seq": 1_000_000}) + "\n",  # a seq from nowhere, before the rest
+               *lines[answer + 1:answer + 2], json.dumps({**reset, "seq": 1}) + "\n",  # its seq reset
+               *lines[answer + 3:cut]]
+    dup = tmp_path / "dup" / "attempt_1"
+    dup.mkdir(parents=True)
+    (dup / "trace.jsonl").write_text("".join(damaged))
+
+    with pytest.warns(TraceWarning) as said:
+        records = read_trace(dup)
+
+    message = str(said[0].message)
+    seq = json.loads(lines[answer])["seq"]
+    assert f"line {answer + 2}: seq {seq} out of order (the record kept before it has seq {seq})" in message
+    assert f"line {answer + 3}: seq 1000000 out of order" in message
+    assert f"line {answer + 5}: seq 1 out of order" in message
+    kept = [r["seq"] for r in records]
+    assert kept == [r["seq"] for r in read_trace(clean) if r["seq"] != reset["seq"]]
+    answers = resume_point(dup).answers
+    assert answers == resume_point(clean).answers and len(set(answers)) == len(answers)  # none read twice
+
+
+def test_a_trace_of_a_newer_format_is_refused_with_that_reason_by_every_reader(
+    finished_run: Path, tmp_path: Path
+) -> None:
+    import json
+
+    from massgen.actors.record.resume import ResumeError, resume_point
+
+    lines = (finished_run / "trace.jsonl").read_text().splitlines(keepends=True)
+    first = json.loads(lines[0])
+    first["payload"]["trace_format"] = 99
+    newer = tmp_path / "newer" / "attempt_1"
+    newer.mkdir(parents=True)
+    (newer / "trace.jsonl").write_text(json.dumps(first) + "\n" + "".join(lines[1:]))
+    reason = "trace format 99: this massgen reads formats 1 to 2"
+
+    with pytest.raises(ResumeError, match=reason):
+        resume_point(newer)
+    with pytest.raises(TraceReadError, match=reason):
+        rebuild_from_trace(newer)
+    with pytest.raises(TraceReadError, match=reason):
+        read_trace(newer)
+    shown = massgen_cli("logs", "show", str(newer), cwd=tmp_path)
+    assert shown.returncode == 1 and reason in shown.stderr and "run None" not in shown.stdout
+    listed = massgen_cli("logs", "list", "--log-dir", str(tmp_path / "newer"), cwd=tmp_path)
+    assert listed.returncode == 0 and "unreadable" in listed.stdout and reason in listed.stdout
+    resumed = massgen_cli("--resume", str(newer), cwd=tmp_path)
+    assert resumed.returncode == 1 and reason in resumed.stderr and "no RunStarted" not in resumed.stderr
+
+
+def massgen_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "massgen.cli.main", *args], capture_output=True, text=True,
+                          cwd=cwd, timeout=60)

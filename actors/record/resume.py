@@ -12,6 +12,7 @@ again, its finished calls answered from the trace (``actors/record/replay.py``).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 from dataclasses import dataclass, field
@@ -22,7 +23,7 @@ from pydantic import BaseModel, ValidationError
 
 from massgen.configs.schema import TeamConfig, redact_backend
 from massgen.logs.calls import RecordedCall, model_calls
-from massgen.logs.layout import next_attempt_dir
+from massgen.logs.layout import TRACE_FILE, next_attempt_dir, turn_dir_of
 from massgen.logs.reading import TraceRead, TraceReadError, read_trace_file, trace_path
 from massgen.messages import (
     AgentExcluded,
@@ -94,6 +95,8 @@ class ResumePoint:
     # Config fields whose secrets the trace holds only as "***" (e.g. agents[0].backend.api_key).
     redacted: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default=())  # what was left out of the trace, in words
+    # Later attempts passed over for this one, and why (one that stopped before it recorded its start).
+    lineage: tuple[str, ...] = field(default=())
 
     @property
     def answers(self) -> tuple[tuple[str, str], ...]:
@@ -262,18 +265,74 @@ def _fold(records: list[TraceRecord], agents: list[str], log_dir: Path, skipped:
 def resume_point(log_dir: str | os.PathLike[str]) -> ResumePoint:
     """Everything a resumed run needs, from its trace alone. ``log_dir`` is any path ``trace_path`` takes: an
     attempt or its ``trace.jsonl``, or the run's ``log_<stamp>`` root (upstream's LOG_DIR) or a ``turn_N``
-    folder, then its newest attempt; anything else is a ``ResumeError`` naming it."""
+    folder, then its newest attempt; anything else is a ``ResumeError`` naming it.
+
+    An attempt that stopped before it recorded where it started is not a run from nothing: one whose
+    ``RunStarted`` names ``resumed_from`` but that has no ``RunResumed`` continues from the attempt it
+    resumed, and one whose trace holds no ``RunStarted`` (empty: killed before its first write) from the
+    newest earlier attempt of its turn. ``ResumePoint.lineage`` says which attempt was skipped, and why."""
     try:
         trace = trace_path(log_dir)  # the one definition of what names a trace (logs/reading.py)
-        read = read_trace_file(trace)
     except TraceReadError as exc:
+        raise ResumeError(str(exc)) from exc
+    return _point_from(trace, [], set())
+
+
+def _point_from(trace: Path, lineage: list[str], seen: set[Path]) -> ResumePoint:
+    if trace.resolve() in seen:  # a hand-edited resumed_from that leads back: never a loop
+        raise ResumeError(f"{trace.parent}: its resumed_from leads back to an attempt already read ({trace})")
+    seen.add(trace.resolve())
+    try:
+        read = read_trace_file(trace)
+    except TraceReadError as exc:  # a trace of a newer format among them: its reason, never "no RunStarted"
         raise ResumeError(str(exc)) from exc
     log_dir = trace.parent
     records, invalid = _typed(read.records)  # typed once, for every pass below
+    started = next((r.message() for r in records if r.type == RunStarted.__name__), None)
+    if not isinstance(started, RunStarted):
+        older = _older_attempt(log_dir)
+        if older is None:
+            raise ResumeError(f"{log_dir}: the trace has no RunStarted record, so there is no run to continue")
+        why = ("its trace has no RunStarted record" if read.records or read.skipped
+               else "its trace holds only a line cut off mid-write" if read.torn_bytes else "its trace is empty")
+        lineage.append(f"skipped {log_dir}: {why} (it stopped before it recorded its start); "
+                       f"continuing from {older.parent}")
+        return _point_from(older, lineage, seen)
+    if started.resumed_from and not any(r.type == RunResumed.__name__ for r in records):
+        earlier = _resumed_trace(log_dir, started.resumed_from)
+        if earlier is None:
+            raise ResumeError(f"{log_dir}: it resumed {started.resumed_from} but stopped before it recorded the "
+                              "state it started from (no RunResumed), and that attempt's trace is not there; "
+                              "resume the attempt that holds the run's work")
+        lineage.append(f"skipped {log_dir}: it stopped before it recorded the state it started from (no "
+                       f"RunResumed); continuing from {earlier.parent}, the attempt it resumed")
+        return _point_from(earlier, lineage, seen)
     try:
-        return _point(log_dir, records, read, invalid)
+        point = _point(log_dir, started, records, read, invalid)
     except RecordError as exc:
         raise ResumeError(f"{log_dir}: {exc}") from exc
+    return dataclasses.replace(point, lineage=tuple(lineage))
+
+
+def _older_attempt(log_dir: Path) -> Path | None:
+    """The trace of the newest attempt before ``log_dir`` in its turn folder; None outside that layout."""
+    turn = turn_dir_of(log_dir)
+    if turn is None:
+        return None
+    number = int(log_dir.name.removeprefix("attempt_"))
+    older = sorted((int(d.name.removeprefix("attempt_")), d) for d in turn.glob("attempt_*")
+                   if d.name.removeprefix("attempt_").isdigit() and int(d.name.removeprefix("attempt_")) < number
+                   and (d / TRACE_FILE).is_file())
+    return older[-1][1] / TRACE_FILE if older else None
+
+
+def _resumed_trace(log_dir: Path, resumed_from: str) -> Path | None:
+    """The trace of the attempt ``resumed_from`` names: beside ``log_dir`` (where a resume puts its attempt,
+    so a run folder that was moved still holds it), else where it was then."""
+    for folder in (log_dir.parent / Path(resumed_from).name, Path(resumed_from)):
+        if (folder / TRACE_FILE).is_file():
+            return folder / TRACE_FILE
+    return None
 
 
 def _typed(raw_records: list[dict[str, Any]]) -> tuple[list[TraceRecord], list[str]]:
@@ -296,10 +355,8 @@ def _typed(raw_records: list[dict[str, Any]]) -> tuple[list[TraceRecord], list[s
     return records, invalid
 
 
-def _point(log_dir: Path, records: list[TraceRecord], read: TraceRead, invalid: list[str]) -> ResumePoint:
-    started = next((r.message() for r in records if r.type == RunStarted.__name__), None)
-    if not isinstance(started, RunStarted):
-        raise ResumeError(f"{log_dir}: the trace has no RunStarted record, so there is no run to continue")
+def _point(log_dir: Path, started: RunStarted, records: list[TraceRecord], read: TraceRead,
+           invalid: list[str]) -> ResumePoint:
     finished = next((r.message() for r in records if r.type == RunFinished.__name__), None)
     return ResumePoint(
         question=started.question,

@@ -38,9 +38,10 @@ from massgen.configs.loader import ConfigError
 from massgen.configs.schema import AgentConfig, OrchestratorConfig, TeamConfig
 from massgen.files import RunFiles, confined
 from massgen.logs import LogProjection
-from massgen.logs.layout import TRACE_FILE, attempt_dir, run_root_of
+from massgen.logs.layout import TRACE_FILE, attempt_dir, run_root_of, turn_dir_of
 from massgen.logs.layout import default_log_base as default_log_base  # re-exported
 from massgen.logs.layout import new_log_dir as new_log_dir  # re-exported
+from massgen.logs.run_lock import RunInUse, RunLock, hold_run
 from massgen.messages import (
     AnswerNow,
     CancelRun,
@@ -250,6 +251,33 @@ class Team:
         # The folder this Team makes for its logs (the highest one that did not exist), taken away again if
         # the run is refused before it starts and nothing was written into it (``_remove_unused_log_dir``).
         self._made_log_dir: Path | None = None
+        # The run's lock (logs/run_lock.py), held while this process runs it: a resume takes it here, before it
+        # chooses its attempt folder (one resume at a time, none of a run still going); a fresh run in start().
+        self._lock: RunLock | None = None
+        if resume is not None:
+            with translate({OSError: LogDirError}, "the run's lock file"):
+                self._lock = hold_run(run_root_of(resume.log_dir), exclusive=True)  # RunInUse: a ResumeError
+        try:
+            self._make_log_dir(resume, log_dir, log_base, run_root, turn)
+        except BaseException:
+            self._release_lock()
+            raise
+        self.run_id = uuid.uuid4().hex[:12]
+        self._subscribers = [self._watch, *(subscribers or [])]
+        self._tick = tick_interval_s
+        self._done = threading.Event()
+        self._result: RunResult | None = None
+        self._ctx: RunContext | None = None
+        self._trace: pykka.ActorRef[Any] | None = None
+        self._write_failure = WriteFailure()  # why the trace writer stopped, if it did: said in the result
+        self._supervisor: Peer | None = None
+        self._run_spec: RunSpec | None = None
+        self._prepared: _Prepared | None = None  # what prepare() checked and built, for start()
+        # What the config asks for that this run cannot do here (set by start; see withheld_check_tools).
+        self.warnings: tuple[str, ...] = ()
+
+    def _make_log_dir(self, resume: ResumePoint | None, log_dir: Path | None, log_base: Path | None,
+                      run_root: Path | None, turn: int) -> None:
         with translate({OSError: LogDirError}, "the log directory"):  # a read-only or full disk, a file in the way
             if resume is not None:
                 log_dir = log_dir or resume.next_log_dir()
@@ -270,19 +298,20 @@ class Team:
             if (self.log_dir / TRACE_FILE).exists():  # appended to, it would hold two runs as one
                 raise FileExistsError(errno.EEXIST, "it holds a run already (trace.jsonl); give a new one",
                                       str(self.log_dir))
-        self.run_id = uuid.uuid4().hex[:12]
-        self._subscribers = [self._watch, *(subscribers or [])]
-        self._tick = tick_interval_s
-        self._done = threading.Event()
-        self._result: RunResult | None = None
-        self._ctx: RunContext | None = None
-        self._trace: pykka.ActorRef[Any] | None = None
-        self._write_failure = WriteFailure()  # why the trace writer stopped, if it did: said in the result
-        self._supervisor: Peer | None = None
-        self._run_spec: RunSpec | None = None
-        self._prepared: _Prepared | None = None  # what prepare() checked and built, for start()
-        # What the config asks for that this run cannot do here (set by start; see withheld_check_tools).
-        self.warnings: tuple[str, ...] = ()
+
+    def _attempt(self) -> int:
+        """This attempt's number: its folder's (``attempt_K``; a resume skips an attempt that stopped before it
+        recorded anything), else the one after the attempt it resumes."""
+        if self.resume is None:
+            return 1
+        if turn_dir_of(self.log_dir) is not None:
+            return int(self.log_dir.name.removeprefix("attempt_"))
+        return self.resume.attempt + 1
+
+    def _release_lock(self) -> None:
+        lock, self._lock = self._lock, None
+        if lock is not None:
+            lock.release()
 
     def _watch(self, record: TraceRecord, projection: LogProjection) -> None:
         if _ENDS.message(record) is not None:
@@ -331,6 +360,7 @@ class Team:
         """A run refused before it starts leaves no log directory behind: the folders this Team made for it
         are removed while they hold only empty folders (the run's files make ``snapshots/``); a file in
         them, or a folder that was there before, is never touched."""
+        self._release_lock()
         made = self._made_log_dir
         if made is None or not made.is_dir():
             return
@@ -343,13 +373,25 @@ class Team:
             raise ConfigError("Team.start: this Team has already been started; a new run needs a new Team")
         prepared = self.prepare()._prepared
         assert prepared is not None
-        self._trace = TraceWriter.start(self.log_dir, self._subscribers, self._write_failure)
+        if self._lock is None:  # a fresh run (a resume holds it already): a REPL's turns share their root's
+            try:
+                with translate({OSError: LogDirError}, "the run's lock file"):
+                    self.log_dir.mkdir(parents=True, exist_ok=True)  # a folder a caller named is made here
+                    self._lock = hold_run(run_root_of(self.log_dir), exclusive=False)
+            except RunInUse as exc:
+                self._remove_unused_log_dir()
+                raise LogDirError(str(exc)) from exc
+        try:
+            self._trace = TraceWriter.start(self.log_dir, self._subscribers, self._write_failure)
+        except BaseException:
+            self._release_lock()
+            raise
         self._ctx = RunContext(self.run_id, self._trace, runtime=prepared.runtime, breakers=prepared.breakers)
         self.warnings = withheld_check_tools(self.config)
         spec = RunSpec(run_id=self.run_id, question=self.question, log_dir=str(self.log_dir),
                        versions=versions(), history=self.history, tick_interval_s=self._tick, turn=self.turn,
                        escaped=prepared.escaped,
-                       attempt=self.resume.attempt + 1 if self.resume else 1,
+                       attempt=self._attempt(),
                        resume=self.resume.state if self.resume else None,
                        resumed_from=str(self.resume.log_dir) if self.resume else None, files=prepared.files,
                        warnings=self.warnings)
@@ -440,6 +482,7 @@ class Team:
             self._run_spec.children_stopped.wait(5.0)  # so no child process outlives run()
         self._ctx.runtime.close()
         self._close_trace()
+        self._release_lock()  # the run is over: it may be resumed, or rebuilt in place, from now on
         if self._result is None:
             self._result = RunResult(status="failed", reason=self._write_failure.reason(), final_answer=None,
                                      winner=None, winner_label=None, partial=True, log_dir=self.log_dir,
