@@ -25,16 +25,18 @@ import tempfile
 import threading
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
+import psutil
 
 from massgen.backends.base import BackendError
 from massgen.backends.local_model import EXTRA_HINT, Progress
 
 HOST = "127.0.0.1"
 _POLL_SECONDS = 0.25
-_PROGRESS_EVERY = 2.0
+_PROGRESS_EVERY = 10.0
 _PORT_ATTEMPTS = 3
 _SERVER_MODULES = (
     "llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context", "pydantic_settings",
@@ -83,6 +85,35 @@ class ServerStartError(BackendError):
     """The model server could not be started or did not become ready; the message says why."""
 
 
+class ServerExitedError(ServerStartError):
+    """The server process ended while it was starting (most often: it could not load the model file)."""
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """A ready server as one caller saw it: what to call, and what to name and restart if it fails."""
+
+    url: str
+    generation: int
+    pid: int
+    port: int
+    started: bool  # this caller started it (and waited ``LlamaServer.last_start_seconds`` for it)
+
+    @property
+    def where(self) -> str:
+        return f"pid {self.pid}, port {self.port}"
+
+
+def exit_text(returncode: int) -> str:
+    """How a process ended, as a user reads it: ``killed by SIGKILL``, ``exit code 1``."""
+    if returncode < 0:
+        try:
+            return f"killed by {signal.Signals(-returncode).name}"
+        except ValueError:
+            return f"killed by signal {-returncode}"
+    return f"exit code {returncode}"
+
+
 class _PortTaken(Exception):
     pass
 
@@ -107,6 +138,14 @@ def check_server_installed() -> None:
             f"the local backend needs llama-cpp-python[server] (missing: {', '.join(missing)}); "
             f"install it with `{EXTRA_HINT}`"
         )
+
+
+def _last_lines(text: str, limit: int) -> str:
+    """The end of ``text``, at most ``limit`` characters, starting at a line (not mid-word)."""
+    if len(text) <= limit:
+        return text
+    cut = text[-limit:]
+    return cut[cut.find("\n") + 1:] if "\n" in cut else cut
 
 
 def _tail(path: Path, limit: int = 2000) -> str:
@@ -148,6 +187,8 @@ class LlamaServer:
         self._generation = 0
         self._restarts = 0
         self.last_start_seconds: float | None = None
+        # When a caller last heard from the server (a streamed line, a turn taken): queued callers read it.
+        self.last_activity = time.monotonic()
 
     # -- state, readable without the lock ---------------------------------------------------
     @property
@@ -173,11 +214,58 @@ class LlamaServer:
     def log_path(self) -> Path | None:
         return self._log
 
+    @property
+    def port(self) -> int | None:
+        return self._port
+
     def is_alive(self) -> bool:
+        """The process has not exited (it may still be hung: see ``health``)."""
         proc = self._proc
         return proc is not None and proc.poll() is None
 
+    def touch(self) -> None:
+        """Note that the server was heard from just now."""
+        self.last_activity = time.monotonic()
+
+    def health(self, timeout: float = 5.0) -> str | None:
+        """None when the server process runs and answers HTTP within ``timeout``; else what is wrong.
+
+        Any HTTP answer will do (this server has no ``/health`` and answers 404 at once): it shows that
+        the process is scheduled and its event loop serves requests while a reply is being computed.
+        """
+        proc, port = self._proc, self._port
+        if proc is None or port is None:
+            return "it is not running"
+        code = proc.poll()
+        if code is not None:
+            return f"it exited ({exit_text(code)})"
+        try:
+            if psutil.Process(proc.pid).status() in (psutil.STATUS_STOPPED, psutil.STATUS_TRACING_STOP):
+                return "its process is stopped (state T: SIGSTOP, or a debugger)"
+        except psutil.NoSuchProcess:
+            pass
+        try:
+            with httpx.Client(timeout=timeout, trust_env=False) as client:
+                client.get(f"http://{_url_host(self.host)}:{port}/health")
+        except httpx.HTTPError as exc:
+            try:  # a killed server drops its connections a moment before it can be reaped
+                return f"it exited ({exit_text(proc.wait(1.0))})"
+            except subprocess.TimeoutExpired:
+                pass
+            kind = "no answer" if isinstance(exc, httpx.TimeoutException) else type(exc).__name__
+            return f"it did not answer a health check within {timeout:g} s ({kind})"
+        return None
+
     # -- lifecycle ----------------------------------------------------------------------------
+    def endpoint(self, progress: Progress | None = None) -> Endpoint:
+        """A ready server (started, or restarted if dead, first), its URL and generation read together."""
+        with self._lock:
+            before = self._generation
+            url = self.ensure_running(progress)
+            proc, port = self._proc, self._port
+            assert proc is not None and port is not None
+            return Endpoint(url, self._generation, proc.pid, port, started=self._generation != before)
+
     def ensure_running(self, progress: Progress | None = None) -> str:
         """Return the base URL of a ready server, starting (or restarting a dead) one first."""
         with self._lock:
@@ -188,8 +276,20 @@ class LlamaServer:
                 self._cleanup_locked()
             return self._start_locked(progress)
 
-    def restart(self, expected_generation: int | None = None, progress: Progress | None = None) -> str:
-        """Stop and start the server, unless another caller already replaced ``expected_generation``."""
+    def restart(self, expected_generation: int | None = None, progress: Progress | None = None,
+                *, hung: bool = False) -> str:
+        """Stop and start the server, unless another caller already replaced ``expected_generation``.
+
+        ``hung``: the server stopped answering, so it gets no grace period to exit (SIGKILL at once).
+        """
+        with self._lock:
+            self.replace(expected_generation, progress, hung=hung)
+            assert self.base_url is not None
+            return self.base_url
+
+    def replace(self, expected_generation: int | None = None, progress: Progress | None = None,
+                *, hung: bool = False) -> bool:
+        """``restart``, saying whether this call restarted it (False: another caller had, and it runs)."""
         with self._lock:
             if (
                 expected_generation is not None
@@ -197,11 +297,12 @@ class LlamaServer:
                 and self.is_alive()
                 and self.base_url is not None
             ):
-                return self.base_url
+                return False
             if self._proc is not None:
                 self._restarts += 1
-            self._stop_locked()
-            return self._start_locked(progress)
+            self._stop_locked(0.5 if hung else 5.0)
+            self._start_locked(progress)
+            return True
 
     def stop(self, timeout: float = 5.0) -> None:
         """SIGTERM to the server's process group, SIGKILL after ``timeout``; always reaps it."""
@@ -265,7 +366,9 @@ class LlamaServer:
         self, proc: subprocess.Popen[bytes], port: int, log: Path, started: float, progress: Progress | None
     ) -> None:
         deadline = started + self.start_timeout
-        next_report = 0.0
+        if progress is not None:
+            progress(f"starting the local model server ({self.model_path.name})")
+        next_report = _PROGRESS_EVERY
         url = f"http://{_url_host(self.host)}:{port}/v1/models"
         with httpx.Client(timeout=2.0, trust_env=False) as client:
             while True:
@@ -274,9 +377,9 @@ class LlamaServer:
                     tail = _tail(log)
                     if "address already in use" in tail.lower():
                         raise _PortTaken()
-                    raise ServerStartError(
-                        f"the model server exited with code {code} while starting "
-                        f"(model {self.model_path.name}); its last output:\n{tail[-1200:]}"
+                    raise ServerExitedError(
+                        f"the model server exited ({exit_text(code)}) while starting "
+                        f"(model {self.model_path}); its last output:\n{_last_lines(tail, 1200)}"
                     )
                 with contextlib.suppress(httpx.HTTPError):
                     if client.get(url).status_code == 200:
@@ -285,10 +388,10 @@ class LlamaServer:
                 if now > deadline:
                     raise ServerStartError(
                         f"the model server did not become ready within {self.start_timeout:.0f}s "
-                        f"(model {self.model_path.name}); its last output:\n{_tail(log)[-1200:]}"
+                        f"(model {self.model_path.name}); its last output:\n{_last_lines(_tail(log), 1200)}"
                     )
                 if progress is not None and now - started >= next_report:
-                    progress(f"starting local model server ({self.model_path.name}): {now - started:.0f}s")
+                    progress(f"starting the local model server ({self.model_path.name}): {now - started:.0f}s")
                     next_report = now - started + _PROGRESS_EVERY
                 time.sleep(_POLL_SECONDS)
 
@@ -315,6 +418,7 @@ def _terminate_group(proc: subprocess.Popen[bytes], timeout: float) -> None:
     if proc.poll() is None:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGTERM)
+            os.killpg(proc.pid, signal.SIGCONT)  # a stopped process handles SIGTERM only once continued
         try:
             proc.wait(timeout)
             return
@@ -386,10 +490,13 @@ def release_server(server: LlamaServer) -> None:
 
 
 __all__ = [
+    "Endpoint",
     "LlamaServer",
+    "ServerExitedError",
     "ServerStartError",
     "acquire_server",
     "check_server_installed",
+    "exit_text",
     "free_port",
     "release_server",
     "stop_all",

@@ -29,7 +29,10 @@ Described: TypeAlias = (
     | messages.DeadlineExpired
     | messages.TurnCorrection | messages.McpServerFailed | messages.McpToolsListed | messages.McpToolsWithdrawn
     | messages.PresentFinal | messages.SnapshotTaken | messages.FirstAnswersDisagree | messages.FirstAnswersDecided
+    | messages.BackendEvent
 )
+# The backend events worth a line: a local model's assembly and server start, and what befell its server.
+_SHOWN_BACKEND_EVENTS = frozenset({"local.progress", "local.server"})
 _DESCRIBED = messages.RecordSubset[Described](Described)
 
 
@@ -96,6 +99,11 @@ def describe(raw: Mapping[str, Any] | TraceRecord, projection: LogProjection) ->
                 return None
             waived = ", ".join(label(agent) for agent in message.not_waited_for)
             return f"the first answers settle it: {waived} not waited for (no answer of theirs could change the result)"
+        case messages.BackendEvent():
+            text = message.info.get("text")
+            if message.event not in _SHOWN_BACKEND_EVENTS or not isinstance(text, str):
+                return None
+            return f"{label(record.sender_name)}: {text}"
         case _ as unreachable:
             assert_never(unreachable)
 

@@ -9,8 +9,16 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 from support import unavailable
@@ -26,6 +34,7 @@ from massgen.backends.local_model import (
     cached_or_assemble,
     locate_chunks,
     resolve_model,
+    sha256_file,
 )
 
 PARTS = [b"GGUF" + b"a" * 1000, b"b" * 777, b"c" * 5]
@@ -56,7 +65,9 @@ def test_assemble_concatenates_in_order_and_records_the_hash(tmp_path: Path) -> 
     dest = tmp_path / "out" / "m.gguf"
     assert assemble(_chunks(tmp_path), dest, size=size, sha256=sha, progress=seen.append) == dest
     assert dest.read_bytes() == b"".join(PARTS)
-    assert (tmp_path / "out" / "m.gguf.sha256").read_text().split() == [sha, "m.gguf"]
+    marker = (tmp_path / "out" / "m.gguf.sha256").read_text().split()
+    st = dest.stat()  # what a write to the file would change: a change makes the next use hash it again
+    assert marker == [sha, "m.gguf", f"size={size}", f"mtime_ns={st.st_mtime_ns}", f"inode={st.st_dev}:{st.st_ino}"]
     assert seen and seen[-1].endswith("100%")
     assert _leftovers(dest.parent) == []
 
@@ -219,3 +230,125 @@ def test_installed_model_packages_are_complete(name: str) -> None:
         unavailable(f"model packages for {name} are not installed: {exc}")
     assert len(paths) == len(spec.chunks)
     assert sum(p.stat().st_size for p in paths) == spec.size
+
+
+# -- a cache that changed, cannot be written, or was left half-written ------------------------------------
+
+
+def test_a_cached_model_written_to_after_its_check_is_checked_again_and_rebuilt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The marker vouches for the file as it was checked: bytes overwritten in the middle (same size) are
+    noticed, the file is hashed again and rebuilt from the model packages, never served damaged."""
+    spec = MODELS["gemma3-270m"]
+    try:
+        locate_chunks(spec)
+    except ModelError as exc:
+        unavailable(f"Gemma 3 270M packages are not installed: {exc}")
+    monkeypatch.setenv("MASSGEN_MODEL_CACHE", str(tmp_path))
+    model = resolve_model("tiny")
+    with model.open("r+b") as f:
+        f.seek(spec.size // 2)
+        f.write(b"\x00" * (1 << 20))
+    assert model.stat().st_size == spec.size
+    assert resolve_model("tiny") == model
+    assert sha256_file(model) == spec.sha256
+
+
+def _mount_namespace(tmp_path: Path, setup: str, body: str) -> dict[str, Any]:
+    """Run ``body`` (Python, printing one JSON object) in a private mount namespace after the shell ``setup``
+    (mounts made there vanish with it); skipped where the kernel allows no such namespace."""
+    unshare = shutil.which("unshare")
+    if unshare is None or subprocess.run([unshare, "-rm", "true"], capture_output=True).returncode != 0:
+        pytest.skip("no private mount namespace here (unshare -rm)")
+    script = tmp_path / "body.py"
+    script.write_text(body)
+    done = subprocess.run([unshare, "-rm", "sh", "-c", f"{setup} && exec {sys.executable} {script}"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+_ASSEMBLE = """\
+import json, sys
+from pathlib import Path
+from massgen.backends.base import PermanentBackendError
+from massgen.backends.local_model import ModelError, cached_or_assemble
+dest, size, sha = Path({dest!r}), {size}, {sha!r}
+chunks = [Path(p) for p in {chunks!r}]
+try:
+    print(json.dumps({{"path": str(cached_or_assemble(chunks, dest, size=size, sha256=sha))}}))
+except Exception as exc:
+    print(json.dumps({{"error": type(exc).__name__, "model_error": isinstance(exc, ModelError),
+                      "permanent": isinstance(exc, PermanentBackendError), "message": str(exc)}}))
+"""
+
+
+def test_a_read_only_cache_is_a_model_error_that_names_the_folder_and_the_setting(tmp_path: Path) -> None:
+    size, sha = _expected()
+    chunks = _chunks(tmp_path)
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    for dest in (cache / "m.gguf", cache / "models" / "m.gguf"):  # mkstemp fails; mkdir fails
+        said = _mount_namespace(tmp_path, f"mount --bind {cache} {cache} && mount -o remount,bind,ro {cache}",
+                                _ASSEMBLE.format(dest=str(dest), size=size, sha=sha, chunks=[str(c) for c in chunks]))
+        assert said.get("model_error") and said["permanent"], said
+        assert str(dest.parent) in said["message"] and "MASSGEN_MODEL_CACHE" in said["message"], said
+        assert "read-only" in said["message"].lower(), said
+
+
+def test_a_read_only_cache_holding_the_right_model_without_a_marker_is_used(tmp_path: Path) -> None:
+    size, sha = _expected()
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    (cache / "m.gguf").write_bytes(b"".join(PARTS))  # e.g. baked into an image, no marker
+    said = _mount_namespace(tmp_path, f"mount --bind {cache} {cache} && mount -o remount,bind,ro {cache}",
+                            _ASSEMBLE.format(dest=str(cache / "m.gguf"), size=size, sha=sha, chunks=[]))
+    assert said == {"path": str(cache / "m.gguf")}
+
+
+def test_a_full_cache_is_said_once_as_a_permanent_error_with_the_size_needed(tmp_path: Path) -> None:
+    parts = [b"GGUF" + b"a" * 30_000, b"b" * 30_000]
+    size, sha = _expected(parts)
+    chunks = _chunks(tmp_path, parts)
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    said = _mount_namespace(tmp_path, f"mount -t tmpfs -o size=16k tmpfs {cache}",
+                            _ASSEMBLE.format(dest=str(cache / "m.gguf"), size=size, sha=sha,
+                                             chunks=[str(c) for c in chunks]))
+    # Permanent: the agent fails at once (no restart would free the space), so the user reads it once.
+    assert said.get("model_error") and said["permanent"], said
+    assert "no space left" in said["message"].lower() and "MASSGEN_MODEL_CACHE" in said["message"], said
+    assert f"{size:,}" in said["message"] and str(cache) in said["message"], said
+
+
+def test_assembly_removes_partial_files_left_by_a_killed_one_but_never_one_in_progress(tmp_path: Path) -> None:
+    """An assembly killed half-way (SIGKILL, or Ctrl-C's fast exit) leaves its temporary file; the next
+    assembly removes it. One still being written (its process holds a lock on it) is left alone."""
+    size, sha = _expected()
+    chunks = _chunks(tmp_path)
+    blocked = tmp_path / "chunks" / "blocked.fifo"
+    os.mkfifo(blocked)  # the second chunk never arrives: that assembly stays in progress
+    dest = tmp_path / "out" / "m.gguf"
+    dest.parent.mkdir()
+    writer = subprocess.Popen([sys.executable, "-c", _ASSEMBLE.format(
+        dest=str(dest), size=size, sha=sha, chunks=[str(chunks[0]), str(blocked)])])
+    try:
+        deadline = time.monotonic() + 30
+        while not _leftovers(dest.parent) and time.monotonic() < deadline and writer.poll() is None:
+            threading.Event().wait(0.05)
+        in_progress = _leftovers(dest.parent)
+        assert len(in_progress) == 1, in_progress
+        assert cached_or_assemble(chunks, dest, size=size, sha256=sha) == dest
+        assert _leftovers(dest.parent) == in_progress, "a partial file still being written was removed"
+        dest.unlink()
+        writer.kill()
+        writer.wait(10)
+        assert _leftovers(dest.parent) == in_progress  # what a killed assembly leaves
+        assert cached_or_assemble(chunks, dest, size=size, sha256=sha) == dest
+        assert _leftovers(dest.parent) == [], "the killed assembly's partial file must be removed"
+    finally:
+        if writer.poll() is None:
+            writer.kill()
+            writer.wait(10)

@@ -120,7 +120,10 @@ def test_the_run_completes_after_the_model_server_is_sigkilled_mid_run(tmp_path:
     assert result.final_answer is not None
     trace = records(result)
     assert_trace_invariants(trace)
-    failures = [r["payload"]["error"] for r in of_type(trace, "ChildFailed")]
-    assert failures, "the killed stream must show up as a failure of the agent that was reading it"
-    assert of_type(trace, "AgentRestarting")
+    # The backend says which server died and how, restarts it once, and the agent reading the killed stream
+    # sends its call again to the new server: no agent loses its incarnation to a server's death.
+    said = [r["payload"]["info"]["text"] for r in of_type(trace, "BackendEvent")
+            if r["payload"]["event"] == "local.server"]
+    assert any(f"pid {killed[0]}" in t and "exited (killed by SIGKILL)" in t and "restarted" in t for t in said), said
+    assert not of_type(trace, "AgentRestarting", "ChildFailed")
     assert not model_servers()
