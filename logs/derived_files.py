@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import shutil
-import tempfile
 import warnings
 from pathlib import Path
 from typing import Any
@@ -28,9 +28,11 @@ class TraceWarning(UserWarning):
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Replace ``path`` in one step, so a reader never sees half a file."""
+    """Replace ``path`` in one step, so a reader never sees half a file. The file gets the mode any file the
+    run writes gets (0666 less the umask, as ``trace.jsonl``), not ``mkstemp``'s 0600."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    tmp = path.parent / f".{path.name}.{secrets.token_hex(6)}"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
         # Text that is not valid Unicode (lone surrogates) is written escaped, never refused.
         with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as handle:

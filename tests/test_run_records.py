@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import stat
 import threading
 import time
 import warnings
@@ -234,6 +236,20 @@ def _completed(tmp_path: Path) -> Path:
 @pytest.mark.parametrize("run", [_completed, _interrupted, _timeout, _failed])
 def test_rebuilt_files_equal_the_live_files_for_every_ending(run: Any, tmp_path: Path) -> None:
     _assert_rebuilt_equal(run(tmp_path), tmp_path)
+
+
+def test_the_derived_files_get_the_mode_the_trace_gets_from_the_users_umask(tmp_path: Path) -> None:
+    before = os.umask(0o027)  # a user who lets the group read and others nothing
+    try:
+        log_dir = _completed(tmp_path)
+    finally:
+        os.umask(before)
+    trace_mode = stat.S_IMODE((log_dir / "trace.jsonl").stat().st_mode)
+    assert trace_mode == 0o640
+    written = [path for path in log_dir.rglob("*") if path.is_file() and not path.is_symlink()]
+    assert {path.name for path in written} >= {"status.json", "vote.json", "coordination_events.json"}
+    assert {path.name: stat.S_IMODE(path.stat().st_mode) for path in written} == {
+        path.name: trace_mode for path in written}  # mkstemp's 0600 was no one's choice
 
 
 def test_records_after_run_finished_reach_the_live_files_too(tmp_path: Path) -> None:
