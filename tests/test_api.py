@@ -346,7 +346,7 @@ except KeyboardInterrupt:
     raised = True
 sys.setprofile(None)
 threading.setprofile(None)
-writers = [t for t in threading.enumerate() if t.name.startswith("TraceWriter")]
+writers = [t for t in threading.enumerate() if "-actors-" in t.name]  # the run's actor threads, the writer's too
 for writer in writers:
     writer.join(timeout=10)  # still running once run_sync has returned: a leak, however slow the machine
 def target(fd):

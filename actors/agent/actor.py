@@ -24,6 +24,7 @@ from massgen.actors.agent.turn import TurnRunner
 from massgen.actors.agent.turn_io import BudgetDenied, ModelCallError, TurnIO, TurnSettings
 from massgen.actors.coordination import code_checks
 from massgen.actors.record.replay import CallRecorder
+from massgen.actors.runtime.dispatcher import blocking
 from massgen.actors.runtime.loop_thread import close_loop, run_loop
 from massgen.actors.runtime.port import Peer, RunContext, TracedActor
 from massgen.configs.schema import AgentConfig
@@ -159,7 +160,8 @@ class AgentActor(TracedActor[AgentInbox]):
             carried = self.spec.carried
             carried = carried if carried is not None and carried.incarnation == self.incarnation else None
             self._backend = CallRecorder(built, self._record, carried, before_call=self._call_begins)
-            self._run(self._backend.start()).result()
+            with blocking():  # a local model server may take a while to start: another worker runs the rest
+                self._run(self._backend.start()).result()
             io = TurnIO(emit=self._emit, permit=self._permit)
             if self.spec.files is not None and not backends.native_file_tools(self.spec.config.backend.type):
                 backend = self.spec.config.backend

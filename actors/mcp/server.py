@@ -13,6 +13,7 @@ from mcp.shared.exceptions import MCPError
 
 from massgen.actors.mcp.session import McpConnection
 from massgen.actors.mcp.spec import McpConfigError, McpServerSpec, exposed_name, select_tools
+from massgen.actors.runtime.dispatcher import blocking
 from massgen.actors.runtime.loop_thread import run_loop
 from massgen.actors.runtime.port import Peer, RunContext, TracedActor
 from massgen.messages import (
@@ -107,7 +108,8 @@ class McpServerActor(TracedActor[McpServerInbox]):
             return
         try:
             if loop.is_running():
-                asyncio.run_coroutine_threadsafe(self._close(), loop).result(_STOP_S)
+                with blocking():
+                    asyncio.run_coroutine_threadsafe(self._close(), loop).result(_STOP_S)
         except Exception:  # a stuck loop: the kill below still works from this thread
             pass
         finally:

@@ -29,7 +29,8 @@ from typing import IO, Any, assert_never, cast
 
 import pykka
 
-from massgen.actors.runtime.mailbox import ThreadingActor
+from massgen.actors.runtime.dispatcher import Dispatcher
+from massgen.actors.runtime.mailbox import DispatchedActor
 from massgen.logs import LogProjection, write_all, write_atomic
 from massgen.logs.derived_files import TRACE_FILE, StatusText, link_run_status, render_status
 from massgen.logs.layout import STATUS_FILE
@@ -81,12 +82,12 @@ _BATCH_RECORDS = 512
 _BATCH_S = 0.05
 
 
-class TraceWriter(ThreadingActor):
-    use_daemon_thread = True
-
+class TraceWriter(DispatchedActor):
     def __init__(self, log_dir: Path, subscribers: list[Subscriber] | None = None,
-                 failure: WriteFailure | None = None) -> None:
+                 failure: WriteFailure | None = None, dispatcher: Dispatcher | None = None) -> None:
         super().__init__()
+        # The run's (Team passes it); a writer started alone has threads of its own, which end when idle.
+        self._threads = dispatcher or Dispatcher("trace")
         self.log_dir = log_dir
         self.failure = failure or WriteFailure()
         self.projection = LogProjection()
@@ -115,6 +116,9 @@ class TraceWriter(ThreadingActor):
         except OSError as exc:
             self.failure.record(path, exc)
             raise
+
+    def _dispatcher(self) -> Dispatcher:
+        return self._threads
 
     def on_start(self) -> None:
         with self._writing(self.log_dir / TRACE_FILE):

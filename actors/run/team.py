@@ -28,6 +28,7 @@ from massgen.actors.record.resume import ResumePoint, carried_calls
 from massgen.actors.record.trace_writer import Subscriber, TraceWriter, WriteFailure
 from massgen.actors.run import preflight
 from massgen.actors.run.question import check_question, check_text
+from massgen.actors.runtime.dispatcher import Dispatcher
 from massgen.actors.runtime.port import Peer, RunContext, Runtime
 from massgen.actors.supervisor.actor import RunSpec, Supervisor
 from massgen.backends.circuit import BreakerRegistry
@@ -382,11 +383,13 @@ class Team:
                 self._remove_unused_log_dir()
                 raise LogDirError(str(exc)) from exc
         try:
-            self._trace = TraceWriter.start(self.log_dir, self._subscribers, self._write_failure)
+            dispatcher = Dispatcher(self.run_id)  # the threads every actor of this run is run on
+            self._trace = TraceWriter.start(self.log_dir, self._subscribers, self._write_failure, dispatcher)
         except BaseException:
             self._release_lock()
             raise
-        self._ctx = RunContext(self.run_id, self._trace, runtime=prepared.runtime, breakers=prepared.breakers)
+        self._ctx = RunContext(self.run_id, self._trace, runtime=prepared.runtime, breakers=prepared.breakers,
+                               dispatcher=dispatcher)
         self.warnings = withheld_check_tools(self.config)
         spec = RunSpec(run_id=self.run_id, question=self.question, log_dir=str(self.log_dir),
                        versions=versions(), history=self.history, tick_interval_s=self._tick, turn=self.turn,
@@ -482,6 +485,7 @@ class Team:
             self._run_spec.children_stopped.wait(5.0)  # so no child process outlives run()
         self._ctx.runtime.close()
         self._close_trace()
+        self._ctx.dispatcher.close()  # the run's actors have stopped: their threads end with them
         self._release_lock()  # the run is over: it may be resumed, or rebuilt in place, from now on
         if self._result is None:
             self._result = RunResult(status="failed", reason=self._write_failure.reason(), final_answer=None,

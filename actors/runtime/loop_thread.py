@@ -16,6 +16,8 @@ import weakref
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from massgen.actors.runtime.dispatcher import blocking
+
 CLOSE_TIMEOUT_S = 2.0  # how long a closer waits for the loop's thread, at each step
 
 # Each loop's own tasks. ``asyncio.all_tasks(loop)`` walks every task of the process (every agent's)
@@ -72,7 +74,8 @@ def close_loop(loop: asyncio.AbstractEventLoop, thread: threading.Thread | None,
     if loop.is_running():
         drained = asyncio.run_coroutine_threadsafe(_cancel_the_rest(loop, executor=True, first=first), loop)
         try:
-            drained.result(2 * CLOSE_TIMEOUT_S)  # ``first``'s bound, then the drain's
+            with blocking():  # a closer on a dispatcher's worker: others run meanwhile
+                drained.result(2 * CLOSE_TIMEOUT_S)  # ``first``'s bound, then the drain's
         except Exception:
             drained.cancel()  # finished below, once the loop has stopped
         try:
@@ -80,7 +83,8 @@ def close_loop(loop: asyncio.AbstractEventLoop, thread: threading.Thread | None,
         except RuntimeError:  # already closed
             return
     if thread is not None and thread is not threading.current_thread():
-        thread.join(CLOSE_TIMEOUT_S)
+        with blocking():
+            thread.join(CLOSE_TIMEOUT_S)
         if thread.is_alive():
             return  # busy or stuck: a thread running ``run_loop`` finishes and closes it when it can
     if not loop.is_running() and not loop.is_closed():

@@ -17,7 +17,8 @@ from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar, cast
 
 import pykka
 
-from massgen.actors.runtime.mailbox import ThreadingActor
+from massgen.actors.runtime.dispatcher import Dispatcher
+from massgen.actors.runtime.mailbox import DispatchedActor
 from massgen.backends.circuit import BreakerRegistry
 from massgen.messages import DeadLetter, Message, Sender
 from massgen.messages.trace_writer_inbox import WriteRecord
@@ -105,11 +106,14 @@ class Peer:
 
 
 class RunContext:
-    """What every actor of one run shares: the run id, the trace writer and the clock."""
+    """What every actor of one run shares: the run id, the trace writer, the clock and the threads
+    its actors run on (``dispatcher``; the run closes it once its actors have stopped)."""
 
     def __init__(self, run_id: str, trace: pykka.ActorRef[Any] | None, clock: Clock = time.monotonic,
-                 runtime: Runtime | None = None, breakers: BreakerRegistry | None = None) -> None:
+                 runtime: Runtime | None = None, breakers: BreakerRegistry | None = None,
+                 dispatcher: Dispatcher | None = None) -> None:
         self.run_id = run_id
+        self.dispatcher = dispatcher or Dispatcher(run_id)
         self.clock = clock
         # Per run: one run's faults never fail the next. Given when backends were built before the context.
         self.breakers = breakers or BreakerRegistry()
@@ -184,16 +188,16 @@ class RunContext:
         return reply  # the replier traced it (TracedActor.on_receive), before it could stop
 
 
-class TracedActor(ThreadingActor, Generic[Inbox]):
+class TracedActor(DispatchedActor, Generic[Inbox]):
     """Base of our actors: knows its name and incarnation, stamps envelopes, guards its inbox.
 
     ``TracedActor[P]`` accepts the messages of protocol ``P`` (a union, ``messages/protocols.py``)
     and declares them in ``accepts``; ``handle`` gets only those, anything else becomes a
-    ``DeadLetter``. Daemon threads, because a hung handler cannot be interrupted in Python; the
-    supervisor abandons such an incarnation and the process must still be able to exit.
+    ``DeadLetter``. It runs on its run's dispatcher (``ctx.dispatcher``), whose threads are daemons,
+    because a hung handler cannot be interrupted in Python; the supervisor abandons such an
+    incarnation, the dispatcher's watch gives the others another thread, and the process can exit.
     """
 
-    use_daemon_thread = True
     accepts: ClassVar[tuple[type, ...]] = (Message,)  # members(P), checked on every receive
 
     def __init__(self, ctx: RunContext, name: str, incarnation: int = 1) -> None:
@@ -203,6 +207,9 @@ class TracedActor(ThreadingActor, Generic[Inbox]):
         self.incarnation = incarnation
         self.me = Sender(name=name, incarnation=incarnation)
         self._handling: str | None = None
+
+    def _dispatcher(self) -> Dispatcher:
+        return self.ctx.dispatcher
 
     def make(self, cls: type[M], causation_id: str | None = None, **fields: Any) -> M:
         """Build a message from this actor, caused by the message being handled now.
