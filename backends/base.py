@@ -70,5 +70,7 @@ class Backend(Protocol):
         """A call of a resumed run answered from the trace; a backend with state of its own counts it played."""
 
 
-# Provider answers that no retry or restart can change: bad credentials, no access, unknown model.
-PERMANENT_STATUSES = frozenset({401, 403, 404})
+# Provider answers that no retry or restart can change: bad credentials, no access, unknown model, and a
+# server that does not do what was asked (501 Not Implemented, 505: a plain web server at the base URL
+# answers every POST with 501; RFC 9110 15.6.2 and 15.6.6 are about the server, not a passing outage).
+PERMANENT_STATUSES = frozenset({401, 403, 404, 501, 505})

@@ -33,6 +33,7 @@ from typing import Any, Literal, TypeVar
 
 import httpx
 
+from massgen.backends.base import PERMANENT_STATUSES
 from massgen.backends.circuit import BreakerRegistry
 from massgen.backends.keys import redact
 from massgen.messages.stream import StreamError, StreamEvent
@@ -149,7 +150,8 @@ class StreamTimeout(Exception):
 
 
 def status_is_retryable(status: int) -> bool:
-    return status in _RETRY_STATUSES or status >= 500
+    """5xx and the statuses that say "later" are retried; a server saying it does not do this is not."""
+    return status in _RETRY_STATUSES or (status >= 500 and status not in PERMANENT_STATUSES)
 
 
 def parse_retry_after(headers: Any, now: float | None = None) -> float | None:
@@ -372,7 +374,7 @@ class Retrier:
                     if tripped and breaker.never_reached:
                         yield self._unreachable(provider, endpoint, failure, secrets, number)
                         return
-                    yield self._error(provider, failure, secrets, number)
+                    yield self._error(provider, failure, secrets, number, endpoint)
                     return
                 cut = clock is not None and clock.got_first and failure.kind in _CUT_KINDS
                 delay = (policy.cut_backoff if cut else policy.backoff)(number, self.rand())
@@ -397,8 +399,12 @@ class Retrier:
 
     @staticmethod
     def _error(provider: str, failure: Failure, secrets: tuple[str | None, ...],
-               attempts: int) -> StreamError:
+               attempts: int, endpoint: str = "") -> StreamError:
         status = f" {failure.status}" if failure.status else ""
         tries = f" (after {attempts} attempts)" if attempts > 1 else ""
-        message = redact(f"{provider}{status}: {failure.message}{tries}", secrets)
+        # The server answered that it does not do this request: most often a base URL that is some other
+        # web server, which the bare "Error code: 501" does not say.
+        not_this = (f" ({endpoint} answered, but does not serve this request: is its URL a {provider} API?)"
+                    if failure.status in (501, 505) and endpoint else "")
+        message = redact(f"{provider}{status}: {failure.message}{tries}{not_this}", secrets)
         return StreamError(message=message, status=failure.status, retryable=failure.retryable)

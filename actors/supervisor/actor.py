@@ -282,6 +282,7 @@ class Supervisor(TracedActor[SupervisorInbox]):
         match message:
             case ModelCallFinished():
                 child.last_activity = self.ctx.clock()
+                child.silent_failures = 0  # its model answered: the failures before were not one fault
                 spent = self.state.spent
                 spent.add_usage(message.input_tokens, message.output_tokens, message.cost_usd)
                 if message.finish_reason == REPLAYED:
@@ -292,7 +293,10 @@ class Supervisor(TracedActor[SupervisorInbox]):
                     running = isinstance(message, ToolCallRequested)
                     (child.commands.add if running else child.commands.discard)(message.call_id)
                     self.state.schedule(child)  # a command ended: the idle deadline is no longer its
-            case AgentChunk() | ModelCallStarted() | TurnCorrection():
+            case AgentChunk():
+                child.last_activity = self.ctx.clock()
+                child.silent_failures = 0
+            case ModelCallStarted() | TurnCorrection():
                 child.last_activity = self.ctx.clock()
             case AnswerProposed():
                 self.handout.on_answer(child, message)

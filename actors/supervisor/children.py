@@ -50,6 +50,10 @@ class Child:
     # Failures in a row that ended with this agent's circuit open (see ``note_attempt``,
     # ``CIRCUIT_FAILURES_TO_GIVE_UP``); any call that got through sets it back to 0.
     circuit_failures: int = 0
+    # Failures in a row with no output from its model between them (``silent_failures``): a window counts
+    # failures close together, and an endpoint that accepts and never answers fails once every idle
+    # deadline, too far apart for it; this count has no window, and any output sets it back to 0.
+    silent_failures: int = 0
     # The endpoint of its last failed attempt, and that attempt's error: what a give-up names.
     endpoint: str = ""
     endpoint_error: str = ""

@@ -64,7 +64,10 @@ class FailureHandling:
         # An open circuit at this failure: the endpoint failed every attempt of a call (or a probe).
         child.circuit_failures = child.circuit_failures + 1 if child.not_before > now else 0
         unreachable = child.circuit_failures >= CIRCUIT_FAILURES_TO_GIVE_UP
-        delay = None if permanent or given_up or unreachable else child.history.record_failure(now)
+        child.silent_failures += 1
+        silent = child.silent_failures > child.history.policy.max_restarts
+        delay = (None if permanent or given_up or unreachable or silent
+                 else child.history.record_failure(now))
         if delay is not None:
             delay = max(delay, child.not_before - now)  # restarting into an open breaker only fails again
         if delay is None:
@@ -72,8 +75,9 @@ class FailureHandling:
             why = (f"permanent error: {reason}" if permanent
                    else f"the same fault on every attempt of its turn, so not restarted: {reason}" if given_up
                    else self._unreachable(child, reason) if unreachable
+                   else self._silent(child, reason) if silent
                    else f"too many failures; last: {reason}")
-            if unreachable:  # the run's end names the endpoint, not "circuit open"
+            if unreachable or silent:  # the run's end names the endpoint and why, not only the last cut
                 child.last_error = why
             self.out.record(AgentMarkedFailed(name=child.spec.agent_id, incarnation=child.incarnation, reason=why))
             live = tuple(a for a, c in state.children.items() if c.status != "failed")
@@ -100,6 +104,14 @@ class FailureHandling:
         cause = child.endpoint_error or reason
         return (f"endpoint {endpoint} unreachable: still failing after its circuit breaker's cool-down "
                 f"(last error: {cause})")
+
+    @staticmethod
+    def _silent(child: Child, reason: str) -> str:
+        """Why an agent whose model said nothing in every incarnation is failed, however far apart."""
+        url = child.spec.config.backend.base_url
+        at = f" at {url}" if url else ""
+        return (f"no output from its model{at} in {child.silent_failures} incarnations in a row, "
+                f"so not restarted again; last: {reason}")
 
     def _others_go_on(self, child: Child) -> bool:
         """Whether another agent is live and counted: the team can converge without ``child``."""
