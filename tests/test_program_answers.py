@@ -68,7 +68,7 @@ def by_sender(trace: list[dict[str, Any]], kind: str) -> dict[str, list[dict[str
 def test_a_program_first_answer_runs_confined_and_what_it_prints_is_the_result(tmp_path: Path) -> None:
     team = team_config(programmer("p", COUNTING), answerer("g", "Two r's.\nAnswer: 2"),
                        answerer("s", "s-t-r-a-w-b-e-r-r-y: three.\nAnswer: 3"), orchestrator=deciding(),
-                       turn_timeout=30)
+                       turn_timeout=30, straggler_grace=60)
     result = run_team(team, tmp_path, QUESTION)
     assert result.status == "completed", result.reason
     trace = records(result)
@@ -88,7 +88,7 @@ def test_a_program_first_answer_runs_confined_and_what_it_prints_is_the_result(t
 
 def test_the_first_answers_decide_without_a_vote_round_at_one_call_each(tmp_path: Path) -> None:
     team = team_config(programmer("p", COUNTING), answerer("g", "Answer: 2"), answerer("s", "Answer: 3"),
-                       orchestrator=deciding(), turn_timeout=30)
+                       orchestrator=deciding(), turn_timeout=30, straggler_grace=60)
     result = run_team(team, tmp_path, QUESTION)
     assert result.status == "completed", result.reason
     trace = records(result)
@@ -102,7 +102,7 @@ def test_the_first_answers_decide_without_a_vote_round_at_one_call_each(tmp_path
 def test_a_computed_result_outranks_written_answers_that_agree_on_another(tmp_path: Path) -> None:
     # Measured: two written answers agreeing on the same wrong count outvoted the program that computed it.
     team = team_config(answerer("g", "Two r's.\nAnswer: 2"), answerer("s", "I count two.\nAnswer: 2"),
-                       programmer("p", COUNTING), orchestrator=deciding(), turn_timeout=30)
+                       programmer("p", COUNTING), orchestrator=deciding(), turn_timeout=30, straggler_grace=60)
     result = run_team(team, tmp_path, QUESTION)
     assert result.status == "completed", result.reason
     trace = records(result)
@@ -118,7 +118,7 @@ def test_a_computed_result_outranks_written_answers_that_agree_on_another(tmp_pa
 def test_a_program_that_fails_states_no_result_and_a_tie_goes_to_the_first_listed_holder(tmp_path: Path) -> None:
     broken = "```python\nprint(undefined_name)\n```"
     team = team_config(programmer("p", broken), answerer("g", "Answer: 2"), answerer("s", "Answer: 3"),
-                       orchestrator=deciding(), turn_timeout=30)
+                       orchestrator=deciding(), turn_timeout=30, straggler_grace=60)
     result = run_team(team, tmp_path, QUESTION)
     assert result.status == "completed", result.reason
     trace = records(result)
@@ -138,7 +138,7 @@ def test_a_program_that_prints_a_literal_is_no_evidence_and_the_written_answer_p
     team = team_config(programmer("p", "```python\nprint('Answer: Yes')\n```"),
                        programmer("q", "```python\nanswer = 'Yes'\nprint(answer)\n```"),
                        answerer("g", "No: the dogs among the animals need not be cats."), orchestrator=deciding(),
-                       turn_timeout=30)
+                       turn_timeout=30, straggler_grace=60)
     result = run_team(team, tmp_path, question)
     assert result.status == "completed", result.reason
     trace = records(result)
@@ -153,7 +153,7 @@ def test_a_program_that_prints_a_literal_is_no_evidence_and_the_written_answer_p
 def test_with_no_computed_result_written_answers_that_agree_outrank_the_first_listed(tmp_path: Path) -> None:
     team = team_config(programmer("p", "```python\nprint(undefined_name)\n```"), answerer("g", "Answer: No"),
                        answerer("s", "Answer: Yes"), answerer("t", "Answer: Yes"), orchestrator=deciding(),
-                       turn_timeout=30)
+                       turn_timeout=30, straggler_grace=60)
     result = run_team(team, tmp_path, "Is 91 a prime number? Yes or no.")
     assert result.status == "completed", result.reason
     decided = of_type(records(result), "FirstAnswersDecided")[0]["payload"]
@@ -163,7 +163,7 @@ def test_with_no_computed_result_written_answers_that_agree_outrank_the_first_li
 
 def test_a_yes_beside_a_number_is_not_two_valued_and_agreement_decides(tmp_path: Path) -> None:
     team = team_config(answerer("g", "Answer: yes"), answerer("s", "Answer: 3"), answerer("t", "Answer: 3"),
-                       orchestrator=deciding(), turn_timeout=30)
+                       orchestrator=deciding(), turn_timeout=30, straggler_grace=60)
     result = run_team(team, tmp_path, QUESTION)
     assert result.status == "completed", result.reason
     decided = of_type(records(result), "FirstAnswersDecided")[0]["payload"]
@@ -189,7 +189,7 @@ WALK_TEAM = (*HAIKU_TEAM[:2], answerer("g", WALKING), *HAIKU_TEAM[3:])
 
 def test_disagreement_asks_the_reserve_and_evidence_that_never_settles_leaves_the_written_answer(
         tmp_path: Path) -> None:
-    team = team_config(*WALK_TEAM, orchestrator=with_reserve(*WALK_TEAM[3:]), turn_timeout=30)
+    team = team_config(*WALK_TEAM, orchestrator=with_reserve(*WALK_TEAM[3:]), turn_timeout=30, straggler_grace=60)
     result = run_team(team, tmp_path, WALK)
     assert result.status == "completed", result.reason
     trace = records(result)
@@ -223,7 +223,7 @@ def test_a_number_a_program_computed_answers_no_request_for_a_poem(tmp_path: Pat
     # kind no written answer gives (a number, where the written answer holds none) answered another question.
     team = team_config(programmer("p", "```python\nprint(3 + 5)\n```"), programmer("q", "```python\nprint(3 + 5)\n```"),
                        answerer("g", HAIKU), *HAIKU_TEAM[3:], orchestrator=with_reserve(*HAIKU_TEAM[3:]),
-                       turn_timeout=30)
+                       turn_timeout=30, straggler_grace=60)
     result = run_team(team, tmp_path, "Write a haiku about the sea.")
     assert result.status == "completed", result.reason
     trace = records(result)
@@ -239,7 +239,7 @@ def test_a_truth_value_answers_no_question_the_written_answer_gives_a_value_for(
     # Measured (issue 48): "which is bigger, 3/8 or 1/3?": print(3/8 > 1/3) printed True twice and won.
     check = "```python\nprint(3/8 > 1/3)\n```"
     team = team_config(programmer("p", check), programmer("q", check),
-                       answerer("g", "3/8 is bigger than 1/3."), orchestrator=deciding(), turn_timeout=30)
+                       answerer("g", "3/8 is bigger than 1/3."), orchestrator=deciding(), turn_timeout=30, straggler_grace=60)
     result = run_team(team, tmp_path, "which is bigger, 3/8 or 1/3")
     assert result.status == "completed", result.reason
     decided = of_type(records(result), "FirstAnswersDecided")[0]["payload"]
@@ -250,7 +250,7 @@ def test_a_truth_value_answers_no_question_the_written_answer_gives_a_value_for(
 def test_agreement_stops_the_asking_and_an_unasked_reserve_never_starts(tmp_path: Path) -> None:
     team = team_config(programmer("p", COUNTING), answerer("g", "I count three r's."),
                        programmer("r", COUNTING), orchestrator=with_reserve(programmer("r", COUNTING)),
-                       turn_timeout=30)
+                       turn_timeout=30, straggler_grace=60)
     result = run_team(team, tmp_path, QUESTION)
     assert result.status == "completed", result.reason
     trace = records(result)
@@ -263,7 +263,7 @@ def test_a_failed_program_never_reaches_the_final_answer_while_a_written_answer_
     # Measured (issue 48): "NameError: name 'mississippi' is not defined" presented, beside a right written answer.
     team = team_config(programmer("p", "```python\nprint(mississippi.count('s'))\n```"),
                        answerer("g", "The letter 's' appears 4 times in mississippi."), orchestrator=deciding(),
-                       turn_timeout=30)
+                       turn_timeout=30, straggler_grace=60)
     result = run_team(team, tmp_path, "how many s in mississippi")
     assert result.status == "completed", result.reason
     assert result.winner == "g" and "NameError" not in (result.final_answer or "")
@@ -273,7 +273,7 @@ def test_a_failed_program_never_reaches_the_final_answer_while_a_written_answer_
 def test_a_resumed_run_keeps_which_answers_a_program_gave_and_which_reserves_were_asked(tmp_path: Path) -> None:
     """Cut after the last accepted answer (what a SIGKILL then leaves): resumed, the programs' answers are still
     program answers and the reserve agents that answered are counted, so the written answer presents again."""
-    team = team_config(*WALK_TEAM, orchestrator=with_reserve(*WALK_TEAM[3:]), turn_timeout=30)
+    team = team_config(*WALK_TEAM, orchestrator=with_reserve(*WALK_TEAM[3:]), turn_timeout=30, straggler_grace=60)
     whole = run_team(team, tmp_path / "whole", WALK)
     resumed = resumed_after_last_answer(whole, tmp_path)
     assert (resumed.status, resumed.winner) == ("completed", "g") == (whole.status, whole.winner)
@@ -284,7 +284,7 @@ def test_a_resumed_run_keeps_which_answers_a_program_gave_and_which_reserves_wer
 
 def test_a_written_answer_that_states_a_result_leaves_the_programs_weighed(tmp_path: Path) -> None:
     team = team_config(programmer("p", COUNTING), answerer("g", "Whispers of the sea.\nAnswer: 2"),
-                       orchestrator=deciding(), turn_timeout=30)
+                       orchestrator=deciding(), turn_timeout=30, straggler_grace=60)
     result = run_team(team, tmp_path, QUESTION)
     assert result.status == "completed", result.reason
     decided = of_type(records(result), "FirstAnswersDecided")[0]["payload"]
@@ -293,7 +293,7 @@ def test_a_written_answer_that_states_a_result_leaves_the_programs_weighed(tmp_p
 
 def test_a_reply_with_no_program_is_refused_visibly_and_states_no_result(tmp_path: Path) -> None:
     team = team_config(programmer("p", "There are three r's in strawberry, I think"), answerer("g", "Answer: 2"),
-                       orchestrator=deciding(), turn_timeout=30)
+                       orchestrator=deciding(), turn_timeout=30, straggler_grace=60)
     result = run_team(team, tmp_path, QUESTION)
     trace = records(result)
     ran = by_sender(trace, "ToolCallResult")["p"]
@@ -315,7 +315,7 @@ def test_in_a_code_task_a_program_agent_is_asked_the_bare_question(tmp_path: Pat
     """A function is the answer there: no program is asked for, and its code is checked by its examples."""
     coder = scripted("p", [step(text=fenced(LOOP))], first_answer="program", check_tools=["code_examples"])
     team = team_config(coder, scripted("g", [step(new_answer=fenced(LOOP))], check_tools=["code_examples"]),
-                       orchestrator=deciding(), turn_timeout=30)
+                       orchestrator=deciding(), turn_timeout=30, straggler_grace=60)
     result = run_team(team, tmp_path, TASK)
     trace = records(result)
     asked = by_sender(trace, "ModelRequestSent")["p"][0]
@@ -332,7 +332,7 @@ def test_failing_code_answers_that_agree_cannot_outvote_one_that_passes(tmp_path
     """Two answers with one wrong behaviour against one passing answer: under decide, the passing one wins."""
     agents = [scripted(agent_id, [step(new_answer=fenced(code))], check_tools=["code_examples"])
               for agent_id, code in (("a", SUM), ("b", SUM_AGAIN), ("c", LOOP))]
-    result = run_team(team_config(*agents, orchestrator=deciding(), turn_timeout=30), tmp_path, TASK)
+    result = run_team(team_config(*agents, orchestrator=deciding(), turn_timeout=30, straggler_grace=60), tmp_path, TASK)
     assert result.status == "completed", result.reason
     decided = of_type(records(result), "FirstAnswersDecided")[0]["payload"]
     assert list(decided["support"].values()) == [1] and decided["winner"] == "agent3.1"
@@ -341,7 +341,7 @@ def test_failing_code_answers_that_agree_cannot_outvote_one_that_passes(tmp_path
 
 def test_a_bare_first_answer_is_the_question_alone(tmp_path: Path) -> None:
     brief = {**scripted("b", [step(text="It is 3.\nAnswer: 3")], first_answer="bare"), "system_message": "Be brief."}
-    team = team_config(brief, answerer("g", "Answer: 3"), orchestrator=deciding(), turn_timeout=30)
+    team = team_config(brief, answerer("g", "Answer: 3"), orchestrator=deciding(), turn_timeout=30, straggler_grace=60)
     result = run_team(team, tmp_path, QUESTION)
     trace = records(result)
     asked = by_sender(trace, "ModelRequestSent")["b"][0]
@@ -407,7 +407,7 @@ def test_a_reserve_agent_that_fails_costs_only_itself_and_the_next_is_asked(tmp_
     failing = scripted("r", [step(fault="error_event")], first_answer="program")
     team = team_config(programmer("p", COUNTING), answerer("g", "Two r's.\nAnswer: 2"), failing,
                        programmer("s", COUNTING), orchestrator=with_reserve(failing, programmer("s", COUNTING)),
-                       turn_timeout=30)
+                       turn_timeout=30, straggler_grace=60)
     result = run_team(team, tmp_path, QUESTION)
     assert result.status == "completed", result.reason
     trace = records(result)
