@@ -129,10 +129,10 @@ def test_closing_ends_the_threads_and_a_later_message_still_runs_on_a_new_one() 
     assert not [t for t in threading.enumerate() if t.name.startswith("closing-actors-")]
     assert actor.ask("after", timeout=LIMIT_S) == "after"  # never lost: a worker is started for it
     actor.stop(timeout=LIMIT_S)
-    idle = threading.Event()
-    while threads.threads and not idle.wait(0.05):  # the new worker ends once idle (idle_s)
-        pass
+    for thread in [t for t in threading.enumerate() if t.name.startswith("closing-actors-")]:
+        thread.join(LIMIT_S)  # the new worker ends once idle (idle_s), and the watch with it
     assert threads.threads == 0
+    assert not [t for t in threading.enumerate() if t.name.startswith("closing-actors-") and t.is_alive()]
 
 
 def test_a_stop_comes_after_what_was_sent_before_it(threads: Dispatcher) -> None:
