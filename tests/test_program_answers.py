@@ -239,7 +239,8 @@ def test_a_truth_value_answers_no_question_the_written_answer_gives_a_value_for(
     # Measured (issue 48): "which is bigger, 3/8 or 1/3?": print(3/8 > 1/3) printed True twice and won.
     check = "```python\nprint(3/8 > 1/3)\n```"
     team = team_config(programmer("p", check), programmer("q", check),
-                       answerer("g", "3/8 is bigger than 1/3."), orchestrator=deciding(), turn_timeout=30, straggler_grace=60)
+                       answerer("g", "3/8 is bigger than 1/3."), orchestrator=deciding(), turn_timeout=30,
+                       straggler_grace=60)
     result = run_team(team, tmp_path, "which is bigger, 3/8 or 1/3")
     assert result.status == "completed", result.reason
     decided = of_type(records(result), "FirstAnswersDecided")[0]["payload"]
@@ -332,7 +333,8 @@ def test_failing_code_answers_that_agree_cannot_outvote_one_that_passes(tmp_path
     """Two answers with one wrong behaviour against one passing answer: under decide, the passing one wins."""
     agents = [scripted(agent_id, [step(new_answer=fenced(code))], check_tools=["code_examples"])
               for agent_id, code in (("a", SUM), ("b", SUM_AGAIN), ("c", LOOP))]
-    result = run_team(team_config(*agents, orchestrator=deciding(), turn_timeout=30, straggler_grace=60), tmp_path, TASK)
+    result = run_team(team_config(*agents, orchestrator=deciding(), turn_timeout=30, straggler_grace=60), tmp_path,
+                      TASK)
     assert result.status == "completed", result.reason
     decided = of_type(records(result), "FirstAnswersDecided")[0]["payload"]
     assert list(decided["support"].values()) == [1] and decided["winner"] == "agent3.1"
